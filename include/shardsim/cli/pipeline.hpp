@@ -1,0 +1,26 @@
+#pragma once
+// Scenario -> plan -> tasks -> events -> metrics -> reports: one report per planner, in the
+// order the scenario lists them.
+#include <string>
+#include <vector>
+
+#include "shardsim/io/scenario.hpp"
+#include "shardsim/metrics/report.hpp"
+
+namespace shardsim {
+
+struct RunOptions {
+  std::string sweep_point;      // label of the sweep point, empty if none
+  bool record_timings = false;  // put wall-clock planning time into the reports
+};
+
+// Runs every planner of the scenario. A plan that does not fit in memory yields a report with
+// fits_in_memory = false and fit_error set, and is not simulated. Bad input throws InputError.
+std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+// The options for planner `planner` from `placement.options`: when the scenario lists several
+// planners, options may be keyed by planner name ({table_wise: {cost: size}}); otherwise the
+// options apply to the planner(s) as given.
+YamlValue planner_options(const PlacementSpec& placement, const std::string& planner);
+
+}  // namespace shardsim

@@ -1,0 +1,78 @@
+#pragma once
+// Typed, validating access to YAML with error messages that name the file, line, key, what
+// was expected and a hint. Every loader (scenario, hardware presets, cost parameters, plans)
+// reads YAML through this, so every bad input is reported the same way.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardsim/core/error.hpp"
+
+namespace shardsim {
+
+// Parses YAML text; a syntax error becomes an InputError at the parser's line.
+YAML::Node parse_yaml(std::string_view text, const std::string& file);
+// Reads and parses a file; a missing or unreadable file is an InputError.
+YAML::Node load_yaml_file(const std::string& path);
+
+// The closest candidate by edit distance, if it is close enough to be a plausible typo.
+std::optional<std::string> did_you_mean(std::string_view word,
+                                        const std::vector<std::string>& candidates);
+
+// One YAML node, with the file it came from and its dotted path (e.g. `model.tables[2]`).
+class YamlValue {
+ public:
+  YamlValue(YAML::Node node, std::string file, std::string path);
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  SourceLocation location() const;
+  bool is_map() const { return node_.IsMap(); }
+  bool is_sequence() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_null() const { return !node_.IsDefined() || node_.IsNull(); }
+
+  // An InputError located at this node, naming this node's path.
+  [[nodiscard]] InputError error(std::string problem, std::string hint = {}) const;
+
+  // Scalars. Each throws an InputError naming what was expected and what was found.
+  std::string as_string() const;
+  double as_double() const;           // finite (NaN and inf are rejected)
+  double as_positive_double() const;  // > 0
+  double as_nonnegative_double() const;
+  std::int64_t as_int() const;
+  std::uint64_t as_positive_int() const;
+  std::uint64_t as_nonnegative_int() const;
+  bool as_bool() const;
+  // One of `choices`; otherwise an error listing them, with a "did you mean".
+  std::string as_choice(std::initializer_list<std::string_view> choices) const;
+
+  // Sequences.
+  std::size_t size() const;
+  YamlValue at(std::size_t index) const;    // path `path[i]`
+  std::vector<YamlValue> elements() const;  // requires a sequence
+
+  // Maps.
+  bool has(std::string_view key) const;
+  YamlValue get(std::string_view key) const;  // must exist: otherwise "missing required key"
+  std::optional<YamlValue> find(std::string_view key) const;
+  std::vector<std::string> keys() const;  // in file order
+  // Rejects any key not in `allowed`, with a "did you mean" hint. Requires a map.
+  void expect_keys(std::initializer_list<std::string_view> allowed) const;
+  void expect_map() const;
+  void expect_sequence() const;
+
+ private:
+  std::string child_path(std::string_view key) const;
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+};
+
+}  // namespace shardsim

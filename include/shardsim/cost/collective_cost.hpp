@@ -1,0 +1,61 @@
+#pragma once
+// α-β costs of collectives over the cluster's topology (idle network, no contention: the engine
+// adds link sharing). Pure functions. Documented in docs/model.md with sources.
+//
+// Bandwidths are per direction; each bandwidth term is the bytes over
+// (bandwidth · collective_bandwidth_efficiency). α is the route latency of the relevant level
+// (Cluster::route of a representative pair), and collective_launch_s is added once per
+// collective. One GPU, or zero bytes, costs zero time.
+#include <span>
+
+#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/cost/cost_params.hpp"
+#include "shardsim/hw/cluster.hpp"
+
+namespace shardsim {
+
+// The terms of an AlltoAll(v) estimate, for reports and for finding the binding resource.
+// Each *_s bound already includes the bandwidth efficiency; total_s = max of the bounds +
+// latency_s + launch_s (0 when no bytes cross between GPUs).
+struct AlltoallvBounds {
+  double scale_up_s = 0;     // max over GPUs of its in-domain send or receive bytes / scale-up
+                             // (direct NVLink mesh: also the largest pair over one link)
+  double scale_out_s = 0;    // max over GPUs of its off-domain send or receive bytes / NIC share
+  double tier_uplink_s = 0;  // max over tiers (top excluded) and groups of bytes out or in / uplink
+  int tier_uplink_tier = -1;  // the tier of tier_uplink_s (-1 if none)
+  int farthest_level = 0;     // the farthest level any nonzero entry crosses (0 if none)
+  double latency_s = 0;       // route latency of that level
+  double launch_s = 0;        // collective_launch_s, or 0 when there is nothing to send
+  double total_s = 0;
+};
+
+// AlltoAll(v) from the per-pair byte matrix (diagonal entries are local and free). Bounded by
+// each GPU's send and receive share of each level: scale-up bytes over the scale-up bandwidth,
+// off-domain bytes over the GPU's NIC share, and each tier's switch uplink over the bytes that
+// cross it; plus the latency of the farthest level used. O(N²) with O(1) work per entry.
+// The matrix must be num_gpus x num_gpus with entries >= 0 (std::invalid_argument otherwise).
+AlltoallvBounds alltoallv_bounds(const Cluster& cluster, const ByteMatrix& bytes,
+                                 const CostParams& p);
+double alltoallv_s(const Cluster& cluster, const ByteMatrix& bytes, const CostParams& p);
+
+// Ring AllReduce of `bytes` over `gpus`: 2(N-1)/N · S / bw_bottleneck + 2(N-1)·α; when the GPUs
+// span several scale-up domains with more than one GPU in one of them, the hierarchical variant
+// (reduce-scatter inside each domain, AllReduce of S/g across domains in g parallel rings,
+// all-gather inside) is used if faster. `gpus` must be distinct valid ids (std::invalid_argument).
+double allreduce_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                   const CostParams& p);
+// The two variants on their own (each 0 for one GPU or zero bytes). The hierarchical one equals
+// the flat ring when the GPUs do not span several domains with two or more GPUs in one.
+double allreduce_ring_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                        const CostParams& p);
+double allreduce_hierarchical_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                                const CostParams& p);
+
+// ReduceScatter and AllGather of a `bytes`-sized buffer (the full buffer; each GPU ends with or
+// starts from bytes/N): (N-1)/N · S / bw_bottleneck + (N-1)·α.
+double reduce_scatter_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                        const CostParams& p);
+double allgather_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                   const CostParams& p);
+
+}  // namespace shardsim

@@ -1,0 +1,71 @@
+#pragma once
+// Roofline costs of kernels on one GPU. Pure functions: (work, hardware, params) -> seconds.
+// Each formula is documented in docs/model.md with its source. Zero work costs zero time (no
+// kernel launch), so an empty shard costs nothing.
+#include <cstdint>
+#include <span>
+
+#include "shardsim/cost/cost_params.hpp"
+#include "shardsim/hw/gpu_spec.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+
+namespace shardsim {
+
+// The embedding work of one shard (or a sum over the shards of a GPU) in one iteration.
+struct EmbeddingWork {
+  double lookups = 0;         // indices processed
+  double distinct_rows = 0;   // distinct rows those lookups touch (clamped to <= lookups)
+  double pooled_outputs = 0;  // output vectors written (samples x bags served)
+  std::uint32_t cols = 0;     // embedding columns of the shard
+  Precision precision = Precision::fp32;
+};
+
+// HBM bytes of the forward: indices + offsets read, rows read (distinct rows fully, repeated
+// lookups x repeat_lookup_hbm_fraction), pooled outputs written.
+double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p);
+// HBM bytes of the fused backward + optimizer: index sort, output-gradient reads (first read of
+// each bag fully, further lookups of the bag x repeat_lookup_hbm_fraction), and read + write of
+// each distinct row and its optimizer state.
+double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimizer,
+                                const CostParams& p);
+
+// Forward: bytes / hbm_achievable_Bps + kernels_per_embedding_op launches.
+double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const CostParams& p);
+// Several shards served by ONE fused kernel (Neo §5.1 fuses all tables of a GPU): the bytes of
+// all shards, launches counted once. Zero total bytes => 0.
+double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
+                           const CostParams& p);
+
+// Backward fused with the optimizer (Neo §5.1): bytes / hbm_achievable_Bps +
+// kernels_per_embedding_backward launches.
+double embedding_backward_s(const GpuSpec& gpu, const EmbeddingWork& work, OptimizerKind optimizer,
+                            const CostParams& p);
+double embedding_backward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
+                            OptimizerKind optimizer, const CostParams& p);
+
+// FLOPs of a stack of dense layers, forward: 2 · batch · Σ in·out.
+double mlp_forward_flops(std::uint64_t input_width, std::span<const std::uint32_t> layers,
+                         double batch);
+
+// A stack of dense layers: input width, then each layer's output width. FLOPs = 2·batch·Σ in·out
+// forward, twice that backward; time = FLOPs / (peak(precision) · mlp_efficiency) plus one
+// launch per layer forward and two per layer backward (data-gradient and weight-gradient GEMMs).
+double mlp_forward_s(const GpuSpec& gpu, std::uint64_t input_width,
+                     std::span<const std::uint32_t> layers, double batch, Precision precision,
+                     const CostParams& p);
+double mlp_backward_s(const GpuSpec& gpu, std::uint64_t input_width,
+                      std::span<const std::uint32_t> layers, double batch, Precision precision,
+                      const CostParams& p);
+
+// DLRM dot interaction of `vectors` vectors of width `dim` per sample: a roofline of
+// bytes / (hbm_achievable_Bps · interaction_hbm_efficiency) and
+// FLOPs / (peak(precision) · mlp_efficiency), whichever is larger, plus one launch.
+// Forward per sample: read V·dim, write V(V-1)/2 + dim (pairwise dots and the dense vector);
+// 2·V²·dim FLOPs. Backward: read the output gradient and the inputs, write the input gradients;
+// the same FLOPs. See docs/model.md (GUESS: the efficiency).
+double interaction_forward_s(const GpuSpec& gpu, double batch, std::uint64_t vectors,
+                             std::uint32_t dim, Precision precision, const CostParams& p);
+double interaction_backward_s(const GpuSpec& gpu, double batch, std::uint64_t vectors,
+                              std::uint32_t dim, Precision precision, const CostParams& p);
+
+}  // namespace shardsim

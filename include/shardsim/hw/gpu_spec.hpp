@@ -1,0 +1,25 @@
+#pragma once
+#include <string>
+
+#include "shardsim/core/precision.hpp"
+
+namespace shardsim {
+
+// One GPU model. Every number comes from a preset file that cites its source.
+struct GpuSpec {
+  std::string name;
+  double hbm_capacity_bytes = 0;
+  double hbm_peak_Bps = 0;
+  double hbm_achievable_Bps = 0;  // what embedding kernels reach (Neo App. B: A100 1300 GB/s)
+  double peak_fp32_flops = 0;     // dense, per second
+  double peak_tf32_flops = 0;
+  double peak_fp16_flops = 0;
+  double peak_bf16_flops = 0;
+  double mlp_efficiency = 0;   // achievable fraction of peak for MLP GEMMs (A100: 0.705)
+  double kernel_launch_s = 0;  // fixed overhead per kernel
+  double l2_bytes = 0;
+
+  double peak_flops(Precision p) const;
+};
+
+}  // namespace shardsim

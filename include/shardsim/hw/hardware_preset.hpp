@@ -1,0 +1,65 @@
+#pragma once
+// A hardware preset: one node type plus the network above it, loaded from
+// configs/hardware/<name>.yaml (compiled in) or from a user's file.
+#include <string>
+#include <vector>
+
+#include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/hw/gpu_spec.hpp"
+#include "shardsim/hw/link_spec.hpp"
+
+namespace shardsim {
+
+// A switching tier above the node (rack, pod/building, ...), from the bottom up.
+struct TierSpec {
+  std::string name;             // "rack", "pod", ...
+  int fanout = 1;               // children per switch: nodes for the first tier, groups above
+  double oversubscription = 1;  // downlink bandwidth / uplink bandwidth of one switch (>= 1)
+  double latency_s = 0;         // added per traversal of this tier's switch
+};
+
+struct HardwarePreset {
+  std::string name;
+  std::string description;
+  GpuSpec gpu;
+  int gpus_per_node = 0;
+  // Scale-up fabric (NVLink/NVSwitch, or PCIe where there is none), per GPU per direction.
+  std::string scale_up_kind;  // "nvswitch", "nvlink", "pcie"
+  LinkSpec scale_up;
+  // Nodes sharing one scale-up domain (1 for a DGX; 9 for GB200 NVL72-style racks of 8-GPU
+  // trays ...). Never assume "NVLink = one node".
+  int scale_up_domain_nodes = 1;
+  // Scale-out NICs of one node; GPUs share them evenly.
+  int nics_per_node = 0;
+  LinkSpec nic;                      // per NIC per direction
+  std::vector<TierSpec> tiers;       // bottom (rack) to top
+  double reserved_memory_bytes = 0;  // framework/runtime memory per GPU not available to tables
+  std::string source_file;           // where it was loaded from, for messages
+};
+
+// Loads and validates a preset from YAML (schema: configs/hardware/dgx-a100.yaml,
+// docs/hardware.md). Messages name root.file() and the key path under root.path().
+HardwarePreset parse_hardware_preset(const YamlValue& root);
+
+// The built-in preset names (from configs/hardware/, compiled in), sorted.
+std::vector<std::string> builtin_preset_names();
+// A built-in preset by name; an unknown name is an InputError with a "did you mean".
+// `where` locates the reference (e.g. the scenario's `cluster.preset`) for the message.
+HardwarePreset builtin_preset(const std::string& name, const SourceLocation& where = {},
+                              const std::string& key = "cluster.preset");
+
+// Applies `cluster.overrides` (same keys as a preset file, any subset) on top of a preset.
+// Maps (`gpu`, `scale_up`, `nic`) merge key by key; a `tiers` list replaces the whole list.
+// The result is re-validated as a whole (e.g. achievable <= peak HBM bandwidth).
+HardwarePreset apply_preset_overrides(HardwarePreset preset, const YamlValue& overrides);
+
+// Loads a user's preset file (same schema as configs/hardware/*.yaml).
+HardwarePreset load_hardware_preset_file(const std::string& path);
+
+// Checks the invariants every preset must satisfy (positive bandwidths, efficiencies in (0, 1],
+// nics_per_node and gpus_per_node dividing one another, at least one tier, ...) on a preset
+// built in code. An InputError names the preset's file and the YAML key (e.g. `gpu.l2_MiB`).
+// Presets from parse_hardware_preset / apply_preset_overrides are already checked.
+void validate_hardware_preset(const HardwarePreset& preset);
+
+}  // namespace shardsim

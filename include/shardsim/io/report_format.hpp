@@ -1,0 +1,57 @@
+#pragma once
+// Number formatting and aligned text tables for the report writers. Every rounding rule the
+// text report uses lives here, so docs/report.md and the tests can point at one place.
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardsim::report_format {
+
+// The text written for a value that does not exist (a plan that did not fit was never timed)
+// or that is not finite.
+inline constexpr std::string_view kNotAvailable = "n/a";
+
+// `value` rounded to `decimals` places as printf("%.*f") does; "n/a" when not finite.
+std::string fixed(double value, int decimals);
+
+// `value` rounded to an integer (printf "%.0f") with a comma every three digits:
+// 1234567.4 -> "1,234,567", -1234 -> "-1,234"; "n/a" when not finite.
+std::string thousands(double value);
+
+// A duration for people: below one second in milliseconds with 3 decimals ("12.346 ms"), from
+// one second on in seconds with 3 decimals ("1.500 s"); "n/a" when not finite.
+std::string duration(double seconds);
+
+// A number for CSV: the shortest text that reads back to the same double (fmt "{}"), so a CSV
+// round-trips exactly; an empty field when not finite.
+std::string csv_number(double value);
+
+// One CSV field (RFC 4180): quoted when it holds a comma, a double quote, CR or LF, with
+// embedded double quotes doubled.
+std::string csv_field(std::string_view text);
+
+// A table of text cells with aligned columns: left-aligned columns for names, right-aligned for
+// numbers. Columns are separated by two spaces; each line is prefixed by `indent` spaces; no
+// line carries trailing spaces.
+class TextTable {
+ public:
+  enum class Align { left, right };
+  struct Column {
+    std::string header;
+    Align align = Align::right;
+  };
+
+  explicit TextTable(std::vector<Column> columns);
+  // A row with fewer cells than columns is padded with empty cells; more is a logic_error.
+  void add_row(std::vector<std::string> cells);
+  std::size_t rows() const { return rows_.size(); }
+  void write(std::ostream& out, int indent) const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace shardsim::report_format

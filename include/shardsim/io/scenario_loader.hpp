@@ -1,0 +1,56 @@
+#pragma once
+// Scenario YAML (DESIGN.md §3) -> Scenario. Every key validated; unknown keys are errors with a
+// "did you mean"; every error names the file, line and key.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardsim/io/scenario.hpp"
+
+namespace shardsim {
+
+// `--set dotted.key=value`: the value is parsed as YAML (so `[1,2]` and `{a: 1}` work).
+struct Override {
+  std::string key;  // e.g. "cluster.nodes", "model.tables[0].rows", "workload.trace.mode"
+  std::string value;
+};
+// Parses "key=value"; a malformed string is an InputError naming the flag.
+Override parse_override(const std::string& text);
+
+// Applies overrides to a parsed document in order, creating missing map keys. An index past the
+// end of a list or a key under a scalar is an InputError naming the override.
+// `root` is rebound to a new document; no node of the old one is changed (copy on write along
+// each key's path, see io/yaml_path.hpp), so other handles to it and sweep points built from it
+// are unaffected. Override values carry no source position (they come from the command line).
+void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides);
+
+// Loads a scenario document. `file` names it in messages.
+Scenario load_scenario(const YAML::Node& root, const std::string& file);
+Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides = {});
+Scenario load_scenario_text(std::string_view text, const std::string& file,
+                            const std::vector<Override>& overrides = {});
+
+// The built-in default scenario: 2 x dgx-a100, 26 Criteo-Kaggle-shaped tables, planners
+// table_wise, row_wise and data_parallel side by side (scenarios/default.yaml, compiled in).
+std::string_view default_scenario_text();
+// What the built-in default is called in messages and in Scenario::source.
+inline constexpr std::string_view kBuiltinDefaultSource = "<built-in default>";
+// load_scenario_text(default_scenario_text(), kBuiltinDefaultSource, overrides).
+Scenario load_default_scenario(const std::vector<Override>& overrides = {});
+
+// The points of a sweep: the Cartesian product of the axes, first axis slowest. Each point is
+// the document with the sweep block removed and the point's values set, plus a label such as
+// "cluster.nodes=2,workload.batch_per_gpu=1024" (values as written; lists and maps in flow
+// style). Without a `sweep:` block: one point, the document itself, with an empty label.
+// A syntactically bad key, a key under `sweep`, a key swept twice, a non-list or empty list of
+// values, or more than kMaxSweepPoints points (io/sweep.hpp) is an InputError here; a key that
+// is not in the scenario schema is reported when the point is loaded (load_scenario), at the
+// line of the sweep key. Points keep the source positions of `root` (each shares the subtrees it
+// does not change with `root`): change them only through apply_overrides.
+struct SweepPoint {
+  std::string label;
+  YAML::Node document;
+};
+std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file);
+
+}  // namespace shardsim

@@ -1,0 +1,57 @@
+#pragma once
+// Dotted key paths into a YAML document (`model.tables[2].rows`), and setting a value at one
+// without changing any node of the input in place.
+//
+// Why not YAML::Clone + assignment: yaml-cpp's Clone drops every node's source position (all
+// marks become line 1, column 1), so errors in a cloned document would point at the wrong line,
+// and assignment through operator[] aliases nodes (it can change the input). set_at_path copies
+// only the maps and lists along the path, keeps their source positions, and shares every other
+// subtree with the input. Documents built this way must be changed only through set_at_path
+// (or apply_overrides), never in place.
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardsim/core/error.hpp"
+
+namespace shardsim {
+
+// One step of a path: a map key, or a list index written `[i]` after a key.
+struct PathStep {
+  bool is_index = false;
+  std::string key;        // when !is_index
+  std::size_t index = 0;  // when is_index
+};
+
+// Parses `a.b[2].c`: keys of letters, digits, '_' and '-', separated by '.', each optionally
+// followed by one or more `[index]`. A syntax error is an InputError at `where`, naming `key`.
+std::vector<PathStep> parse_yaml_path(std::string_view text, const SourceLocation& where,
+                                      const std::string& key);
+// The path written back as text (`a.b[2].c`), up to (not including) step `count`.
+std::string path_to_string(const std::vector<PathStep>& steps, std::size_t count);
+
+// Returns a document equal to `root` with `value` set at `steps`, creating missing map keys (a
+// null value counts as an empty map). Nodes created for missing keys get the source position
+// `new_node_mark` when given (so a later error about them points there), none otherwise. An
+// index past the end of a list, an index into a non-list or a key under a scalar or list is an
+// InputError at `where` naming `key`. `root` itself is not changed.
+YAML::Node set_at_path(const YAML::Node& root, const std::vector<PathStep>& steps,
+                       const YAML::Node& value, const std::optional<YAML::Mark>& new_node_mark,
+                       const SourceLocation& where, const std::string& key);
+
+// `map` without the entry `key` (a shallow copy that keeps the source position). Not a map:
+// returned unchanged.
+YAML::Node without_key(const YAML::Node& map, std::string_view key);
+
+// A deep copy with no source positions (for values that do not come from the scenario file,
+// such as `--set` values, whose positions would refer to the flag's text).
+YAML::Node without_marks(const YAML::Node& node);
+
+// A short one-line rendering of a value: a scalar as written, anything else in flow style.
+std::string render_yaml_value(const YAML::Node& node);
+
+}  // namespace shardsim

@@ -1,0 +1,86 @@
+#pragma once
+// The results of simulating one (scenario, planner) pair: what every writer (text, JSON, CSV)
+// prints. Field names carry units; the JSON keys are the DESIGN.md §3 contract.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "shardsim/core/byte_matrix.hpp"
+
+namespace shardsim {
+
+struct TimeStats {
+  double mean_s = 0;
+  double p50_s = 0;
+  double p99_s = 0;
+  double min_s = 0;
+  double max_s = 0;
+};
+
+// Time of one phase of the iteration, per iteration averaged over measured iterations, on the
+// critical GPU: `serialized` is its whole duration, `exposed` the part not hidden behind other
+// work (Neo Fig. 10's breakdown).
+struct PhaseTime {
+  std::string phase;  // "bottom_mlp_fwd", "embedding_lookup_fwd", "alltoall_fwd", ...
+  double serialized_s = 0;
+  double exposed_s = 0;
+};
+
+struct GpuReport {
+  int gpu = 0;
+  int node = 0;
+  double lookup_s = 0;   // embedding forward + backward kernel time per iteration (mean)
+  double comm_s = 0;     // time its communication streams were busy per iteration (mean)
+  double compute_s = 0;  // time its compute streams were busy per iteration (mean)
+  double idle_s = 0;     // iteration time minus the time any of its streams was busy (mean)
+  double memory_bytes = 0;
+  double memory_capacity_bytes = 0;
+  double weights_bytes = 0;
+  double optimizer_bytes = 0;
+  double activation_bytes = 0;
+  double reserved_bytes = 0;
+  double lookups = 0;  // embedding lookups served per iteration (mean)
+  int shards = 0;
+  double comm_sent_bytes = 0;  // per iteration, forward + backward
+  double comm_received_bytes = 0;
+};
+
+struct Report {
+  std::string scenario;
+  std::string scenario_source;
+  std::string planner;
+  std::string sweep_point;  // label of the sweep point, empty if none
+  std::string mode;         // "training" | "inference"
+  std::string preset;
+  int num_gpus = 0;
+  int num_nodes = 0;
+  int num_tables = 0;
+  int iterations = 0;
+  int warmup = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t global_batch = 0;
+  TimeStats iteration_time;
+  std::vector<double> iteration_times_s;  // each measured iteration
+  double qps = 0;
+  double imbalance_ratio = 0;    // max/mean embedding lookup time over GPUs (2D §4.2)
+  double degree_of_balance = 0;  // min/max per-GPU communication cost (OPER Table 3)
+  std::vector<PhaseTime> breakdown;
+  std::vector<GpuReport> per_gpu;
+  double memory_max_bytes = 0;
+  double memory_mean_bytes = 0;
+  double memory_capacity_bytes = 0;
+  bool fits_in_memory = true;
+  int worst_memory_gpu = 0;
+  // Why the plan does not fit, when it does not (the planner's or the memory check's message);
+  // such a report has memory figures but no timings (iteration_times_s is empty).
+  std::string fit_error;
+  ByteMatrix comm_fwd;  // bytes GPU i -> GPU j per iteration, forward
+  ByteMatrix comm_bwd;  // backward
+  // Wall time the planner took. Not deterministic, so it is recorded only on request (`--timings`);
+  // NaN otherwise, which writers print as null / n/a, keeping reports byte-identical per seed.
+  double planning_time_s = std::numeric_limits<double>::quiet_NaN();
+  std::string shardsim_version;
+};
+
+}  // namespace shardsim

@@ -1,0 +1,31 @@
+#pragma once
+// Pooling factor (lookups per sample, the "bag size") distributions.
+//
+// Every draw is a non-negative integer. expected() and variance() are the moments of that integer
+// draw (not of the underlying continuous distribution), so B·expected() is the mean number of
+// lookups of a batch of B samples whichever way the batch is drawn. docs/traces.md gives the
+// formulas.
+#include <utility>
+#include <vector>
+
+namespace shardsim {
+
+class Rng;
+
+struct PoolingSpec {
+  enum class Kind { fixed, uniform, normal, lognormal, histogram };
+  Kind kind = Kind::fixed;
+  double value = 1;  // fixed (a fractional value is rounded up or down at random, keeping the mean)
+  double min = 0;    // uniform (integers min..max inclusive); clip bounds for normal/lognormal
+  double max = 0;    // normal/lognormal: no upper clip when max == 0
+  double mean = 0;   // normal: mean; lognormal: mean of the distribution (not of its log)
+  double sigma = 0;  // normal: standard deviation; lognormal: sigma of the log
+  std::vector<std::pair<double, double>> histogram;  // (pooling value, weight)
+
+  double expected() const;  // E[pooling]
+  double variance() const;  // Var[pooling]
+  // One draw (a non-negative integer number of lookups).
+  double sample(Rng& rng) const;
+};
+
+}  // namespace shardsim

@@ -1,0 +1,42 @@
+#pragma once
+// Memory per GPU of a plan (DESIGN.md §4 "Memory per GPU"): embedding weights + optimizer state
+// + lookup activations + dense (MLP) state + reserved framework memory.
+#include <vector>
+
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/plan/plan.hpp"
+
+namespace shardsim {
+
+struct GpuMemory {
+  double weights_bytes = 0;     // embedding shards
+  double optimizer_bytes = 0;   // their optimizer state (training only)
+  double activation_bytes = 0;  // lookup outputs/gradients, indices, MLP activations
+  double dense_bytes = 0;       // MLP weights (+ gradients and optimizer state in training)
+  double reserved_bytes = 0;    // framework/runtime (preset)
+  double total_bytes() const {
+    return weights_bytes + optimizer_bytes + activation_bytes + dense_bytes + reserved_bytes;
+  }
+};
+
+// The pieces, so planners can account memory incrementally with the same formulas.
+double shard_weight_bytes(const Shard& shard, const DlrmModel& model);
+double shard_optimizer_bytes(const Shard& shard, const DlrmModel& model, Mode mode);
+// Pooled outputs a shard produces for the samples it serves (and their gradients in training),
+// plus the indices it receives. `served_samples` is the number of samples whose lookups it serves.
+double shard_activation_bytes(const Shard& shard, const DlrmModel& model, Mode mode,
+                              double served_samples, double mean_pooling);
+// What every GPU needs whatever it holds: MLP state and activations, the pooled embeddings of its
+// own batch, and the reserve.
+GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model, const Workload& workload);
+
+// Samples a shard serves: all samples of the GPUs it serves (see fetch rules in plan.hpp).
+std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                                   const Workload& workload);
+
+// Throws DoesNotFitError for the GPU with the largest overshoot, if any GPU exceeds capacity.
+void check_fits(const std::vector<GpuMemory>& memory, const Cluster& cluster);
+
+}  // namespace shardsim

@@ -1,0 +1,54 @@
+#pragma once
+// A placement: which GPU holds which block of which table, with replicas, fetch sources and
+// sparse-parallel groups. General enough for every planner in DESIGN.md (TW, RW, CW, DP, TWRW,
+// OPER's fine-grained hybrid, 2D groups).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shardsim/trace/row_range.hpp"
+
+namespace shardsim {
+
+// Columns [begin, end) of a table's embedding dimension.
+struct ColRange {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  std::uint32_t size() const { return end - begin; }
+  bool operator==(const ColRange&) const = default;
+};
+
+// How a shard came about; informational (reports, plan statistics), never used for costs.
+enum class ShardKind { table_wise, row_wise, column_wise, data_parallel, fine_grained };
+std::string to_string(ShardKind k);
+
+// One block of one table on one GPU. Blocks with the same (table, rows, cols) are replicas of
+// each other, numbered by `replica`.
+struct Shard {
+  std::size_t table = 0;
+  RowRange rows;
+  RowSpace row_space = RowSpace::row_id;
+  ColRange cols;
+  int gpu = 0;
+  int replica = 0;
+  ShardKind kind = ShardKind::table_wise;
+};
+
+// Which replica of a block serves a GPU's lookups, when not the default rule (a GPU holding a
+// replica serves itself; otherwise the replica on the nearest GPU, ties to the lowest replica).
+struct FetchOverride {
+  std::size_t shard = 0;  // index into Plan::shards of the serving replica
+  int requesting_gpu = 0;
+};
+
+struct Plan {
+  std::string planner;
+  std::vector<Shard> shards;
+  std::vector<FetchOverride> fetch_overrides;
+  // Sparse-parallel groups (2D): each group's GPUs; the global batch splits evenly across
+  // groups and each group serves only its own members' lookups. Empty = one group of all GPUs.
+  std::vector<std::vector<int>> groups;
+  double planning_time_s = 0;  // wall time the planner took (reported; not deterministic)
+};
+
+}  // namespace shardsim

@@ -1,0 +1,46 @@
+#pragma once
+// The planner interface and the registry of planners by name. Planners see the cluster, the
+// model, the workload and the access profiles; never the engine.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/trace/trace_source.hpp"
+
+namespace shardsim {
+
+struct PlanningContext {
+  const Cluster& cluster;
+  const DlrmModel& model;
+  const Workload& workload;
+  const TraceSource& trace;  // for access profiles
+};
+
+class Planner {
+ public:
+  virtual ~Planner() = default;
+  virtual std::string name() const = 0;
+  virtual Plan plan(const PlanningContext& ctx) const = 0;
+};
+
+struct PlannerInfo {
+  std::string name;
+  std::string summary;
+  // Builds the planner from `placement.options` (validated; unknown keys are errors). The
+  // options node may be null (no options given).
+  std::function<std::unique_ptr<Planner>(const YamlValue& options)> make;
+};
+
+const std::vector<PlannerInfo>& planner_registry();
+std::vector<std::string> planner_names();
+// An unknown name is an InputError with a "did you mean" at `where`.
+const PlannerInfo& find_planner(const std::string& name, const SourceLocation& where,
+                                const std::string& key);
+
+}  // namespace shardsim

@@ -1,0 +1,39 @@
+#pragma once
+// Who serves whom: for every block of rows of every table, which replica serves each GPU's
+// lookups. The rule: a GPU in the same group holding a replica serves itself; otherwise the
+// replica in the same group on the nearest GPU (lowest level, then lowest GPU id) serves it;
+// FetchOverrides replace the rule for a (block, GPU). Used by the iteration builder and by
+// memory accounting, so both agree.
+#include <vector>
+
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/plan/plan.hpp"
+
+namespace shardsim {
+
+// The shards of one table that cover the same rows and columns (the replicas of one block).
+struct ReplicaSet {
+  std::size_t table = 0;
+  RowRange rows;
+  RowSpace row_space = RowSpace::row_id;
+  ColRange cols;
+  std::vector<std::size_t> shards;  // indices into Plan::shards
+};
+
+struct ServingMap {
+  std::vector<ReplicaSet> sets;
+  // served_by[set][gpu]: index into Plan::shards of the replica serving `gpu`'s lookups; empty
+  // for a set with a single replica (it serves every GPU).
+  std::vector<std::vector<std::size_t>> served_by;
+  // group_of[gpu]: the group index of each GPU (0 when the plan has no groups).
+  std::vector<int> group_of;
+  int num_groups = 1;
+
+  std::size_t server(std::size_t set, int gpu) const {
+    return served_by[set].empty() ? sets[set].shards.front() : served_by[set][gpu];
+  }
+};
+
+ServingMap build_serving_map(const Plan& plan, const Cluster& cluster);
+
+}  // namespace shardsim

@@ -1,0 +1,21 @@
+#pragma once
+// Runs warm-up + measured iterations of a plan through the engine.
+#include <vector>
+
+#include "shardsim/sim/engine.hpp"
+#include "shardsim/sim/iteration_builder.hpp"
+
+namespace shardsim {
+
+struct SimulationResult {
+  TaskGraph graph;
+  Timeline timeline;
+  std::vector<IterationTasks> iterations;  // warm-up first, then the measured ones
+  int warmup = 0;
+  ByteMatrix comm_fwd;
+  ByteMatrix comm_bwd;
+};
+
+SimulationResult simulate(const SimulationInputs& inputs);
+
+}  // namespace shardsim

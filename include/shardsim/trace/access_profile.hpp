@@ -1,0 +1,39 @@
+#pragma once
+// What planners and the iteration builder know about how one table is accessed, without
+// materialising its rows. Issue "Power-law traces and access profiles" adds empirical profiles
+// behind this same interface.
+#include <cstdint>
+#include <memory>
+
+#include "shardsim/model/embedding_table.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/trace/row_range.hpp"
+
+namespace shardsim {
+
+class AccessProfile {
+ public:
+  virtual ~AccessProfile() = default;
+  virtual std::uint64_t num_rows() const = 0;
+  // Probability that one lookup lands in `rows` (sums to 1 over the table).
+  virtual double mass(RowRange rows, RowSpace space) const = 0;
+  // Expected number of distinct rows of `rows` touched when `lookups` independent lookups are
+  // drawn from the whole table: sum over k in rows of 1 - (1 - p_k)^lookups.
+  virtual double expected_distinct(RowRange rows, RowSpace space, double lookups) const = 0;
+
+  // Where the row of popularity rank `rank` (0 = hottest) is stored, and back. The default is
+  // the identity (hot rows clustered at low ids).
+  virtual std::uint64_t row_of_rank(std::uint64_t rank) const { return rank; }
+  virtual std::uint64_t rank_of_row(std::uint64_t row) const { return row; }
+
+  // The smallest r such that the r hottest ranks carry at least `target_mass` (clamped to
+  // [0, 1]); binary search on mass() over rank prefixes.
+  std::uint64_t ranks_covering(double target_mass) const;
+};
+
+// The analytic Zipf–Mandelbrot profile of a table (with heavy hitters), under a layout and a
+// seed (the scattered layout's hash is seeded). O(1) memory in the row count.
+std::unique_ptr<AccessProfile> make_power_law_profile(const EmbeddingTable& table,
+                                                      HotRowLayout layout, std::uint64_t seed);
+
+}  // namespace shardsim

@@ -1,0 +1,80 @@
+#pragma once
+// The synthetic power-law trace source (DESIGN.md §5) behind make_synthetic_trace_source.
+//
+// For a table and an iteration, GPU g's local batch of B samples makes L_g lookups: B × pooling
+// for fixed pooling; otherwise the sum of B per-sample draws when B <= exact_pooling_max_samples,
+// else round(B·E + sqrt(B·Var)·Z) >= 0 (central limit). The lookups are then split over the blocks:
+//   expected mode: L_g is split by a multinomial with the blocks' masses, and the distinct rows of
+//                  a block are the profile's expected_distinct(block, Σ_g L_g);
+//   sampled mode:  every lookup draws a rank (ZipfMandelbrotSampler), mapped to its row id through
+//                  the layout, counted in its block; distinct rows are counted exactly with a hash
+//                  set of touched rows. Memory and time grow with the lookups: for small and
+//                  medium runs and for checking the expected mode.
+// Every random stream is stream_seed(workload.seed, {table, iteration, gpu, TraceStream}), so a
+// draw never depends on call order or threads.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/trace/power_law_profile.hpp"
+#include "shardsim/trace/trace_source.hpp"
+#include "shardsim/trace/zipf_sampler.hpp"
+
+namespace shardsim {
+
+struct SyntheticTraceOptions {
+  PowerLawOptions profile;
+  // Local batches up to this many samples draw each sample's pooling factor; larger ones draw
+  // their total from the normal approximation.
+  std::uint32_t exact_pooling_max_samples = 4096;
+};
+
+// The purposes of the random streams of one (table, iteration, gpu).
+enum class TraceStream : std::uint64_t { pooling = 1, block_split = 2, indices = 3 };
+
+// Seed of a table's scattered-layout hash: stream_seed(workload_seed, {table, "LAYOUT"}).
+std::uint64_t layout_seed(std::uint64_t workload_seed, std::size_t table);
+
+class SyntheticTraceSource final : public TraceSource {
+ public:
+  // Throws std::invalid_argument when a table fails check_table (the loader reports those as
+  // InputErrors first).
+  SyntheticTraceSource(const DlrmModel& model, const Workload& workload,
+                       SyntheticTraceOptions options = {});
+  ~SyntheticTraceSource() override;
+
+  std::size_t num_tables() const override { return tables_.size(); }
+  const AccessProfile& profile(std::size_t table) const override;
+  TableIterationDraw draw(std::size_t table, int iteration, int num_gpus,
+                          std::uint32_t samples_per_gpu,
+                          std::span<const RowBlock> blocks) const override;
+
+  // L_g for every GPU: the first step of draw(), the same in both modes.
+  std::vector<std::uint64_t> local_lookups(std::size_t table, int iteration, int num_gpus,
+                                           std::uint32_t samples_per_gpu) const;
+  TraceMode mode() const { return workload_.trace.mode; }
+
+ private:
+  struct Table;
+  const Table& table_at(std::size_t table) const;
+  void split_expected(const Table& t, std::size_t table, int iteration,
+                      std::span<const std::uint64_t> local, std::span<const RowBlock> blocks,
+                      TableIterationDraw& out) const;
+  void split_sampled(const Table& t, std::size_t table, int iteration,
+                     std::span<const std::uint64_t> local, std::span<const RowBlock> blocks,
+                     TableIterationDraw& out) const;
+
+  std::vector<std::unique_ptr<Table>> tables_;
+  Workload workload_;
+  SyntheticTraceOptions options_;
+};
+
+// make_synthetic_trace_source with explicit options.
+std::unique_ptr<TraceSource> make_synthetic_trace_source(const DlrmModel& model,
+                                                         const Workload& workload,
+                                                         SyntheticTraceOptions options);
+
+}  // namespace shardsim

@@ -1,0 +1,246 @@
+#include "shardsim/cli/app.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "shardsim/cli/pipeline.hpp"
+#include "shardsim/core/error.hpp"
+#include "shardsim/core/log.hpp"
+#include "shardsim/hw/describe.hpp"
+#include "shardsim/hw/hardware_preset.hpp"
+#include "shardsim/io/report_writer.hpp"
+#include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/io/yaml_path.hpp"
+
+namespace shardsim {
+
+namespace {
+
+struct CommonFlags {
+  std::string out_dir;
+  std::string format = "text";
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  std::optional<int> iterations;
+  bool verbose = false;
+  bool quiet = false;
+  bool force = false;
+  bool timings = false;
+};
+
+void add_common(CLI::App* cmd, CommonFlags& f) {
+  cmd->add_option("--out", f.out_dir,
+                  "write report.json, per_gpu.csv, summary.csv and comm_matrix_{fwd,bwd}.csv here");
+  cmd->add_option("--format", f.format, "what to print on stdout")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
+  cmd->add_option("--set", f.sets, "override a scenario value: dotted.key=value (repeatable)")
+      ->take_all();
+  cmd->add_option("--seed", f.seed, "override workload.seed");
+  cmd->add_option("--iterations", f.iterations, "override workload.iterations")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("-v,--verbose", f.verbose, "debug logging on stderr");
+  cmd->add_flag("--quiet", f.quiet, "errors only on stderr");
+  cmd->add_flag("--force", f.force, "overwrite existing files under --out");
+  cmd->add_flag("--timings", f.timings,
+                "record wall-clock planning time in the reports (makes them non-deterministic)");
+}
+
+std::vector<Override> overrides_of(const CommonFlags& f) {
+  std::vector<Override> out;
+  for (const auto& s : f.sets) out.push_back(parse_override(s));
+  if (f.seed) out.push_back({"workload.seed", std::to_string(*f.seed)});
+  if (f.iterations) out.push_back({"workload.iterations", std::to_string(*f.iterations)});
+  return out;
+}
+
+void setup(const CommonFlags& f) {
+  setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
+}
+
+// The scenario document (a file, or the built-in default) with the overrides applied.
+struct Document {
+  YAML::Node root;
+  std::string file;
+};
+
+Document load_document(const std::string& path, const std::vector<Override>& overrides) {
+  Document d;
+  if (path.empty()) {
+    d.file = std::string(kBuiltinDefaultSource);
+    d.root = parse_yaml(default_scenario_text(), d.file);
+  } else {
+    d.file = path;
+    d.root = load_yaml_file(path);
+  }
+  apply_overrides(d.root, overrides);
+  return d;
+}
+
+int finish(const CommonFlags& f, const std::vector<Report>& reports) {
+  if (!f.out_dir.empty()) {
+    write_output_dir(f.out_dir, reports, f.force);
+    spdlog::info("wrote the report files under {}", f.out_dir);
+  }
+  if (f.format == "json") {
+    write_json(std::cout, reports);
+  } else if (f.format == "csv") {
+    write_csv_summary(std::cout, reports);
+  } else {
+    write_text(std::cout, reports);
+  }
+  std::cout.flush();
+  for (const Report& r : reports) {
+    if (!r.fits_in_memory) return static_cast<int>(ExitCode::does_not_fit);
+  }
+  return 0;
+}
+
+int cmd_run(const CommonFlags& f, const std::string& path) {
+  const Document doc = load_document(path, overrides_of(f));
+  if (doc.root.IsMap() && doc.root["sweep"]) {
+    spdlog::warn("{}: has a sweep block; `run` ignores it (use `shardsim sweep`)", doc.file);
+    return finish(f, run_scenario(load_scenario(without_key(doc.root, "sweep"), doc.file),
+                                  RunOptions{{}, f.timings}));
+  }
+  return finish(f, run_scenario(load_scenario(doc.root, doc.file), RunOptions{{}, f.timings}));
+}
+
+int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
+  const Document doc = load_document(path, overrides_of(f));
+  const std::vector<SweepPoint> points = expand_sweep(doc.root, doc.file);
+  if (points.empty()) {
+    throw InputError(SourceLocation{doc.file, 0, 0}, "sweep", "the scenario has no sweep block",
+                     "add `sweep: {cluster.nodes: [1, 2, 4]}` or use `shardsim run`");
+  }
+  // Load every point first, so bad input fails before any simulation runs.
+  std::vector<Scenario> scenarios;
+  for (const SweepPoint& p : points) scenarios.push_back(load_scenario(p.document, doc.file));
+  std::vector<std::vector<Report>> results(points.size());
+  std::vector<std::exception_ptr> errors(points.size());
+  std::atomic<std::size_t> next{0};
+  Progress progress("sweep points", points.size());
+  std::mutex progress_mutex;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < points.size(); i = next++) {
+      try {
+        results[i] = run_scenario(scenarios[i], RunOptions{points[i].label, f.timings});
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+      std::lock_guard lock(progress_mutex);
+      progress.advance();
+    }
+  };
+  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(points.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  progress.finish();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  std::vector<Report> all;
+  for (auto& rs : results) {
+    for (auto& r : rs) all.push_back(std::move(r));
+  }
+  // In a sweep, a point that does not fit is an answer, not a failure: it is reported as such.
+  const int code = finish(f, all);
+  return code == static_cast<int>(ExitCode::does_not_fit) ? 0 : code;
+}
+
+int cmd_validate(const CommonFlags& f, const std::string& path) {
+  const Document doc = load_document(path, overrides_of(f));
+  std::size_t points = 1;
+  if (doc.root.IsMap() && doc.root["sweep"]) {
+    const auto sweep = expand_sweep(doc.root, doc.file);
+    for (const SweepPoint& p : sweep) load_scenario(p.document, doc.file);
+    points = sweep.size();
+  } else {
+    const Scenario s = load_scenario(doc.root, doc.file);
+    std::cout << doc.file << ": OK: '" << s.name << "', " << s.model.tables.size() << " tables, "
+              << s.cluster.nodes << " x " << s.cluster.preset.name << " ("
+              << s.cluster.nodes * s.cluster.preset.gpus_per_node << " GPUs), "
+              << s.placement.planners.size() << " planner(s)\n";
+    return 0;
+  }
+  std::cout << doc.file << ": OK: " << points << " sweep points\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"shardsim: a discrete-event cluster simulator for the embedding tables of DLRMs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("shardsim ") + SHARDSIM_VERSION);
+
+  CommonFlags flags;
+  std::string scenario_path;
+  int jobs = 1;
+
+  auto* run = app.add_subcommand("run", "simulate a scenario (no argument: the built-in default)");
+  run->add_option("scenario", scenario_path, "scenario YAML file");
+  add_common(run, flags);
+
+  auto* sweep = app.add_subcommand("sweep", "simulate every point of a scenario's sweep block");
+  sweep->add_option("scenario", scenario_path, "scenario YAML file")->required();
+  sweep->add_option("--jobs,-j", jobs, "points simulated in parallel (results do not depend on it)")
+      ->check(CLI::PositiveNumber);
+  add_common(sweep, flags);
+
+  auto* validate = app.add_subcommand("validate", "load and check a scenario without running it");
+  validate->add_option("scenario", scenario_path, "scenario YAML file")->required();
+  add_common(validate, flags);
+
+  auto* hw = app.add_subcommand("hw", "hardware presets");
+  hw->require_subcommand(1);
+  auto* hw_list = hw->add_subcommand("list", "list the built-in presets");
+  std::string preset_name;
+  auto* hw_show = hw->add_subcommand("show", "show one preset");
+  hw_show->add_option("name", preset_name, "preset name")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+
+  try {
+    setup(flags);
+    if (*run) return cmd_run(flags, scenario_path);
+    if (*sweep) return cmd_sweep(flags, scenario_path, jobs);
+    if (*validate) return cmd_validate(flags, scenario_path);
+    if (*hw_list) {
+      for (const auto& name : builtin_preset_names()) {
+        const HardwarePreset p = builtin_preset(name);
+        std::cout << name << "\t" << p.description << "\n";
+      }
+      return 0;
+    }
+    if (*hw_show) {
+      std::cout << describe_preset(builtin_preset(preset_name, SourceLocation{}, "hw show NAME"));
+      return 0;
+    }
+  } catch (const InputError& e) {
+    spdlog::error("{}", e.what());
+    return static_cast<int>(ExitCode::bad_input);
+  } catch (const DoesNotFitError& e) {
+    spdlog::error("{}", e.what());
+    return static_cast<int>(ExitCode::does_not_fit);
+  } catch (const std::exception& e) {
+    spdlog::error("internal error (please report it): {}", e.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+  return 0;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,82 @@
+#include "shardsim/cli/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "shardsim/core/error.hpp"
+#include "shardsim/metrics/report_builder.hpp"
+#include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/plan_validation.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+
+YamlValue planner_options(const PlacementSpec& placement, const std::string& planner) {
+  YamlValue options(placement.options, placement.options_file, placement.options_path);
+  if (options.is_null() || !options.is_map()) return options;
+  bool keyed = false;
+  for (const std::string& k : options.keys()) {
+    for (const std::string& p : placement.planners) keyed = keyed || (k == p);
+  }
+  if (!keyed) return options;
+  for (const std::string& k : options.keys()) {
+    bool known = false;
+    for (const std::string& p : placement.planners) known = known || (k == p);
+    if (!known) {
+      throw options.get(k).error(
+          "options are keyed by planner name here, but this key is not a listed planner",
+          "key every option by one of the planners in placement.planner, or give options for "
+          "all of them without planner keys");
+    }
+  }
+  if (auto o = options.find(planner)) return *o;
+  return YamlValue(YAML::Node(), placement.options_file, placement.options_path + "." + planner);
+}
+
+std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options) {
+  const Cluster cluster(scenario.cluster.preset, scenario.cluster.nodes);
+  const auto trace = make_synthetic_trace_source(scenario.model, scenario.workload);
+  const ReportHeader header{scenario.name, scenario.source, options.sweep_point};
+  std::vector<Report> reports;
+  for (const std::string& name : scenario.placement.planners) {
+    const PlannerInfo& info =
+        find_planner(name, SourceLocation{scenario.source, 0, 0}, "placement.planner");
+    const auto planner = info.make(planner_options(scenario.placement, name));
+    const PlanningContext ctx{cluster, scenario.model, scenario.workload, *trace};
+    const auto t0 = std::chrono::steady_clock::now();
+    Plan plan;
+    try {
+      plan = planner->plan(ctx);
+    } catch (const DoesNotFitError& e) {
+      spdlog::warn("{}: {}", name, e.what());
+      reports.push_back(
+          build_unplaced_report(header, name, cluster, scenario.model, scenario.workload, e));
+      continue;
+    }
+    plan.planning_time_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    plan.planner = name;
+    validate_plan(plan, cluster, scenario.model, "plan from planner '" + name + "'");
+
+    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,
+                                  plan,    *trace,         scenario.cost};
+    const std::vector<GpuMemory> memory =
+        plan_memory(plan, cluster, scenario.model, scenario.workload);
+    try {
+      check_fits(memory, cluster);
+    } catch (const DoesNotFitError& e) {
+      spdlog::warn("{}: {}", name, e.what());
+      reports.push_back(build_unfit_report(header, inputs, memory, e));
+      if (!options.record_timings) reports.back().planning_time_s = std::nan("");
+      continue;
+    }
+    const SimulationResult result = simulate(inputs);
+    reports.push_back(build_report(header, inputs, result, memory));
+    if (!options.record_timings) reports.back().planning_time_s = std::nan("");
+  }
+  return reports;
+}
+
+}  // namespace shardsim

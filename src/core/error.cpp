@@ -1,0 +1,42 @@
+#include "shardsim/core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace shardsim {
+
+std::string SourceLocation::to_string() const {
+  if (file.empty() && line == 0) return "<input>";
+  std::string f = file.empty() ? "<input>" : file;
+  if (line == 0) return f;
+  if (column == 0) return fmt::format("{}:{}", f, line);
+  return fmt::format("{}:{}:{}", f, line, column);
+}
+
+namespace {
+std::string input_message(const SourceLocation& where, const std::string& key,
+                          const std::string& problem, const std::string& hint) {
+  std::string msg = where.to_string() + ": ";
+  if (!key.empty()) msg += "key '" + key + "': ";
+  msg += problem;
+  if (!hint.empty()) msg += " (hint: " + hint + ")";
+  return msg;
+}
+}  // namespace
+
+InputError::InputError(SourceLocation where, std::string key, std::string problem, std::string hint)
+    : std::runtime_error(input_message(where, key, problem, hint)),
+      where_(std::move(where)),
+      key_(std::move(key)),
+      problem_(std::move(problem)),
+      hint_(std::move(hint)) {}
+
+DoesNotFitError::DoesNotFitError(int gpu, double needed_bytes, double available_bytes,
+                                 std::string detail)
+    : std::runtime_error(fmt::format(
+          "the plan does not fit: GPU {} needs {:.3f} GB but has {:.3f} GB available{}{}", gpu,
+          needed_bytes / 1e9, available_bytes / 1e9, detail.empty() ? "" : ": ", detail)),
+      gpu_(gpu),
+      needed_bytes_(needed_bytes),
+      available_bytes_(available_bytes) {}
+
+}  // namespace shardsim

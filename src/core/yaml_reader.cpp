@@ -1,0 +1,260 @@
+#include "shardsim/core/yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace shardsim {
+
+YAML::Node parse_yaml(std::string_view text, const std::string& file) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    SourceLocation where{file, e.mark.is_null() ? 0 : e.mark.line + 1,
+                         e.mark.is_null() ? 0 : e.mark.column + 1};
+    throw InputError(where, "", "malformed YAML: " + e.msg,
+                     "check indentation, colons and matching brackets near this line");
+  }
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(SourceLocation{path, 0, 0}, "", "cannot open the file",
+                     "check the path and that the file is readable");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_yaml(ss.str(), path);
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub =
+          prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const char* type_name(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  return "a scalar";
+}
+}  // namespace
+
+std::optional<std::string> did_you_mean(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  if (best && best_d <= limit) return best;
+  return std::nullopt;
+}
+
+YamlValue::YamlValue(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+SourceLocation YamlValue::location() const {
+  if (!node_.IsDefined()) return SourceLocation{file_, 0, 0};
+  const YAML::Mark m = node_.Mark();
+  if (m.is_null()) return SourceLocation{file_, 0, 0};
+  return SourceLocation{file_, m.line + 1, m.column + 1};
+}
+
+InputError YamlValue::error(std::string problem, std::string hint) const {
+  return InputError(location(), path_, std::move(problem), std::move(hint));
+}
+
+std::string YamlValue::as_string() const {
+  if (!node_.IsScalar()) throw error(fmt::format("expected a string, found {}", type_name(node_)));
+  return node_.Scalar();
+}
+
+double YamlValue::as_double() const {
+  if (!node_.IsScalar()) throw error(fmt::format("expected a number, found {}", type_name(node_)));
+  const std::string& s = node_.Scalar();
+  double v = 0;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, v);
+  if (ec != std::errc() || ptr != end || s.empty()) {
+    throw error(fmt::format("expected a number, found '{}'", s));
+  }
+  if (!std::isfinite(v)) throw error(fmt::format("expected a finite number, found '{}'", s));
+  return v;
+}
+
+double YamlValue::as_positive_double() const {
+  const double v = as_double();
+  if (!(v > 0)) throw error(fmt::format("expected a positive number, found {}", node_.Scalar()));
+  return v;
+}
+
+double YamlValue::as_nonnegative_double() const {
+  const double v = as_double();
+  if (v < 0) throw error(fmt::format("expected a number >= 0, found {}", node_.Scalar()));
+  return v;
+}
+
+std::int64_t YamlValue::as_int() const {
+  if (!node_.IsScalar()) {
+    throw error(fmt::format("expected an integer, found {}", type_name(node_)));
+  }
+  const std::string& s = node_.Scalar();
+  std::int64_t v = 0;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, v);
+  if (ec == std::errc::result_out_of_range) {
+    throw error(fmt::format("integer '{}' is out of range", s));
+  }
+  if (ec != std::errc() || ptr != end || s.empty()) {
+    // Accept integral values written in floating-point or exponent form, e.g. 2.5e9.
+    double d = 0;
+    auto [p2, e2] = std::from_chars(begin, end, d);
+    if (e2 == std::errc() && p2 == end && std::isfinite(d) && d == std::floor(d) &&
+        std::fabs(d) < 9.2e18) {
+      return static_cast<std::int64_t>(d);
+    }
+    throw error(fmt::format("expected an integer, found '{}'", s));
+  }
+  return v;
+}
+
+std::uint64_t YamlValue::as_positive_int() const {
+  const std::int64_t v = as_int();
+  if (v <= 0) throw error(fmt::format("expected a positive integer, found {}", v));
+  return static_cast<std::uint64_t>(v);
+}
+
+std::uint64_t YamlValue::as_nonnegative_int() const {
+  const std::int64_t v = as_int();
+  if (v < 0) throw error(fmt::format("expected an integer >= 0, found {}", v));
+  return static_cast<std::uint64_t>(v);
+}
+
+bool YamlValue::as_bool() const {
+  if (node_.IsScalar()) {
+    const std::string& s = node_.Scalar();
+    if (s == "true" || s == "True" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "False" || s == "no" || s == "off") return false;
+    throw error(fmt::format("expected true or false, found '{}'", s));
+  }
+  throw error(fmt::format("expected true or false, found {}", type_name(node_)));
+}
+
+std::string YamlValue::as_choice(std::initializer_list<std::string_view> choices) const {
+  const std::string s = as_string();
+  std::vector<std::string> cs(choices.begin(), choices.end());
+  if (std::find(cs.begin(), cs.end(), s) != cs.end()) return s;
+  std::string list;
+  for (const auto& c : cs) list += (list.empty() ? "" : ", ") + c;
+  auto best = did_you_mean(s, cs);
+  throw error(fmt::format("'{}' is not one of: {}", s, list),
+              best ? fmt::format("did you mean '{}'?", *best) : std::string{});
+}
+
+std::size_t YamlValue::size() const {
+  expect_sequence();
+  return node_.size();
+}
+
+YamlValue YamlValue::at(std::size_t index) const {
+  expect_sequence();
+  return YamlValue(node_[index], file_, fmt::format("{}[{}]", path_, index));
+}
+
+std::vector<YamlValue> YamlValue::elements() const {
+  expect_sequence();
+  std::vector<YamlValue> out;
+  out.reserve(node_.size());
+  for (std::size_t i = 0; i < node_.size(); ++i) out.push_back(at(i));
+  return out;
+}
+
+std::string YamlValue::child_path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+bool YamlValue::has(std::string_view key) const {
+  if (!node_.IsMap()) return false;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.Scalar() == key) return true;
+  }
+  return false;
+}
+
+std::optional<YamlValue> YamlValue::find(std::string_view key) const {
+  expect_map();
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.Scalar() == key) return YamlValue(it->second, file_, child_path(key));
+  }
+  return std::nullopt;
+}
+
+YamlValue YamlValue::get(std::string_view key) const {
+  auto v = find(key);
+  if (!v) {
+    throw InputError(
+        location(), child_path(key), "missing required key",
+        fmt::format("add '{}:' under '{}'", key, path_.empty() ? "the top level" : path_));
+  }
+  return *v;
+}
+
+std::vector<std::string> YamlValue::keys() const {
+  expect_map();
+  std::vector<std::string> out;
+  for (auto it = node_.begin(); it != node_.end(); ++it) out.push_back(it->first.Scalar());
+  return out;
+}
+
+void YamlValue::expect_keys(std::initializer_list<std::string_view> allowed) const {
+  expect_map();
+  std::vector<std::string> cs(allowed.begin(), allowed.end());
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    if (std::find(cs.begin(), cs.end(), k) != cs.end()) continue;
+    auto best = did_you_mean(k, cs);
+    std::string list;
+    for (const auto& c : cs) list += (list.empty() ? "" : ", ") + c;
+    YamlValue key_node(it->first, file_, child_path(k));
+    throw InputError(key_node.location(), child_path(k), "unknown key",
+                     best ? fmt::format("did you mean '{}'?", *best)
+                          : fmt::format("allowed keys here: {}", list));
+  }
+}
+
+void YamlValue::expect_map() const {
+  if (!node_.IsMap()) throw error(fmt::format("expected a mapping, found {}", type_name(node_)));
+}
+
+void YamlValue::expect_sequence() const {
+  if (!node_.IsSequence()) throw error(fmt::format("expected a list, found {}", type_name(node_)));
+}
+
+}  // namespace shardsim

@@ -1,0 +1,136 @@
+// Loading and overriding CostParams (configs/cost/default.yaml, a scenario's `cost:` map).
+#include "shardsim/cost/cost_params.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+#include <string_view>
+#include <variant>
+
+#include "shardsim/core/embedded_configs.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// What values a field accepts.
+enum class Range {
+  fraction,         // (0, 1]
+  fraction_closed,  // [0, 1]
+  nonnegative,      // >= 0
+  launch_count,     // integer in [0, kMaxLaunches]
+};
+
+constexpr std::int64_t kMaxLaunches = 1000;
+
+struct Field {
+  std::string_view name;
+  std::variant<double CostParams::*, int CostParams::*> member;
+  Range range;
+};
+
+// One row per CostParams field, in configs/cost/default.yaml order. The list passed to
+// expect_keys below must name the same keys (a test loads the default file, which has them all).
+const std::array<Field, 9>& fields() {
+  static const std::array<Field, 9> kFields = {{
+      {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
+       Range::fraction_closed},
+      {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
+      {"offset_bytes_per_output", &CostParams::offset_bytes_per_output, Range::nonnegative},
+      {"backward_index_bytes_per_lookup", &CostParams::backward_index_bytes_per_lookup,
+       Range::nonnegative},
+      {"kernels_per_embedding_op", &CostParams::kernels_per_embedding_op, Range::launch_count},
+      {"kernels_per_embedding_backward", &CostParams::kernels_per_embedding_backward,
+       Range::launch_count},
+      {"interaction_hbm_efficiency", &CostParams::interaction_hbm_efficiency, Range::fraction},
+      {"collective_bandwidth_efficiency", &CostParams::collective_bandwidth_efficiency,
+       Range::fraction},
+      {"collective_launch_s", &CostParams::collective_launch_s, Range::nonnegative},
+  }};
+  return kFields;
+}
+
+void check_keys(const YamlValue& node) {
+  node.expect_keys({"repeat_lookup_hbm_fraction", "index_bytes_per_lookup",
+                    "offset_bytes_per_output", "backward_index_bytes_per_lookup",
+                    "kernels_per_embedding_op", "kernels_per_embedding_backward",
+                    "interaction_hbm_efficiency", "collective_bandwidth_efficiency",
+                    "collective_launch_s"});
+}
+
+double read_double(const YamlValue& v, Range range) {
+  switch (range) {
+    case Range::fraction: {
+      const double x = v.as_positive_double();
+      if (x > 1) {
+        throw v.error(fmt::format("expected a fraction in (0, 1], found {}", x),
+                      "this is a fraction of a peak rate: 1 means 100%");
+      }
+      return x;
+    }
+    case Range::fraction_closed: {
+      const double x = v.as_nonnegative_double();
+      if (x > 1) {
+        throw v.error(fmt::format("expected a fraction in [0, 1], found {}", x),
+                      "0 = repeated lookups are free, 1 = every repeat reads HBM");
+      }
+      return x;
+    }
+    case Range::nonnegative:
+    case Range::launch_count:
+      return v.as_nonnegative_double();
+  }
+  throw std::logic_error("unhandled cost parameter range");
+}
+
+void read_field(const Field& f, const YamlValue& v, CostParams& out) {
+  if (auto* dm = std::get_if<double CostParams::*>(&f.member)) {
+    out.*(*dm) = read_double(v, f.range);
+    return;
+  }
+  const std::uint64_t n = v.as_nonnegative_int();
+  if (n > static_cast<std::uint64_t>(kMaxLaunches)) {
+    throw v.error(fmt::format("expected a kernel count in [0, {}], found {}", kMaxLaunches, n),
+                  "this counts kernel launches per operation");
+  }
+  out.*(std::get<int CostParams::*>(f.member)) = static_cast<int>(n);
+}
+
+CostParams parse_default() {
+  constexpr std::string_view kPath = "cost/default.yaml";
+  const auto text = find_embedded_config(kPath);
+  if (!text) {
+    throw std::logic_error("configs/cost/default.yaml was not compiled into the binary");
+  }
+  const std::string file = "configs/cost/default.yaml";
+  const YamlValue root(parse_yaml(*text, file), file, "");
+  check_keys(root);
+  CostParams p;
+  for (const Field& f : fields()) read_field(f, root.get(f.name), p);
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::string> cost_param_names() {
+  std::vector<std::string> out;
+  for (const Field& f : fields()) out.emplace_back(f.name);
+  return out;
+}
+
+CostParams default_cost_params() {
+  static const CostParams kDefault = parse_default();
+  return kDefault;
+}
+
+CostParams apply_cost_overrides(CostParams base, const YamlValue& node) {
+  if (node.is_null()) return base;
+  check_keys(node);
+  for (const Field& f : fields()) {
+    if (auto v = node.find(f.name)) read_field(f, *v, base);
+  }
+  return base;
+}
+
+}  // namespace shardsim

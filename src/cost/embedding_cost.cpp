@@ -1,0 +1,95 @@
+// Roofline costs of the embedding kernels (docs/model.md, "Embedding forward" and "Embedding
+// backward + optimizer").
+#include <algorithm>
+
+#include "checks.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+
+namespace shardsim {
+
+namespace {
+
+using cost_detail::require_rate;
+using cost_detail::require_work;
+
+struct CheckedWork {
+  double lookups;
+  double distinct_rows;  // <= lookups: a batch cannot touch more rows than it looks up
+  double pooled_outputs;
+  double row_bytes;  // cols x bytes per element
+};
+
+CheckedWork check(const EmbeddingWork& w) {
+  const double lookups = require_work(w.lookups, "EmbeddingWork.lookups");
+  const double distinct = require_work(w.distinct_rows, "EmbeddingWork.distinct_rows");
+  const double pooled = require_work(w.pooled_outputs, "EmbeddingWork.pooled_outputs");
+  return {lookups, std::min(distinct, lookups), pooled,
+          static_cast<double>(w.cols) * bytes_per_element(w.precision)};
+}
+
+double hbm_Bps(const GpuSpec& gpu) {
+  return require_rate(gpu.hbm_achievable_Bps, "hbm_achievable_GBps", gpu.name,
+                      "the embedding roofline (Neo App. B)");
+}
+
+}  // namespace
+
+// Forward (Neo App. B: embedding ops are bound by achievable HBM bandwidth; NeuroShard §2.1:
+// the cost depends on the index distribution through the number of distinct rows touched):
+//   bytes = L·index_bytes + O·offset_bytes + (D + (L − D)·f)·row_bytes + O·row_bytes
+// with L lookups, D distinct rows, O pooled outputs, f = repeat_lookup_hbm_fraction.
+double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p) {
+  const CheckedWork w = check(work);
+  const double index_bytes = w.lookups * p.index_bytes_per_lookup;
+  const double offset_bytes = w.pooled_outputs * p.offset_bytes_per_output;
+  const double rows_read =
+      w.distinct_rows + (w.lookups - w.distinct_rows) * p.repeat_lookup_hbm_fraction;
+  const double row_bytes_read = rows_read * w.row_bytes;
+  const double output_bytes_written = w.pooled_outputs * w.row_bytes;
+  return index_bytes + offset_bytes + row_bytes_read + output_bytes_written;
+}
+
+// Backward fused with the optimizer (Neo §5.1: gradients sorted by row, aggregated in shared
+// memory, each touched row updated once; no gradient tensor is materialised):
+//   bytes = L·backward_index_bytes                    (linearise + sort + segment)
+//         + (G + (L − G)·f)·row_bytes, G = min(L, O)  (each lookup reads its bag's gradient)
+//         + 2·D·(row_bytes + state_bytes(row))        (read + write row and optimizer state)
+double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimizer,
+                                const CostParams& p) {
+  const CheckedWork w = check(work);
+  const double index_bytes = w.lookups * p.backward_index_bytes_per_lookup;
+  const double first_gradient_reads = std::min(w.lookups, w.pooled_outputs);
+  const double gradient_rows_read =
+      first_gradient_reads + (w.lookups - first_gradient_reads) * p.repeat_lookup_hbm_fraction;
+  const double gradient_bytes_read = gradient_rows_read * w.row_bytes;
+  const double state_bytes_per_row = optimizer_state_bytes_per_row(optimizer, work.cols);
+  const double update_bytes = 2.0 * w.distinct_rows * (w.row_bytes + state_bytes_per_row);
+  return index_bytes + gradient_bytes_read + update_bytes;
+}
+
+double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
+                           const CostParams& p) {
+  double bytes = 0;
+  for (const EmbeddingWork& w : works) bytes += embedding_forward_bytes(w, p);
+  if (bytes <= 0) return 0;  // nothing to do: no kernel is launched
+  return bytes / hbm_Bps(gpu) + p.kernels_per_embedding_op * gpu.kernel_launch_s;
+}
+
+double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const CostParams& p) {
+  return embedding_forward_s(gpu, std::span<const EmbeddingWork>(&work, 1), p);
+}
+
+double embedding_backward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
+                            OptimizerKind optimizer, const CostParams& p) {
+  double bytes = 0;
+  for (const EmbeddingWork& w : works) bytes += embedding_backward_bytes(w, optimizer, p);
+  if (bytes <= 0) return 0;
+  return bytes / hbm_Bps(gpu) + p.kernels_per_embedding_backward * gpu.kernel_launch_s;
+}
+
+double embedding_backward_s(const GpuSpec& gpu, const EmbeddingWork& work, OptimizerKind optimizer,
+                            const CostParams& p) {
+  return embedding_backward_s(gpu, std::span<const EmbeddingWork>(&work, 1), optimizer, p);
+}
+
+}  // namespace shardsim

@@ -1,0 +1,64 @@
+// Roofline costs of the dense MLP layers (docs/model.md, "MLPs").
+#include "checks.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+
+namespace shardsim {
+
+namespace {
+
+using cost_detail::achievable_flops_per_s;
+using cost_detail::require_work;
+
+// Backward runs two GEMMs per layer: the data gradient (dX = dY·Wᵀ) and the weight gradient
+// (dW = Xᵀ·dY), each with the forward GEMM's FLOPs.
+constexpr double kBackwardFlopsFactor = 2.0;
+constexpr int kBackwardLaunchesPerLayer = 2;
+
+// Layers that do work (in·out > 0), each one kernel launch.
+int working_layers(std::uint64_t input_width, std::span<const std::uint32_t> layers) {
+  int n = 0;
+  std::uint64_t in = input_width;
+  for (std::uint32_t out : layers) {
+    if (in > 0 && out > 0) ++n;
+    in = out;
+  }
+  return n;
+}
+
+double mlp_s(const GpuSpec& gpu, std::uint64_t input_width, std::span<const std::uint32_t> layers,
+             double batch, Precision precision, double flops_factor, int launches_per_layer) {
+  const double flops = flops_factor * mlp_forward_flops(input_width, layers, batch);
+  if (flops <= 0) return 0;  // no work: no launch
+  const int launches = launches_per_layer * working_layers(input_width, layers);
+  return flops / achievable_flops_per_s(gpu, precision) + launches * gpu.kernel_launch_s;
+}
+
+}  // namespace
+
+// FLOPs of a dense stack: 2 · batch · Σ_k in_k · out_k (a multiply and an add per weight).
+double mlp_forward_flops(std::uint64_t input_width, std::span<const std::uint32_t> layers,
+                         double batch) {
+  require_work(batch, "MLP batch");
+  double macs_per_sample = 0;
+  std::uint64_t in = input_width;
+  for (std::uint32_t out : layers) {
+    macs_per_sample += static_cast<double>(in) * static_cast<double>(out);
+    in = out;
+  }
+  return 2.0 * batch * macs_per_sample;
+}
+
+double mlp_forward_s(const GpuSpec& gpu, std::uint64_t input_width,
+                     std::span<const std::uint32_t> layers, double batch, Precision precision,
+                     const CostParams& /*p*/) {
+  return mlp_s(gpu, input_width, layers, batch, precision, 1.0, 1);
+}
+
+double mlp_backward_s(const GpuSpec& gpu, std::uint64_t input_width,
+                      std::span<const std::uint32_t> layers, double batch, Precision precision,
+                      const CostParams& /*p*/) {
+  return mlp_s(gpu, input_width, layers, batch, precision, kBackwardFlopsFactor,
+               kBackwardLaunchesPerLayer);
+}
+
+}  // namespace shardsim

@@ -1,0 +1,53 @@
+#include "shardsim/hw/gpu_spec.hpp"
+
+#include <fmt/format.h>
+
+#include "shardsim/core/error.hpp"
+
+namespace shardsim {
+
+namespace {
+const char* peak_key(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return "gpu.peak_fp32_TFLOPps";
+    case Precision::tf32:
+      return "gpu.peak_tf32_TFLOPps";
+    case Precision::fp16:
+      return "gpu.peak_fp16_TFLOPps";
+    case Precision::bf16:
+      return "gpu.peak_bf16_TFLOPps";
+  }
+  return "gpu";
+}
+}  // namespace
+
+double GpuSpec::peak_flops(Precision p) const {
+  double flops = 0;
+  switch (p) {
+    case Precision::fp32:
+      flops = peak_fp32_flops;
+      break;
+    case Precision::tf32:
+      flops = peak_tf32_flops;
+      break;
+    case Precision::fp16:
+      flops = peak_fp16_flops;
+      break;
+    case Precision::bf16:
+      flops = peak_bf16_flops;
+      break;
+  }
+  // A preset writes 0 for a precision the GPU cannot run (e.g. BF16 on Turing): asking for it is
+  // a user's choice of precision that does not fit the hardware, hence an input error.
+  if (!(flops > 0)) {
+    throw InputError(
+        SourceLocation{}, peak_key(p),
+        fmt::format("GPU {} has no {} support (peak is 0 in its preset)", name, to_string(p)),
+        "choose a precision this GPU supports (e.g. fp16 or fp32), or another "
+        "hardware preset");
+  }
+  return flops;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,368 @@
+// Hardware presets: YAML schema (documented at the top of configs/hardware/dgx-a100.yaml and in
+// docs/hardware.md) -> HardwarePreset in SI units, built-in presets, overrides, validation.
+#include "shardsim/hw/hardware_preset.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/core/units.hpp"
+
+namespace shardsim {
+namespace {
+
+// Counts read from a preset are bounded so that products (GPUs = nodes x GPUs per node, ...)
+// stay far from int overflow; the limits are far above any real machine.
+constexpr std::int64_t kMaxGpusPerNode = 4096;
+constexpr std::int64_t kMaxNicsPerNode = 4096;
+constexpr std::int64_t kMaxDomainNodes = 65536;
+constexpr std::int64_t kMaxFanout = 1 << 20;
+// A direct NVLink mesh of more GPUs than this does not exist (links per GPU are limited).
+constexpr int kMaxMeshGpus = 16;
+
+constexpr std::string_view kPresetPrefix = "hardware/";
+constexpr std::string_view kPresetSuffix = ".yaml";
+
+// Names the loader gives to link endpoints and levels; tiers may not use them (they would make
+// link names in reports ambiguous).
+constexpr std::array<std::string_view, 7> kReservedTierNames = {
+    "gpu", "nic", "nvswitch", "pcie", "nvlink", "self", "scale_up"};
+
+const std::vector<std::string>& scale_up_kinds() {
+  static const std::vector<std::string> kinds = {"nvswitch", "nvlink", "pcie"};
+  return kinds;
+}
+
+int read_count(const YamlValue& v, std::int64_t max_value) {
+  const std::uint64_t n = v.as_positive_int();
+  if (n > static_cast<std::uint64_t>(max_value)) {
+    throw v.error(fmt::format("{} is too large (at most {})", n, max_value),
+                  "check the unit and the number of digits");
+  }
+  return static_cast<int>(n);
+}
+
+// Calls `apply` with the value of `key` when present; a missing key is an error only when
+// `required` (a preset file needs every key; overrides give any subset).
+template <class Apply>
+void field(const YamlValue& map, std::string_view key, bool required, Apply&& apply) {
+  if (auto v = map.find(key)) {
+    apply(*v);
+  } else if (required) {
+    (void)map.get(key);  // throws "missing required key" naming the key and the map's line
+  }
+}
+
+void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
+  node.expect_keys({"name", "hbm_capacity_GiB", "hbm_peak_GBps", "hbm_achievable_GBps",
+                    "peak_fp32_TFLOPps", "peak_tf32_TFLOPps", "peak_fp16_TFLOPps",
+                    "peak_bf16_TFLOPps", "mlp_efficiency", "kernel_launch_us", "l2_MiB"});
+  field(node, "name", required, [&](const YamlValue& v) { gpu.name = v.as_string(); });
+  field(node, "hbm_capacity_GiB", required,
+        [&](const YamlValue& v) { gpu.hbm_capacity_bytes = v.as_positive_double() * units::GiB; });
+  field(node, "hbm_peak_GBps", required,
+        [&](const YamlValue& v) { gpu.hbm_peak_Bps = v.as_positive_double() * units::GB; });
+  field(node, "hbm_achievable_GBps", required,
+        [&](const YamlValue& v) { gpu.hbm_achievable_Bps = v.as_positive_double() * units::GB; });
+  field(node, "peak_fp32_TFLOPps", required,
+        [&](const YamlValue& v) { gpu.peak_fp32_flops = v.as_positive_double() * units::TFLOPS; });
+  field(node, "peak_tf32_TFLOPps", required, [&](const YamlValue& v) {
+    gpu.peak_tf32_flops = v.as_nonnegative_double() * units::TFLOPS;
+  });
+  field(node, "peak_fp16_TFLOPps", required, [&](const YamlValue& v) {
+    gpu.peak_fp16_flops = v.as_nonnegative_double() * units::TFLOPS;
+  });
+  field(node, "peak_bf16_TFLOPps", required, [&](const YamlValue& v) {
+    gpu.peak_bf16_flops = v.as_nonnegative_double() * units::TFLOPS;
+  });
+  field(node, "mlp_efficiency", required,
+        [&](const YamlValue& v) { gpu.mlp_efficiency = v.as_positive_double(); });
+  field(node, "kernel_launch_us", required,
+        [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
+  field(node, "l2_MiB", required,
+        [&](const YamlValue& v) { gpu.l2_bytes = v.as_nonnegative_double() * units::MiB; });
+}
+
+void read_link(LinkSpec& link, const YamlValue& node, bool required, std::string_view bw_key,
+               double bw_unit_Bps) {
+  node.expect_keys({bw_key, "latency_us"});
+  field(node, bw_key, required,
+        [&](const YamlValue& v) { link.bandwidth_Bps = v.as_positive_double() * bw_unit_Bps; });
+  field(node, "latency_us", required,
+        [&](const YamlValue& v) { link.latency_s = v.as_nonnegative_double() * units::us; });
+}
+
+std::vector<TierSpec> read_tiers(const YamlValue& node) {
+  std::vector<TierSpec> tiers;
+  for (const YamlValue& t : node.elements()) {
+    t.expect_keys({"name", "fanout", "oversubscription", "latency_us"});
+    TierSpec tier;
+    tier.name = t.get("name").as_string();
+    tier.fanout = read_count(t.get("fanout"), kMaxFanout);
+    tier.oversubscription = t.get("oversubscription").as_positive_double();
+    tier.latency_s = t.get("latency_us").as_nonnegative_double() * units::us;
+    tiers.push_back(std::move(tier));
+  }
+  return tiers;
+}
+
+// Reads the keys of a preset map into `p`. With `required`, every key of the schema except the
+// optional ones must be present (a preset file); otherwise any subset (overrides).
+void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
+  root.expect_keys({"name", "description", "gpu", "gpus_per_node", "scale_up_kind", "scale_up",
+                    "scale_up_domain_nodes", "nics_per_node", "nic", "tiers",
+                    "reserved_memory_GiB"});
+  field(root, "name", required, [&](const YamlValue& v) { p.name = v.as_string(); });
+  field(root, "description", false, [&](const YamlValue& v) { p.description = v.as_string(); });
+  field(root, "gpu", required, [&](const YamlValue& v) { read_gpu(p.gpu, v, required); });
+  field(root, "gpus_per_node", required,
+        [&](const YamlValue& v) { p.gpus_per_node = read_count(v, kMaxGpusPerNode); });
+  field(root, "scale_up_kind", required, [&](const YamlValue& v) {
+    p.scale_up_kind = v.as_choice({"nvswitch", "nvlink", "pcie"});
+  });
+  field(root, "scale_up", required, [&](const YamlValue& v) {
+    read_link(p.scale_up, v, required, "bandwidth_GBps", units::GB);
+  });
+  field(root, "scale_up_domain_nodes", false,
+        [&](const YamlValue& v) { p.scale_up_domain_nodes = read_count(v, kMaxDomainNodes); });
+  field(root, "nics_per_node", required,
+        [&](const YamlValue& v) { p.nics_per_node = read_count(v, kMaxNicsPerNode); });
+  field(root, "nic", required, [&](const YamlValue& v) {
+    read_link(p.nic, v, required, "bandwidth_Gbitps", units::gbit_per_s_to_Bps(1.0));
+  });
+  field(root, "tiers", required, [&](const YamlValue& v) { p.tiers = read_tiers(v); });
+  field(root, "reserved_memory_GiB", required, [&](const YamlValue& v) {
+    p.reserved_memory_bytes = v.as_nonnegative_double() * units::GiB;
+  });
+}
+
+// Reports a violated invariant for the preset key `key` (a path relative to the preset root,
+// e.g. "gpu.hbm_achievable_GBps" or "tiers[1].fanout").
+using Fail =
+    std::function<InputError(const std::string& key, std::string problem, std::string hint)>;
+
+// Checks on the whole preset, in SI units. Per-value checks (positive, ...) are repeated from the
+// YAML readers so that presets built in code are held to the same rules.
+void check_preset(const HardwarePreset& p, const Fail& fail) {
+  const GpuSpec& g = p.gpu;
+  if (p.name.empty()) throw fail("name", "the preset name is empty", "give the preset a name");
+  if (g.name.empty()) throw fail("gpu.name", "the GPU name is empty", "name the GPU model");
+  const auto positive = [&](double v, const char* key, const char* what) {
+    if (!(v > 0) || !std::isfinite(v)) {
+      throw fail(key, fmt::format("{} must be a positive number, found {}", what, v), "");
+    }
+  };
+  const auto nonnegative = [&](double v, const char* key, const char* what) {
+    if (!(v >= 0) || !std::isfinite(v)) {
+      throw fail(key, fmt::format("{} must be a number >= 0, found {}", what, v), "");
+    }
+  };
+  positive(g.hbm_capacity_bytes, "gpu.hbm_capacity_GiB", "HBM capacity");
+  positive(g.hbm_peak_Bps, "gpu.hbm_peak_GBps", "peak HBM bandwidth");
+  positive(g.hbm_achievable_Bps, "gpu.hbm_achievable_GBps", "achievable HBM bandwidth");
+  if (g.hbm_achievable_Bps > g.hbm_peak_Bps) {
+    throw fail("gpu.hbm_achievable_GBps",
+               fmt::format("achievable HBM bandwidth {} GB/s exceeds the peak {} GB/s",
+                           g.hbm_achievable_Bps / units::GB, g.hbm_peak_Bps / units::GB),
+               "achievable bandwidth is a fraction of the vendor peak (Neo App. B: A100 1300 "
+               "of 1555 GB/s)");
+  }
+  positive(g.peak_fp32_flops, "gpu.peak_fp32_TFLOPps", "peak FP32 FLOP/s");
+  nonnegative(g.peak_tf32_flops, "gpu.peak_tf32_TFLOPps", "peak TF32 FLOP/s");
+  nonnegative(g.peak_fp16_flops, "gpu.peak_fp16_TFLOPps", "peak FP16 FLOP/s");
+  nonnegative(g.peak_bf16_flops, "gpu.peak_bf16_TFLOPps", "peak BF16 FLOP/s");
+  if (!(g.mlp_efficiency > 0 && g.mlp_efficiency <= 1)) {
+    throw fail("gpu.mlp_efficiency",
+               fmt::format("MLP efficiency must be in (0, 1], found {}", g.mlp_efficiency),
+               "a fraction of peak, e.g. 0.705 for A100 (Neo App. B)");
+  }
+  nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
+  nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
+  if (p.gpus_per_node < 1) {
+    throw fail("gpus_per_node", fmt::format("expected at least 1, found {}", p.gpus_per_node), "");
+  }
+  const auto& kinds = scale_up_kinds();
+  if (std::find(kinds.begin(), kinds.end(), p.scale_up_kind) == kinds.end()) {
+    auto best = did_you_mean(p.scale_up_kind, kinds);
+    throw fail("scale_up_kind",
+               fmt::format("'{}' is not one of: nvswitch, nvlink, pcie", p.scale_up_kind),
+               best ? fmt::format("did you mean '{}'?", *best) : std::string{});
+  }
+  positive(p.scale_up.bandwidth_Bps, "scale_up.bandwidth_GBps", "scale-up bandwidth");
+  nonnegative(p.scale_up.latency_s, "scale_up.latency_us", "scale-up latency");
+  if (p.scale_up_domain_nodes < 1) {
+    throw fail("scale_up_domain_nodes",
+               fmt::format("expected at least 1, found {}", p.scale_up_domain_nodes), "");
+  }
+  if (p.scale_up_domain_nodes > 1 && p.scale_up_kind != "nvswitch") {
+    throw fail("scale_up_domain_nodes",
+               fmt::format("a scale-up domain of {} hosts needs scale_up_kind nvswitch, found {}",
+                           p.scale_up_domain_nodes, p.scale_up_kind),
+               "only an NVSwitch fabric spans hosts (GB200 NVL72-style); use 1 otherwise");
+  }
+  const std::int64_t domain_gpus =
+      static_cast<std::int64_t>(p.gpus_per_node) * p.scale_up_domain_nodes;
+  if (p.scale_up_kind == "nvlink" && domain_gpus > kMaxMeshGpus) {
+    throw fail("scale_up_kind",
+               fmt::format("a direct NVLink mesh of {} GPUs is not buildable (at most {})",
+                           domain_gpus, kMaxMeshGpus),
+               "use scale_up_kind: nvswitch for larger domains");
+  }
+  if (p.nics_per_node < 1) {
+    throw fail("nics_per_node", fmt::format("expected at least 1, found {}", p.nics_per_node), "");
+  }
+  if (p.gpus_per_node % p.nics_per_node != 0 && p.nics_per_node % p.gpus_per_node != 0) {
+    throw fail(
+        "nics_per_node",
+        fmt::format("{} NICs cannot be shared evenly by {} GPUs", p.nics_per_node, p.gpus_per_node),
+        "nics_per_node must divide gpus_per_node, or be a multiple of it");
+  }
+  positive(p.nic.bandwidth_Bps, "nic.bandwidth_Gbitps", "NIC bandwidth");
+  nonnegative(p.nic.latency_s, "nic.latency_us", "NIC latency");
+  if (p.tiers.empty()) {
+    throw fail("tiers", "at least one tier is required",
+               "add e.g. `- {name: rack, fanout: 16, oversubscription: 1, latency_us: 0.5}`");
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < p.tiers.size(); ++i) {
+    const TierSpec& t = p.tiers[i];
+    const std::string at = fmt::format("tiers[{}]", i);
+    if (t.name.empty()) throw fail(at + ".name", "the tier name is empty", "e.g. rack, pod");
+    if (std::find(kReservedTierNames.begin(), kReservedTierNames.end(), t.name) !=
+        kReservedTierNames.end()) {
+      throw fail(at + ".name",
+                 fmt::format("'{}' is reserved for other parts of the topology", t.name),
+                 "use a name such as rack, pod or building");
+    }
+    if (!seen.insert(t.name).second) {
+      throw fail(at + ".name", fmt::format("tier name '{}' is used twice", t.name),
+                 "tier names must be unique");
+    }
+    if (t.fanout < 1) {
+      throw fail(at + ".fanout", fmt::format("expected at least 1, found {}", t.fanout), "");
+    }
+    if (!(t.oversubscription >= 1) || !std::isfinite(t.oversubscription)) {
+      throw fail(at + ".oversubscription",
+                 fmt::format("expected a ratio >= 1, found {}", t.oversubscription),
+                 "downlink / uplink bandwidth: 1 is non-blocking, 4 means 4:1");
+    }
+    nonnegative(t.latency_s, (at + ".latency_us").c_str(), "tier latency");
+  }
+  nonnegative(p.reserved_memory_bytes, "reserved_memory_GiB", "reserved memory");
+  if (p.reserved_memory_bytes >= g.hbm_capacity_bytes) {
+    throw fail("reserved_memory_GiB",
+               fmt::format("reserved memory {:.3f} GiB leaves nothing of the {:.3f} GiB HBM",
+                           p.reserved_memory_bytes / units::GiB, g.hbm_capacity_bytes / units::GiB),
+               "reserved memory must be smaller than hbm_capacity_GiB");
+  }
+}
+
+// Locates `key` (relative, dotted, with [i] indices) under `root` as far as it exists, for the
+// line and column of a cross-field error. (YamlValue is re-emplaced, never assigned: assigning a
+// YAML::Node rebinds the node inside the document.)
+YamlValue locate(const YamlValue& root, const std::string& key) {
+  std::optional<YamlValue> cur(root);
+  std::size_t pos = 0;
+  while (pos < key.size()) {
+    std::size_t end = key.find_first_of(".[", pos);
+    if (end == std::string::npos) end = key.size();
+    const std::string part = key.substr(pos, end - pos);
+    if (!part.empty()) {
+      if (!cur->is_map() || !cur->has(part)) return *cur;
+      YamlValue next = *cur->find(part);
+      cur.emplace(next);
+    }
+    if (end < key.size() && key[end] == '[') {
+      const std::size_t close = key.find(']', end);
+      const std::size_t index = std::stoul(key.substr(end + 1, close - end - 1));
+      if (!cur->is_sequence() || index >= cur->node().size()) return *cur;
+      YamlValue next = cur->at(index);
+      cur.emplace(next);
+      end = close + 1;
+    }
+    pos = end < key.size() && key[end] == '.' ? end + 1 : end;
+  }
+  return *cur;
+}
+
+Fail yaml_fail(const YamlValue& root) {
+  return [root](const std::string& key, std::string problem, std::string hint) {
+    const YamlValue at = locate(root, key);
+    const std::string full = root.path().empty() ? key : root.path() + "." + key;
+    return InputError(at.location(), full, std::move(problem), std::move(hint));
+  };
+}
+
+std::string builtin_file_name(const std::string& name) {
+  return fmt::format("configs/hardware/{}.yaml", name);
+}
+
+}  // namespace
+
+HardwarePreset parse_hardware_preset(const YamlValue& root) {
+  root.expect_map();
+  HardwarePreset p;
+  read_preset(p, root, /*required=*/true);
+  p.source_file = root.file();
+  check_preset(p, yaml_fail(root));
+  return p;
+}
+
+HardwarePreset apply_preset_overrides(HardwarePreset preset, const YamlValue& overrides) {
+  if (overrides.is_null()) return preset;
+  overrides.expect_map();
+  read_preset(preset, overrides, /*required=*/false);
+  check_preset(preset, yaml_fail(overrides));
+  return preset;
+}
+
+HardwarePreset load_hardware_preset_file(const std::string& path) {
+  return parse_hardware_preset(YamlValue(load_yaml_file(path), path, ""));
+}
+
+void validate_hardware_preset(const HardwarePreset& preset) {
+  check_preset(preset, [&](const std::string& key, std::string problem, std::string hint) {
+    return InputError(SourceLocation{preset.source_file, 0, 0}, key, std::move(problem),
+                      std::move(hint));
+  });
+}
+
+std::vector<std::string> builtin_preset_names() {
+  std::vector<std::string> names;
+  for (const EmbeddedConfig& c : embedded_configs()) {
+    const std::string_view path = c.path;
+    if (!path.starts_with(kPresetPrefix) || !path.ends_with(kPresetSuffix)) continue;
+    const std::string_view stem = path.substr(
+        kPresetPrefix.size(), path.size() - kPresetPrefix.size() - kPresetSuffix.size());
+    if (stem.empty() || stem.find('/') != std::string_view::npos) continue;
+    names.emplace_back(stem);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+HardwarePreset builtin_preset(const std::string& name, const SourceLocation& where,
+                              const std::string& key) {
+  const auto text =
+      find_embedded_config(std::string(kPresetPrefix) + name + std::string(kPresetSuffix));
+  if (!text) {
+    const std::vector<std::string> names = builtin_preset_names();
+    const std::string list = fmt::format("{}", fmt::join(names, ", "));
+    const auto best = did_you_mean(name, names);
+    throw InputError(where, key, fmt::format("unknown hardware preset '{}'", name),
+                     best ? fmt::format("did you mean '{}'? built-in presets: {}", *best, list)
+                          : fmt::format("built-in presets: {}", list));
+  }
+  const std::string file = builtin_file_name(name);
+  return parse_hardware_preset(YamlValue(parse_yaml(*text, file), file, ""));
+}
+
+}  // namespace shardsim

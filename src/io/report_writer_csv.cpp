@@ -1,0 +1,146 @@
+// CSV writers: one summary row per report, one row per GPU, and the GPU x GPU byte matrices.
+// Columns and their units: docs/report.md. Numbers print as the shortest text that reads back
+// to the same double; a value that does not exist (a plan that did not fit was never timed) is
+// an empty field.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iterator>
+#include <ostream>
+#include <string_view>
+
+#include "shardsim/io/report_fields.hpp"
+#include "shardsim/io/report_format.hpp"
+#include "shardsim/io/report_writer.hpp"
+
+namespace shardsim {
+
+namespace {
+
+namespace rf = report_format;
+
+// Joins already-formatted fields into one CSV line.
+void write_line(std::ostream& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out << ',';
+    out << fields[i];
+  }
+  out << '\n';
+}
+
+std::string num(double v) {
+  return rf::csv_number(v);
+}
+std::string timed(const Report& r, double v) {
+  return report_has_timing(r) ? num(v) : std::string();
+}
+std::string planned(const Report& r, double v) {
+  return report_has_plan(r) ? num(v) : std::string();
+}
+std::string text(const std::string& s) {
+  return rf::csv_field(s);
+}
+
+}  // namespace
+
+void write_csv_summary(std::ostream& out, std::span<const Report> reports) {
+  write_line(out, {"scenario",
+                   "planner",
+                   "sweep_point",
+                   "mode",
+                   "preset",
+                   "num_gpus",
+                   "num_nodes",
+                   "num_tables",
+                   "iterations",
+                   "warmup",
+                   "seed",
+                   "global_batch",
+                   "iteration_mean_s",
+                   "iteration_p50_s",
+                   "iteration_p99_s",
+                   "iteration_min_s",
+                   "iteration_max_s",
+                   "qps",
+                   "imbalance_ratio",
+                   "degree_of_balance",
+                   "memory_max_bytes",
+                   "memory_mean_bytes",
+                   "memory_capacity_bytes",
+                   "worst_memory_gpu",
+                   "fits_in_memory",
+                   "fit_error",
+                   "planning_time_s",
+                   "shardsim_version"});
+  for (const Report& r : reports) {
+    write_line(out, {text(r.scenario),
+                     text(r.planner),
+                     text(r.sweep_point),
+                     text(r.mode),
+                     text(r.preset),
+                     std::to_string(r.num_gpus),
+                     std::to_string(r.num_nodes),
+                     std::to_string(r.num_tables),
+                     std::to_string(r.iterations),
+                     std::to_string(r.warmup),
+                     std::to_string(r.seed),
+                     std::to_string(r.global_batch),
+                     timed(r, r.iteration_time.mean_s),
+                     timed(r, r.iteration_time.p50_s),
+                     timed(r, r.iteration_time.p99_s),
+                     timed(r, r.iteration_time.min_s),
+                     timed(r, r.iteration_time.max_s),
+                     timed(r, r.qps),
+                     timed(r, r.imbalance_ratio),
+                     planned(r, r.degree_of_balance),
+                     num(r.memory_max_bytes),
+                     planned(r, r.memory_mean_bytes),
+                     num(r.memory_capacity_bytes),
+                     std::to_string(r.worst_memory_gpu),
+                     r.fits_in_memory ? "true" : "false",
+                     text(r.fits_in_memory ? std::string() : r.fit_error),
+                     num(r.planning_time_s),
+                     text(r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION)
+                                                     : r.shardsim_version)});
+  }
+}
+
+void write_per_gpu_csv(std::ostream& out, std::span<const Report> reports) {
+  write_line(out, {"planner", "sweep_point", "gpu", "node", "lookup_s", "comm_s", "compute_s",
+                   "idle_s", "memory_bytes", "memory_capacity_bytes", "weights_bytes",
+                   "optimizer_bytes", "activation_bytes", "reserved_bytes", "lookups", "shards",
+                   "comm_sent_bytes", "comm_received_bytes"});
+  for (const Report& r : reports) {
+    for (const GpuReport& g : r.per_gpu) {
+      write_line(
+          out,
+          {text(r.planner), text(r.sweep_point), std::to_string(g.gpu), std::to_string(g.node),
+           timed(r, g.lookup_s), timed(r, g.comm_s), timed(r, g.compute_s), timed(r, g.idle_s),
+           num(g.memory_bytes), num(g.memory_capacity_bytes), num(g.weights_bytes),
+           num(g.optimizer_bytes), num(g.activation_bytes), num(g.reserved_bytes), num(g.lookups),
+           std::to_string(g.shards), num(g.comm_sent_bytes), num(g.comm_received_bytes)});
+    }
+  }
+}
+
+void write_comm_matrix_csv(std::ostream& out, const ByteMatrix& m) {
+  // Formatted row by row into one buffer: a 4096-GPU matrix has 16.7 M cells.
+  fmt::memory_buffer line;
+  line.append(std::string_view("src\\dst"));
+  for (int j = 0; j < m.size(); ++j) fmt::format_to(std::back_inserter(line), ",{}", j);
+  line.push_back('\n');
+  out.write(line.data(), static_cast<std::streamsize>(line.size()));
+  for (int i = 0; i < m.size(); ++i) {
+    line.clear();
+    fmt::format_to(std::back_inserter(line), "{}", i);
+    for (int j = 0; j < m.size(); ++j) {
+      line.push_back(',');
+      const double v = m.at(i, j);
+      if (std::isfinite(v)) fmt::format_to(std::back_inserter(line), "{}", v);  // as csv_number
+    }
+    line.push_back('\n');
+    out.write(line.data(), static_cast<std::streamsize>(line.size()));
+  }
+}
+
+}  // namespace shardsim

@@ -1,0 +1,88 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "shardsim/io/report_format.hpp"
+
+namespace shardsim::report_format {
+
+std::string fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return std::string(kNotAvailable);
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string thousands(double value) {
+  if (!std::isfinite(value)) return std::string(kNotAvailable);
+  const std::string text = fmt::format("{:.0f}", value);
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view digits = std::string_view(text).substr(negative ? 1 : 0);
+  std::string out;
+  out.reserve(text.size() + digits.size() / 3);
+  if (negative && digits != "0") out.push_back('-');  // -0.4 rounds to "-0": print "0"
+  const std::size_t n = digits.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+std::string duration(double seconds) {
+  if (!std::isfinite(seconds)) return std::string(kNotAvailable);
+  if (std::abs(seconds) < 1.0) return fixed(seconds * 1e3, 3) + " ms";
+  return fixed(seconds, 3) + " s";
+}
+
+std::string csv_number(double value) {
+  if (!std::isfinite(value)) return {};
+  return fmt::format("{}", value);
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+
+void TextTable::add_row(std::vector<std::string> cells) {
+  if (cells.size() > columns_.size()) {
+    throw std::logic_error(
+        fmt::format("TextTable row has {} cells for {} columns", cells.size(), columns_.size()));
+  }
+  cells.resize(columns_.size());
+  rows_.push_back(std::move(cells));
+}
+
+void TextTable::write(std::ostream& out, int indent) const {
+  std::vector<std::size_t> width(columns_.size(), 0);
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    width[c] = columns_[c].header.size();
+    for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
+  }
+  auto write_line = [&](auto cell_of) {
+    std::string line(static_cast<std::size_t>(std::max(indent, 0)), ' ');
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      const std::string& cell = cell_of(c);
+      if (c > 0) line += "  ";
+      const std::string pad(width[c] - cell.size(), ' ');
+      line += columns_[c].align == Align::right ? pad + cell : cell + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  write_line([&](std::size_t c) -> const std::string& { return columns_[c].header; });
+  for (const auto& row : rows_) {
+    write_line([&](std::size_t c) -> const std::string& { return row[c]; });
+  }
+}
+
+}  // namespace shardsim::report_format

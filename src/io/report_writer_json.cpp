@@ -1,0 +1,335 @@
+// The JSON report: the DESIGN.md §3 contract. Field by field definitions: docs/report.md.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <ostream>
+#include <stdexcept>
+#include <string_view>
+
+#include "shardsim/io/report_balance.hpp"
+#include "shardsim/io/report_fields.hpp"
+#include "shardsim/io/report_writer.hpp"
+
+namespace shardsim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A number, or null when it is not finite (NaN, inf), so the object in memory reads the same
+// as its printed form (nlohmann prints non-finite numbers as null).
+Json num(double value) {
+  return std::isfinite(value) ? Json(value) : Json();
+}
+
+// A value that only exists when the plan fit and was simulated: null otherwise.
+Json timed(const Report& r, double value) {
+  return report_has_timing(r) ? num(value) : Json();
+}
+
+// A value that only exists when there is a plan: null otherwise.
+Json planned(const Report& r, double value) {
+  return report_has_plan(r) ? num(value) : Json();
+}
+
+// A JSON number as nlohmann prints one (shortest text that reads back to the same double, with
+// ".0" on whole numbers), or null when not finite. Used where the writer streams numbers itself.
+void append_json_number(fmt::memory_buffer& buf, double value) {
+  if (!std::isfinite(value)) {
+    buf.append(std::string_view("null"));
+    return;
+  }
+  const std::size_t start = buf.size();
+  fmt::format_to(std::back_inserter(buf), "{}", value);
+  const std::string_view text(buf.data() + start, buf.size() - start);
+  if (text.find_first_of(".eE") == std::string_view::npos) buf.append(std::string_view(".0"));
+}
+
+Json matrix_to_json(const ByteMatrix& m) {
+  Json rows = Json::array();
+  for (int i = 0; i < m.size(); ++i) {
+    Json row = Json::array();
+    for (int j = 0; j < m.size(); ++j) row.push_back(num(m.at(i, j)));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Json gpu_to_json(const Report& r, const GpuReport& g) {
+  Json j;
+  j["gpu"] = g.gpu;
+  j["node"] = g.node;
+  j["lookup_s"] = timed(r, g.lookup_s);
+  j["comm_s"] = timed(r, g.comm_s);
+  j["compute_s"] = timed(r, g.compute_s);
+  j["idle_s"] = timed(r, g.idle_s);
+  j["memory_bytes"] = num(g.memory_bytes);
+  j["memory_capacity_bytes"] = num(g.memory_capacity_bytes);
+  j["weights_bytes"] = num(g.weights_bytes);
+  j["optimizer_bytes"] = num(g.optimizer_bytes);
+  j["activation_bytes"] = num(g.activation_bytes);
+  j["reserved_bytes"] = num(g.reserved_bytes);
+  j["lookups"] = num(g.lookups);
+  j["shards"] = g.shards;
+  j["comm_sent_bytes"] = num(g.comm_sent_bytes);
+  j["comm_received_bytes"] = num(g.comm_received_bytes);
+  return j;
+}
+
+Json spread_to_json(const Spread& s) {
+  Json j;
+  if (s.count == 0) {  // no GPUs, no plan: nothing to measure
+    for (const char* key :
+         {"min", "mean", "max", "max_minus_min", "max_over_mean", "min_gpu", "max_gpu"}) {
+      j[key] = nullptr;
+    }
+    return j;
+  }
+  j["min"] = num(s.min);
+  j["mean"] = num(s.mean);
+  j["max"] = num(s.max);
+  j["max_minus_min"] = num(s.max_minus_min());
+  j["max_over_mean"] = num(s.max_over_mean());  // null when the mean is 0
+  j["min_gpu"] = s.min_gpu;
+  j["max_gpu"] = s.max_gpu;
+  return j;
+}
+
+Json breakdown_to_json(const Report& r) {
+  if (!report_has_timing(r)) return Json();
+  // Phases in the order first seen. Two entries for one phase would be a metrics bug: keep
+  // both amounts (summed) rather than drop one, and say so.
+  std::vector<PhaseTime> phases;
+  for (const PhaseTime& p : r.breakdown) {
+    auto same = std::find_if(phases.begin(), phases.end(),
+                             [&](const PhaseTime& q) { return q.phase == p.phase; });
+    if (same == phases.end()) {
+      phases.push_back(p);
+      continue;
+    }
+    spdlog::warn("report '{}' / '{}': phase '{}' appears twice in the breakdown; summing",
+                 r.scenario, r.planner, p.phase);
+    same->serialized_s += p.serialized_s;
+    same->exposed_s += p.exposed_s;
+  }
+  Json j = Json::object();
+  for (const PhaseTime& p : phases) {
+    Json phase;
+    phase["serialized"] = num(p.serialized_s);
+    phase["exposed"] = num(p.exposed_s);
+    j[p.phase] = std::move(phase);
+  }
+  return j;
+}
+
+// The report object. Without matrices, "comm_bytes" holds null as a placeholder that keeps the
+// key order; write_json streams the matrices into that place.
+Json report_json(const Report& r, bool with_matrices) {
+  Json j;
+  j["scenario"] = r.scenario;
+  j["scenario_source"] = r.scenario_source;
+  j["planner"] = r.planner;
+  if (!r.sweep_point.empty()) j["sweep_point"] = r.sweep_point;
+  j["mode"] = r.mode;
+  j["preset"] = r.preset;
+  j["num_gpus"] = r.num_gpus;
+  j["num_nodes"] = r.num_nodes;
+  j["num_tables"] = r.num_tables;
+  j["iterations"] = r.iterations;
+  j["warmup"] = r.warmup;
+  j["global_batch"] = r.global_batch;
+  j["seed"] = r.seed;
+  j["fits_in_memory"] = r.fits_in_memory;
+  j["fit_error"] = r.fits_in_memory ? Json() : Json(r.fit_error);
+
+  if (report_has_timing(r)) {
+    Json t;
+    t["mean"] = num(r.iteration_time.mean_s);
+    t["p50"] = num(r.iteration_time.p50_s);
+    t["p99"] = num(r.iteration_time.p99_s);
+    t["min"] = num(r.iteration_time.min_s);
+    t["max"] = num(r.iteration_time.max_s);
+    j["iteration_time_s"] = std::move(t);
+    Json times = Json::array();
+    for (double t : r.iteration_times_s) times.push_back(num(t));
+    j["iteration_times_s"] = std::move(times);
+  } else {
+    j["iteration_time_s"] = nullptr;
+    j["iteration_times_s"] = nullptr;
+  }
+  j["qps"] = timed(r, r.qps);
+  j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
+  j["degree_of_balance"] = planned(r, r.degree_of_balance);
+  j["breakdown_s"] = breakdown_to_json(r);
+  j["planning_time_s"] = num(r.planning_time_s);
+
+  Json mem;
+  mem["max"] = num(r.memory_max_bytes);
+  mem["mean"] = planned(r, r.memory_mean_bytes);
+  mem["capacity"] = num(r.memory_capacity_bytes);
+  Json mem_per_gpu = Json::array();
+  for (const GpuReport& g : r.per_gpu) mem_per_gpu.push_back(num(g.memory_bytes));
+  mem["per_gpu"] = std::move(mem_per_gpu);
+  j["memory_bytes"] = std::move(mem);
+  j["worst_memory_gpu"] = r.worst_memory_gpu;
+
+  // OPER §6.4 / DESIGN.md §6: memory, lookup workload and communication balance.
+  Json balance;
+  balance["memory_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_memory_bytes));
+  balance["lookups"] = spread_to_json(spread_of(r.per_gpu, gpu_lookups));
+  balance["comm_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_comm_bytes));
+  j["balance"] = std::move(balance);
+
+  Json per_gpu = Json::array();
+  for (const GpuReport& g : r.per_gpu) per_gpu.push_back(gpu_to_json(r, g));
+  j["per_gpu"] = std::move(per_gpu);
+
+  if (with_matrices) {
+    Json comm;
+    comm["fwd"] = matrix_to_json(r.comm_fwd);
+    comm["bwd"] = matrix_to_json(r.comm_bwd);
+    j["comm_bytes"] = std::move(comm);
+  } else {
+    j["comm_bytes"] = nullptr;
+  }
+
+  // The version that produced the numbers; a report built without one gets this binary's.
+  j["shardsim_version"] =
+      r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version;
+  return j;
+}
+
+// Pretty printing that stays small for thousands of GPUs: objects and arrays of containers one
+// element per line (indent 2), arrays of plain values on one line; the GPU x GPU matrices are
+// streamed from the Report row by row rather than built as JSON values.
+std::string spaces(int n) {
+  return std::string(static_cast<std::size_t>(n), ' ');
+}
+
+bool is_flat_array(const Json& v) {
+  if (!v.is_array()) return false;
+  for (const Json& e : v) {
+    if (e.is_structured()) return false;
+  }
+  return true;
+}
+
+void print_value(std::ostream& out, const Json& v, int indent) {
+  if (!v.is_structured() || v.empty()) {
+    out << v.dump();
+    return;
+  }
+  if (is_flat_array(v)) {
+    out << '[';
+    bool first = true;
+    for (const Json& e : v) {
+      out << (first ? "" : ", ") << e.dump();
+      first = false;
+    }
+    out << ']';
+    return;
+  }
+  const bool object = v.is_object();
+  out << (object ? '{' : '[');
+  bool first = true;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    out << (first ? "\n" : ",\n") << spaces(indent + 2);
+    if (object) out << Json(it.key()).dump() << ": ";
+    print_value(out, it.value(), indent + 2);
+    first = false;
+  }
+  out << '\n' << spaces(indent) << (object ? '}' : ']');
+}
+
+void print_matrix(std::ostream& out, const ByteMatrix& m, int indent) {
+  if (m.size() == 0) {
+    out << "[]";
+    return;
+  }
+  out << '[';
+  fmt::memory_buffer row;
+  for (int i = 0; i < m.size(); ++i) {
+    row.clear();
+    row.append(std::string_view(i == 0 ? "\n" : ",\n"));
+    row.append(spaces(indent + 2));
+    row.push_back('[');
+    for (int j = 0; j < m.size(); ++j) {
+      if (j > 0) row.append(std::string_view(", "));
+      append_json_number(row, m.at(i, j));
+    }
+    row.push_back(']');
+    out.write(row.data(), static_cast<std::streamsize>(row.size()));
+  }
+  out << '\n' << spaces(indent) << ']';
+}
+
+void print_report(std::ostream& out, const Report& r, const Json& extra, int indent) {
+  Json j = report_json(r, false);
+  for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
+  out << '{';
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    out << (first ? "\n" : ",\n") << spaces(indent + 2) << Json(it.key()).dump() << ": ";
+    first = false;
+    if (it.key() == "comm_bytes") {
+      const int inner = indent + 2;
+      out << "{\n" << spaces(inner + 2) << "\"fwd\": ";
+      print_matrix(out, r.comm_fwd, inner + 2);
+      out << ",\n" << spaces(inner + 2) << "\"bwd\": ";
+      print_matrix(out, r.comm_bwd, inner + 2);
+      out << '\n' << spaces(inner) << '}';
+    } else {
+      print_value(out, it.value(), indent + 2);
+    }
+  }
+  out << '\n' << spaces(indent) << '}';
+}
+
+}  // namespace
+
+nlohmann::ordered_json report_to_json(const Report& r) {
+  return report_json(r, true);
+}
+
+nlohmann::ordered_json reports_to_json(std::span<const Report> reports) {
+  if (reports.size() == 1) return report_to_json(reports.front());
+  Json list = Json::array();
+  for (const Report& r : reports) list.push_back(report_to_json(r));
+  Json j;
+  j["reports"] = std::move(list);
+  return j;
+}
+
+void write_json(std::ostream& out, std::span<const Report> reports) {
+  write_json(out, reports, {});
+}
+
+void write_json(std::ostream& out, std::span<const Report> reports,
+                std::span<const nlohmann::ordered_json> extra_fields) {
+  if (!extra_fields.empty() && extra_fields.size() != reports.size()) {
+    throw std::logic_error(fmt::format("write_json: {} extra field sets for {} reports",
+                                       extra_fields.size(), reports.size()));
+  }
+  const Json no_extra = Json::object();
+  auto extra = [&](std::size_t i) -> const Json& {
+    return extra_fields.empty() ? no_extra : extra_fields[i];
+  };
+  if (reports.size() == 1) {
+    print_report(out, reports.front(), extra(0), 0);
+  } else if (reports.empty()) {
+    out << "{\n  \"reports\": []\n}";
+  } else {
+    out << "{\n  \"reports\": [";
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      out << (i == 0 ? "\n" : ",\n") << spaces(4);
+      print_report(out, reports[i], extra(i), 4);
+    }
+    out << "\n  ]\n}";
+  }
+  out << '\n';
+}
+
+}  // namespace shardsim

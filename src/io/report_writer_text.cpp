@@ -1,0 +1,254 @@
+// The text report, for a person at a terminal. Layout and rounding rules: docs/report.md.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <ostream>
+
+#include "shardsim/core/units.hpp"
+#include "shardsim/io/report_balance.hpp"
+#include "shardsim/io/report_fields.hpp"
+#include "shardsim/io/report_format.hpp"
+#include "shardsim/io/report_writer.hpp"
+
+namespace shardsim {
+
+namespace {
+
+namespace rf = report_format;
+using Align = rf::TextTable::Align;
+
+// Reports with more GPUs than this show the first kHeadGpus rows, a "..." row, the last
+// kTailGpus rows, then min and max rows over all GPUs.
+constexpr std::size_t kMaxGpuRows = 16;
+constexpr std::size_t kHeadGpus = 8;
+constexpr std::size_t kTailGpus = 4;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string ms(double seconds) {
+  return rf::fixed(seconds / units::ms, 3);
+}
+std::string gb(double bytes) {
+  return rf::fixed(bytes / units::GB, 2);
+}
+std::string percent_of(double bytes, double capacity_bytes) {
+  if (!(capacity_bytes > 0)) return std::string(rf::kNotAvailable);
+  return rf::fixed(100.0 * bytes / capacity_bytes, 1);
+}
+// "40.00 GB (50.0%)"; without a known capacity just "40.00 GB".
+std::string gb_and_percent(double bytes, double capacity_bytes) {
+  if (!(capacity_bytes > 0)) return gb(bytes) + " GB";
+  return fmt::format("{} GB ({}%)", gb(bytes), percent_of(bytes, capacity_bytes));
+}
+std::string ratio(double value) {
+  return rf::fixed(value, 3);
+}
+std::string na() {
+  return std::string(rf::kNotAvailable);
+}
+
+// One column of the per-GPU table: how to read its value and how to print it.
+struct GpuColumn {
+  const char* header;
+  Align align;
+  bool timed;  // "n/a" when the plan did not fit (never simulated)
+  double (*value)(const GpuReport&);
+  std::string (*format)(double);
+};
+
+double memory_percent(const GpuReport& g) {
+  return g.memory_capacity_bytes > 0 ? 100.0 * g.memory_bytes / g.memory_capacity_bytes : kNaN;
+}
+
+const GpuColumn kGpuColumns[] = {
+    {"GPU", Align::right, false, [](const GpuReport& g) { return double(g.gpu); },
+     [](double v) { return fmt::format("{:.0f}", v); }},
+    {"node", Align::right, false, [](const GpuReport& g) { return double(g.node); },
+     [](double v) { return fmt::format("{:.0f}", v); }},
+    {"lookup ms", Align::right, true, [](const GpuReport& g) { return g.lookup_s; }, ms},
+    {"comm ms", Align::right, true, [](const GpuReport& g) { return g.comm_s; }, ms},
+    {"idle ms", Align::right, true, [](const GpuReport& g) { return g.idle_s; }, ms},
+    {"memory GB", Align::right, false, gpu_memory_bytes, gb},
+    {"memory %", Align::right, false, memory_percent, [](double v) { return rf::fixed(v, 1); }},
+    {"lookups", Align::right, false, gpu_lookups, rf::thousands},
+    {"shards", Align::right, false, [](const GpuReport& g) { return double(g.shards); },
+     rf::thousands},
+};
+
+std::vector<std::string> gpu_row(const Report& r, const GpuReport& g) {
+  std::vector<std::string> cells;
+  for (const GpuColumn& c : kGpuColumns) {
+    cells.push_back(c.timed && !report_has_timing(r) ? na() : c.format(c.value(g)));
+  }
+  return cells;
+}
+
+// "min" / "max" rows over all GPUs: each cell is the extreme of its column and the GPU that
+// holds it ("1.234 @g17"), since different columns peak on different GPUs.
+std::vector<std::string> extreme_row(const Report& r, bool want_max) {
+  std::vector<std::string> cells{want_max ? "max" : "min", ""};
+  for (std::size_t k = 2; k < std::size(kGpuColumns); ++k) {
+    const GpuColumn& c = kGpuColumns[k];
+    if (c.timed && !report_has_timing(r)) {
+      cells.push_back(na());
+      continue;
+    }
+    const Spread s = spread_of(r.per_gpu, c.value);
+    const double v = want_max ? s.max : s.min;
+    const int gpu = want_max ? s.max_gpu : s.min_gpu;
+    cells.push_back(fmt::format("{} @g{}", c.format(v), gpu));
+  }
+  return cells;
+}
+
+void write_gpu_table(std::ostream& out, const Report& r) {
+  if (!report_has_plan(r)) {
+    out << "  no per-GPU figures: there is no plan (the planner could not place the tables)\n";
+    return;
+  }
+  std::vector<rf::TextTable::Column> columns;
+  for (const GpuColumn& c : kGpuColumns) columns.push_back({c.header, c.align});
+  rf::TextTable table(std::move(columns));
+  const std::size_t n = r.per_gpu.size();
+  if (n <= kMaxGpuRows) {
+    for (const GpuReport& g : r.per_gpu) table.add_row(gpu_row(r, g));
+  } else {
+    for (std::size_t i = 0; i < kHeadGpus; ++i) table.add_row(gpu_row(r, r.per_gpu[i]));
+    table.add_row({"..."});
+    for (std::size_t i = n - kTailGpus; i < n; ++i) table.add_row(gpu_row(r, r.per_gpu[i]));
+    table.add_row(extreme_row(r, false));
+    table.add_row(extreme_row(r, true));
+  }
+  table.write(out, 2);
+}
+
+std::string header_line(const Report& r, std::size_t index, std::size_t count) {
+  std::string line = count > 1 ? fmt::format("[#{}] ", index) : std::string();
+  line += fmt::format("scenario {} | planner {} | preset {} | {} GPUs on {} node{} | {}",
+                      r.scenario, r.planner, r.preset, r.num_gpus, r.num_nodes,
+                      r.num_nodes == 1 ? "" : "s", r.mode);
+  if (!r.sweep_point.empty()) line += " | sweep " + r.sweep_point;
+  return line;
+}
+
+// The capacity of the GPU whose memory peaks (its GpuReport when present, else the report's).
+double worst_gpu_capacity_bytes(const Report& r) {
+  for (const GpuReport& g : r.per_gpu) {
+    if (g.gpu == r.worst_memory_gpu) return g.memory_capacity_bytes;
+  }
+  return r.memory_capacity_bytes;
+}
+
+std::string fits_text(const Report& r) {
+  if (r.fits_in_memory) return "yes";
+  return fmt::format("NO: needs {} GB on GPU {} (capacity {} GB)", gb(r.memory_max_bytes),
+                     r.worst_memory_gpu, gb(worst_gpu_capacity_bytes(r)));
+}
+
+void write_summary(std::ostream& out, const Report& r) {
+  auto line = [&](std::string_view label, const std::string& value) {
+    out << fmt::format("  {:<16} {}\n", label, value);
+  };
+  if (report_has_timing(r)) {
+    line("iteration time",
+         fmt::format("mean {} ms, p50 {} ms, p99 {} ms ({} iterations after {} warm-up)",
+                     ms(r.iteration_time.mean_s), ms(r.iteration_time.p50_s),
+                     ms(r.iteration_time.p99_s), r.iterations, r.warmup));
+    line("QPS", rf::thousands(r.qps));
+    line("imbalance ratio", ratio(r.imbalance_ratio) + " (max/mean lookup time)");
+    line("DoB", ratio(r.degree_of_balance) + " (min/max communication cost)");
+  } else {
+    line("iteration time", "n/a (the plan does not fit in memory; not simulated)");
+    line("QPS", na());
+    line("imbalance ratio", na());
+    line("DoB",
+         report_has_plan(r) ? ratio(r.degree_of_balance) + " (min/max communication cost)" : na());
+  }
+  const std::string mean_memory =
+      report_has_plan(r) ? gb_and_percent(r.memory_mean_bytes, r.memory_capacity_bytes) : na();
+  line("memory", fmt::format("peak {} on GPU {}, mean {}, capacity {} GB",
+                             gb_and_percent(r.memory_max_bytes, r.memory_capacity_bytes),
+                             r.worst_memory_gpu, mean_memory, gb(r.memory_capacity_bytes)));
+  line("balance", fmt::format("max/mean memory {}, lookups {}, comm bytes {}",
+                              ratio(spread_of(r.per_gpu, gpu_memory_bytes).max_over_mean()),
+                              ratio(spread_of(r.per_gpu, gpu_lookups).max_over_mean()),
+                              ratio(spread_of(r.per_gpu, gpu_comm_bytes).max_over_mean())));
+  line("fits", fits_text(r));
+  if (!r.fits_in_memory && !r.fit_error.empty()) line("fit error", r.fit_error);
+  line("planning time", rf::duration(r.planning_time_s));
+}
+
+void write_breakdown(std::ostream& out, const Report& r) {
+  if (!report_has_timing(r)) {
+    out << "  breakdown per iteration: n/a (not simulated)\n";
+    return;
+  }
+  out << "  breakdown per iteration (critical GPU):\n";
+  rf::TextTable table(
+      {{"phase", Align::left}, {"serialized ms", Align::right}, {"exposed ms", Align::right}});
+  for (const PhaseTime& p : r.breakdown) {
+    table.add_row({p.phase, ms(p.serialized_s), ms(p.exposed_s)});
+  }
+  table.write(out, 4);
+}
+
+// The index of the fitting report with the lowest mean iteration time (the first on a tie).
+std::optional<std::size_t> best_report(std::span<const Report> reports) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& r = reports[i];
+    if (!report_has_timing(r) || !std::isfinite(r.iteration_time.mean_s)) continue;
+    if (!best || r.iteration_time.mean_s < reports[*best].iteration_time.mean_s) best = i;
+  }
+  return best;
+}
+
+void write_comparison(std::ostream& out, std::span<const Report> reports) {
+  out << "comparison:\n";
+  rf::TextTable table({{"#", Align::right},
+                       {"planner", Align::left},
+                       {"sweep point", Align::left},
+                       {"iteration ms", Align::right},
+                       {"QPS", Align::right},
+                       {"imbalance", Align::right},
+                       {"DoB", Align::right},
+                       {"peak memory GB", Align::right},
+                       {"fits", Align::left},
+                       {"", Align::left}});
+  const std::optional<std::size_t> best = best_report(reports);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& r = reports[i];
+    const bool t = report_has_timing(r);
+    table.add_row({std::to_string(i), r.planner, r.sweep_point.empty() ? "-" : r.sweep_point,
+                   t ? ms(r.iteration_time.mean_s) : na(), t ? rf::thousands(r.qps) : na(),
+                   t ? ratio(r.imbalance_ratio) : na(),
+                   report_has_plan(r) ? ratio(r.degree_of_balance) : na(), gb(r.memory_max_bytes),
+                   t ? "yes" : "NO", best == i ? "<- best" : ""});
+  }
+  table.write(out, 2);
+}
+
+}  // namespace
+
+void write_text(std::ostream& out, std::span<const Report> reports) {
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& r = reports[i];
+    if (i > 0) out << '\n';
+    out << header_line(r, i, reports.size()) << "\n\n";
+    write_gpu_table(out, r);
+    out << '\n';
+    write_summary(out, r);
+    if (!report_has_timing(r) || !r.breakdown.empty()) {
+      out << '\n';
+      write_breakdown(out, r);
+    }
+  }
+  if (reports.size() > 1) {
+    out << '\n';
+    write_comparison(out, reports);
+  }
+}
+
+}  // namespace shardsim

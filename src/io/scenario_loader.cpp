@@ -1,0 +1,233 @@
+// Scenario YAML -> Scenario (DESIGN.md §3). The reference of every key is docs/scenario.md.
+#include "shardsim/io/scenario_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+
+#include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/io/model_loader.hpp"
+#include "shardsim/io/sweep.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// yaml-cpp keeps both entries of a key written twice in one mapping and lookups see only the
+// first, so the second would be silently ignored: reject it anywhere in the document.
+void reject_duplicate_keys(const YamlValue& v) {
+  if (v.is_map()) {
+    const YAML::Node& n = v.node();
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
+      for (auto jt = n.begin(); jt != it; ++jt) {
+        if (jt->first.IsScalar() && jt->first.Scalar() == key) {
+          const std::string path = v.path().empty() ? key : v.path() + "." + key;
+          const YamlValue first(jt->first, v.file(), path);
+          throw YamlValue(it->first, v.file(), path)
+              .error("this key is written twice in the same mapping",
+                     fmt::format("remove one of them (the first is at {})",
+                                 first.location().to_string()));
+        }
+      }
+      const std::string path = v.path().empty() ? key : v.path() + "." + key;
+      reject_duplicate_keys(YamlValue(it->second, v.file(), path));
+    }
+  } else if (v.is_sequence()) {
+    for (const auto& e : v.elements()) reject_duplicate_keys(e);
+  }
+}
+
+int read_int(const YamlValue& v, bool positive) {
+  const std::uint64_t x = positive ? v.as_positive_int() : v.as_nonnegative_int();
+  if (x > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    throw v.error(fmt::format("{} is too large (at most {})", x, std::numeric_limits<int>::max()));
+  }
+  return static_cast<int>(x);
+}
+
+// A path in a scenario is relative to the scenario file's folder.
+std::string resolve_relative(const std::string& path, const std::string& scenario_file) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute()) return path;
+  const std::filesystem::path dir = std::filesystem::path(scenario_file).parent_path();
+  return (dir / p).lexically_normal().string();
+}
+
+ClusterSpec load_cluster(const YamlValue& c) {
+  c.expect_map();
+  c.expect_keys({"preset", "preset_file", "nodes", "overrides"});
+  ClusterSpec spec;
+  const auto preset = c.find("preset");
+  const auto preset_file = c.find("preset_file");
+  if (preset && preset_file) {
+    throw preset_file->error("give either cluster.preset or cluster.preset_file, not both",
+                             "remove one of them");
+  }
+  if (preset) {
+    spec.preset = builtin_preset(preset->as_string(), preset->location(), preset->path());
+  } else if (preset_file) {
+    const std::string path = resolve_relative(preset_file->as_string(), c.file());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      throw preset_file->error(fmt::format("no preset file at '{}'", path),
+                               "the path is relative to the scenario file's folder");
+    }
+    spec.preset = parse_hardware_preset(YamlValue(load_yaml_file(path), path, ""));
+    if (spec.preset.source_file.empty()) spec.preset.source_file = path;
+  } else {
+    std::string names;
+    for (const auto& n : builtin_preset_names()) names += (names.empty() ? "" : ", ") + n;
+    throw InputError(c.location(), c.path().empty() ? "preset" : c.path() + ".preset",
+                     "missing required key: the cluster needs a hardware preset",
+                     fmt::format("add 'preset: NAME' (built-in: {}) or 'preset_file: PATH'",
+                                 names.empty() ? "none compiled in" : names));
+  }
+  if (auto ov = c.find("overrides"); ov && !ov->is_null()) {
+    ov->expect_map();
+    spec.preset = apply_preset_overrides(std::move(spec.preset), *ov);
+  }
+  if (auto nodes = c.find("nodes")) {
+    spec.nodes = read_int(*nodes, true);
+    const auto gpus = static_cast<std::int64_t>(spec.nodes) * spec.preset.gpus_per_node;
+    if (gpus > std::numeric_limits<int>::max()) {
+      throw nodes->error(fmt::format("{} nodes of {} GPUs is too many GPUs", spec.nodes,
+                                     spec.preset.gpus_per_node));
+    }
+  }
+  return spec;
+}
+
+Workload load_workload(const YamlValue& w) {
+  w.expect_map();
+  w.expect_keys({"mode", "batch_per_gpu", "iterations", "warmup", "seed", "trace"});
+  Workload wl;
+  if (auto m = w.find("mode")) {
+    wl.mode =
+        m->as_choice({"training", "inference"}) == "inference" ? Mode::inference : Mode::training;
+  }
+  const YamlValue batch = w.get("batch_per_gpu");
+  const std::uint64_t b = batch.as_positive_int();
+  if (b > std::numeric_limits<std::uint32_t>::max()) {
+    throw batch.error(fmt::format("batch size {} is too large", b), "check for extra zeros");
+  }
+  wl.batch_per_gpu = static_cast<std::uint32_t>(b);
+  if (auto it = w.find("iterations")) wl.iterations = read_int(*it, true);
+  if (auto wu = w.find("warmup")) wl.warmup = read_int(*wu, false);
+  if (auto s = w.find("seed")) wl.seed = s->as_nonnegative_int();
+  if (auto t = w.find("trace"); t && !t->is_null()) {
+    t->expect_map();
+    t->expect_keys({"layout", "mode"});
+    if (auto l = t->find("layout")) {
+      wl.trace.layout = l->as_choice({"clustered", "scattered"}) == "clustered"
+                            ? HotRowLayout::clustered
+                            : HotRowLayout::scattered;
+    }
+    if (auto m = t->find("mode")) {
+      wl.trace.mode = m->as_choice({"expected", "sampled"}) == "sampled" ? TraceMode::sampled
+                                                                         : TraceMode::expected;
+    }
+  }
+  return wl;
+}
+
+PlacementSpec load_placement(const YamlValue& p) {
+  p.expect_map();
+  p.expect_keys({"planner", "options"});
+  PlacementSpec spec;
+  const YamlValue planner = p.get("planner");
+  std::vector<YamlValue> names;
+  if (planner.is_sequence()) {
+    if (planner.size() == 0) {
+      throw planner.error("the list of planners is empty",
+                          "name at least one planner, e.g. [table_wise, row_wise]");
+    }
+    names = planner.elements();
+  } else {
+    names.push_back(planner);
+  }
+  for (const YamlValue& n : names) {
+    const std::string name = n.as_string();
+    find_planner(name, n.location(), n.path());  // unknown: InputError with "did you mean"
+    for (std::size_t i = 0; i < spec.planners.size(); ++i) {
+      if (spec.planners[i] == name) {
+        throw n.error(fmt::format("planner '{}' is listed twice", name),
+                      "each planner is run once; remove the repeat");
+      }
+    }
+    spec.planners.push_back(name);
+  }
+  if (auto o = p.find("options"); o && !o->is_null()) {
+    o->expect_map();
+    spec.options = o->node();
+  }
+  spec.options_file = p.file();
+  spec.options_path = p.path().empty() ? "options" : p.path() + ".options";
+  return spec;
+}
+
+}  // namespace
+
+Scenario load_scenario(const YAML::Node& root, const std::string& file) {
+  const YamlValue doc(root, file, "");
+  if (doc.is_null()) {
+    throw InputError(SourceLocation{file, 0, 0}, "", "the scenario is empty",
+                     "start from scenarios/example.yaml; docs/scenario.md lists every key");
+  }
+  doc.expect_map();
+  doc.expect_keys({"name", "cluster", "model", "workload", "placement", "cost", "sweep"});
+  reject_duplicate_keys(doc);
+
+  Scenario sc;
+  sc.source = file;
+  if (auto n = doc.find("name")) {
+    sc.name = n->as_string();
+    if (sc.name.empty())
+      throw n->error("the scenario name is empty", "omit name: to use the file name");
+  } else {
+    sc.name = std::filesystem::path(file).stem().string();
+    if (sc.name.empty()) sc.name = "scenario";
+  }
+  sc.cluster = load_cluster(doc.get("cluster"));
+  sc.workload = load_workload(doc.get("workload"));
+  sc.model = load_model(doc.get("model"), sc.workload.seed);
+  sc.placement = load_placement(doc.get("placement"));
+  sc.cost = default_cost_params();
+  if (auto c = doc.find("cost"); c && !c->is_null()) {
+    c->expect_map();
+    sc.cost = apply_cost_overrides(sc.cost, *c);
+  }
+  if (auto s = doc.find("sweep")) sc.sweep = parse_sweep_axes(*s);
+  return sc;
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides) {
+  YAML::Node doc = load_yaml_file(path);
+  apply_overrides(doc, overrides);
+  return load_scenario(doc, path);
+}
+
+Scenario load_scenario_text(std::string_view text, const std::string& file,
+                            const std::vector<Override>& overrides) {
+  YAML::Node doc = parse_yaml(text, file);
+  apply_overrides(doc, overrides);
+  return load_scenario(doc, file);
+}
+
+std::string_view default_scenario_text() {
+  const auto text = find_embedded_config("scenarios/default.yaml");
+  if (!text) {
+    // A build problem, not bad input: cmake/EmbedConfigs.cmake always embeds it.
+    throw std::logic_error("scenarios/default.yaml was not compiled into this binary");
+  }
+  return *text;
+}
+
+Scenario load_default_scenario(const std::vector<Override>& overrides) {
+  return load_scenario_text(default_scenario_text(), std::string(kBuiltinDefaultSource), overrides);
+}
+
+}  // namespace shardsim

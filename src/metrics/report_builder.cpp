@@ -1,0 +1,260 @@
+#include "shardsim/metrics/report_builder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+
+namespace shardsim {
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+std::vector<double> iteration_times_s(const SimulationResult& result, int num_gpus) {
+  (void)num_gpus;
+  std::vector<double> finish;  // latest end of any task of each iteration
+  for (const IterationTasks& it : result.iterations) {
+    double end = 0;
+    for (int id = it.first_task; id < it.end_task; ++id) {
+      end = std::max(end, result.timeline.spans[id].end_s);
+    }
+    finish.push_back(end);
+  }
+  std::vector<double> times;
+  for (std::size_t i = static_cast<std::size_t>(result.warmup); i < finish.size(); ++i) {
+    times.push_back(finish[i] - (i == 0 ? 0.0 : finish[i - 1]));
+  }
+  return times;
+}
+
+namespace {
+
+struct Interval {
+  double begin, end;
+};
+
+// Total length of the union of intervals.
+double union_length(std::vector<Interval> iv) {
+  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) {
+    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+  });
+  double total = 0, cur_b = 0, cur_e = -1;
+  bool open = false;
+  for (const Interval& x : iv) {
+    if (x.end <= x.begin) continue;
+    if (!open || x.begin > cur_e) {
+      if (open) total += cur_e - cur_b;
+      cur_b = x.begin;
+      cur_e = x.end;
+      open = true;
+    } else {
+      cur_e = std::max(cur_e, x.end);
+    }
+  }
+  if (open) total += cur_e - cur_b;
+  return total;
+}
+
+// Length of `x` not covered by any interval of `others`.
+double exposed_length(const Interval& x, const std::vector<Interval>& others) {
+  std::vector<Interval> clipped;
+  for (const Interval& o : others) {
+    const double b = std::max(o.begin, x.begin), e = std::min(o.end, x.end);
+    if (e > b) clipped.push_back({b, e});
+  }
+  return (x.end - x.begin) - union_length(std::move(clipped));
+}
+
+// The fields that do not depend on a plan.
+void fill_header(Report& r, const ReportHeader& header, const std::string& planner,
+                 const Cluster& cluster, const DlrmModel& model, const Workload& workload) {
+  const int n = cluster.num_gpus();
+  r.scenario = header.scenario;
+  r.scenario_source = header.scenario_source;
+  r.sweep_point = header.sweep_point;
+  r.planner = planner;
+  r.mode = to_string(workload.mode);
+  r.preset = cluster.preset().name;
+  r.num_gpus = n;
+  r.num_nodes = cluster.num_nodes();
+  r.num_tables = static_cast<int>(model.tables.size());
+  r.iterations = workload.iterations;
+  r.warmup = workload.warmup;
+  r.seed = workload.seed;
+  r.global_batch = static_cast<std::uint64_t>(n) * workload.batch_per_gpu;
+  r.shardsim_version = SHARDSIM_VERSION;
+  r.memory_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
+}
+
+void fill_common(Report& r, const ReportHeader& header, const SimulationInputs& in,
+                 const std::vector<GpuMemory>& memory) {
+  const Cluster& cluster = in.cluster;
+  const int n = cluster.num_gpus();
+  fill_header(r, header, in.plan.planner, cluster, in.model, in.workload);
+  r.planning_time_s = in.plan.planning_time_s;
+  r.per_gpu.resize(n);
+  double max_mem = -1, sum_mem = 0;
+  for (int g = 0; g < n; ++g) {
+    GpuReport& gr = r.per_gpu[g];
+    const GpuMemory& m = memory[g];
+    gr.gpu = g;
+    gr.node = cluster.node_of(g);
+    gr.memory_bytes = m.total_bytes();
+    gr.memory_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
+    gr.weights_bytes = m.weights_bytes;
+    gr.optimizer_bytes = m.optimizer_bytes;
+    gr.activation_bytes = m.activation_bytes + m.dense_bytes;
+    gr.reserved_bytes = m.reserved_bytes;
+    sum_mem += gr.memory_bytes;
+    if (gr.memory_bytes > max_mem) {
+      max_mem = gr.memory_bytes;
+      r.worst_memory_gpu = g;
+    }
+  }
+  for (const Shard& sh : in.plan.shards) ++r.per_gpu.at(sh.gpu).shards;
+  r.memory_max_bytes = max_mem;
+  r.memory_mean_bytes = sum_mem / n;
+  r.fits_in_memory = max_mem <= cluster.gpu().hbm_capacity_bytes;
+}
+
+void fill_comm(Report& r, const Cluster& cluster, const ByteMatrix& fwd, const ByteMatrix& bwd) {
+  const int n = cluster.num_gpus();
+  r.comm_fwd = fwd;
+  r.comm_bwd = bwd;
+  // Degree of balance (OPER Table 3): min / max over GPUs of the communication cost, where a
+  // GPU's cost is the time its embedding traffic (sent + received, forward + backward) would
+  // take on each pair's route bandwidth. No traffic at all is perfectly balanced (1).
+  std::vector<double> cost(n, 0.0);
+  for (int i = 0; i < n; ++i) {
+    r.per_gpu[i].comm_sent_bytes = fwd.sent_by(i) + bwd.sent_by(i);
+    r.per_gpu[i].comm_received_bytes = fwd.received_by(i) + bwd.received_by(i);
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const double bytes = fwd.at(i, j) + fwd.at(j, i) + bwd.at(i, j) + bwd.at(j, i);
+      if (bytes > 0) cost[i] += bytes / cluster.route(i, j).bottleneck_Bps;
+    }
+  }
+  const double mx = *std::max_element(cost.begin(), cost.end());
+  const double mn = *std::min_element(cost.begin(), cost.end());
+  r.degree_of_balance = mx > 0 ? mn / mx : 1.0;
+}
+
+}  // namespace
+
+Report build_report(const ReportHeader& header, const SimulationInputs& in,
+                    const SimulationResult& result, const std::vector<GpuMemory>& memory) {
+  Report r;
+  fill_common(r, header, in, memory);
+  fill_comm(r, in.cluster, result.comm_fwd, result.comm_bwd);
+  const int n = in.cluster.num_gpus();
+  const auto& tasks = result.graph.tasks;
+  const auto& spans = result.timeline.spans;
+
+  r.iteration_times_s = iteration_times_s(result, n);
+  const auto& times = r.iteration_times_s;
+  const double mean = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
+  r.iteration_time = TimeStats{mean, percentile(times, 0.5), percentile(times, 0.99),
+                               *std::min_element(times.begin(), times.end()),
+                               *std::max_element(times.begin(), times.end())};
+  r.qps = mean > 0 ? static_cast<double>(r.global_batch) / mean : 0;
+
+  // Per-GPU busy times, idle time and per-phase serialized/exposed time, over measured
+  // iterations.
+  const int measured = static_cast<int>(times.size());
+  std::vector<std::array<double, kNumPhases>> serialized(n), exposed(n);
+  for (int g = 0; g < n; ++g) {
+    serialized[g].fill(0);
+    exposed[g].fill(0);
+  }
+  std::vector<std::vector<int>> tasks_of_gpu(n);
+  for (int k = 0; k < measured; ++k) {
+    const IterationTasks& it = result.iterations[result.warmup + k];
+    for (auto& v : tasks_of_gpu) v.clear();
+    for (int id = it.first_task; id < it.end_task; ++id) tasks_of_gpu[tasks[id].gpu].push_back(id);
+    for (int g = 0; g < n; ++g) {
+      GpuReport& gr = r.per_gpu[g];
+      gr.lookup_s += it.lookup_s_by_gpu[g];
+      gr.lookups += it.lookups_by_gpu[g];
+      std::vector<Interval> busy;
+      for (int id : tasks_of_gpu[g]) {
+        const Task& t = tasks[id];
+        const Interval iv{spans[id].start_s, spans[id].end_s};
+        busy.push_back(iv);
+        (is_comm(t.stream) ? gr.comm_s : gr.compute_s) += iv.end - iv.begin;
+      }
+      gr.idle_s += std::max(0.0, times[k] - union_length(busy));
+      for (std::size_t a = 0; a < tasks_of_gpu[g].size(); ++a) {
+        const int id = tasks_of_gpu[g][a];
+        std::vector<Interval> others;
+        for (std::size_t b = 0; b < busy.size(); ++b) {
+          if (b != a) others.push_back(busy[b]);
+        }
+        const auto p = static_cast<std::size_t>(tasks[id].phase);
+        serialized[g][p] += busy[a].end - busy[a].begin;
+        exposed[g][p] += exposed_length(busy[a], others);
+      }
+    }
+  }
+  double lookup_sum = 0, lookup_max = 0;
+  int critical = 0;
+  double critical_busy = -1;
+  for (int g = 0; g < n; ++g) {
+    GpuReport& gr = r.per_gpu[g];
+    gr.lookup_s /= measured;
+    gr.lookups /= measured;
+    gr.comm_s /= measured;
+    gr.compute_s /= measured;
+    gr.idle_s /= measured;
+    lookup_sum += gr.lookup_s;
+    lookup_max = std::max(lookup_max, gr.lookup_s);
+    const double busy = gr.comm_s + gr.compute_s;
+    if (busy > critical_busy) {
+      critical_busy = busy;
+      critical = g;
+    }
+  }
+  // Imbalance ratio (2D paper §4.2): max over GPUs of embedding lookup time / mean.
+  const double lookup_mean = lookup_sum / n;
+  r.imbalance_ratio = lookup_mean > 0 ? lookup_max / lookup_mean : 1.0;
+
+  // Breakdown on the critical GPU (the one with the most busy time).
+  for (int p = 0; p < kNumPhases; ++p) {
+    if (serialized[critical][p] <= 0) continue;
+    r.breakdown.push_back(PhaseTime{to_string(static_cast<Phase>(p)),
+                                    serialized[critical][p] / measured,
+                                    exposed[critical][p] / measured});
+  }
+  return r;
+}
+
+Report build_unfit_report(const ReportHeader& header, const SimulationInputs& in,
+                          const std::vector<GpuMemory>& memory, const DoesNotFitError& error) {
+  Report r;
+  fill_common(r, header, in, memory);
+  const IterationBuilder builder(in);
+  fill_comm(r, in.cluster, builder.comm_fwd(), builder.comm_bwd());
+  r.fits_in_memory = false;
+  r.fit_error = error.what();
+  return r;
+}
+
+Report build_unplaced_report(const ReportHeader& header, const std::string& planner,
+                             const Cluster& cluster, const DlrmModel& model,
+                             const Workload& workload, const DoesNotFitError& error) {
+  Report r;
+  fill_header(r, header, planner, cluster, model, workload);
+  r.fits_in_memory = false;
+  r.fit_error = error.what();
+  r.worst_memory_gpu = error.gpu();
+  r.memory_max_bytes = error.needed_bytes();
+  return r;
+}
+
+}  // namespace shardsim

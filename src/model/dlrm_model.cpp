@@ -1,0 +1,72 @@
+#include "shardsim/model/dlrm_model.hpp"
+
+namespace shardsim {
+
+std::string to_string(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::rowwise_adagrad:
+      return "rowwise_adagrad";
+    case OptimizerKind::adagrad:
+      return "adagrad";
+    case OptimizerKind::sgd:
+      return "sgd";
+  }
+  return "?";
+}
+
+double optimizer_state_bytes_per_row(OptimizerKind k, std::uint32_t dim) {
+  switch (k) {
+    // Row-wise sparse AdaGrad keeps one fp32 moment per row, "a 1D tensor with H elements
+    // instead of H x D" (Neo §5.1).
+    case OptimizerKind::rowwise_adagrad:
+      return 4.0;
+    // Element-wise AdaGrad: one fp32 moment per element.
+    case OptimizerKind::adagrad:
+      return 4.0 * dim;
+    case OptimizerKind::sgd:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+namespace {
+// Width of the dense vector that enters the interaction: the bottom MLP's output, or the dense
+// features themselves when there is no bottom MLP.
+std::uint64_t dense_output_width(const DlrmModel& m) {
+  return m.bottom_mlp.empty() ? m.dense_features : m.bottom_mlp.back();
+}
+
+// Weights + biases of a stack of dense layers: Σ (in·out + out).
+std::uint64_t stack_parameters(std::uint64_t input_width,
+                               const std::vector<std::uint32_t>& layers) {
+  std::uint64_t count = 0;
+  std::uint64_t in = input_width;
+  for (std::uint32_t out : layers) {
+    count += in * out + out;
+    in = out;
+  }
+  return count;
+}
+}  // namespace
+
+std::uint64_t DlrmModel::interaction_output_width() const {
+  // DLRM's dot interaction (Naumov et al. 2019) over F = tables + 1 vectors (the pooled
+  // embeddings and the dense vector): F(F-1)/2 pairwise dot products, concatenated with the dense
+  // vector. Without any dense input there is no dense vector: F = tables.
+  const std::uint64_t dense = dense_output_width(*this);
+  const std::uint64_t f = tables.size() + (dense > 0 ? 1 : 0);
+  const std::uint64_t pairs = f > 0 ? f * (f - 1) / 2 : 0;
+  return pairs + dense;
+}
+
+std::uint64_t DlrmModel::mlp_parameter_count() const {
+  return stack_parameters(dense_features, bottom_mlp) +
+         stack_parameters(interaction_output_width(), top_mlp);
+}
+
+double DlrmModel::mlp_parameter_bytes() const {
+  // fp32 master weights: 4 bytes per parameter, whatever precision the MLP kernels run at.
+  return 4.0 * static_cast<double>(mlp_parameter_count());
+}
+
+}  // namespace shardsim

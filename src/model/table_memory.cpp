@@ -1,0 +1,13 @@
+#include "shardsim/model/table_memory.hpp"
+
+namespace shardsim {
+
+double table_weight_bytes(const EmbeddingTable& table, Precision precision) {
+  return static_cast<double>(table.rows) * table.dim * bytes_per_element(precision);
+}
+
+double table_optimizer_state_bytes(const EmbeddingTable& table, OptimizerKind optimizer) {
+  return static_cast<double>(table.rows) * optimizer_state_bytes_per_row(optimizer, table.dim);
+}
+
+}  // namespace shardsim

@@ -1,0 +1,124 @@
+#include "shardsim/model/validation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace shardsim {
+
+namespace {
+
+bool is_integer(double v) {
+  return std::isfinite(v) && std::floor(v) == v;
+}
+
+std::optional<SpecProblem> problem(std::string key, std::string what, std::string hint = {}) {
+  return SpecProblem{std::move(key), std::move(what), std::move(hint)};
+}
+
+// Shared by normal and lognormal: min and max are clip bounds.
+std::optional<SpecProblem> check_clip_bounds(const PoolingSpec& p) {
+  if (!std::isfinite(p.min) || p.min < 0)
+    return problem("min", fmt::format("expected a non-negative number, found {}", p.min));
+  if (!std::isfinite(p.max) || p.max < 0)
+    return problem("max", fmt::format("expected a non-negative number, found {}", p.max),
+                   "max: 0 means no upper clip");
+  if (p.max > 0 && p.min > p.max)
+    return problem("min", fmt::format("min ({}) is larger than max ({})", p.min, p.max));
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<SpecProblem> check_pooling(const PoolingSpec& p) {
+  using Kind = PoolingSpec::Kind;
+  switch (p.kind) {
+    case Kind::fixed:
+      if (!std::isfinite(p.value) || p.value < 0)
+        return problem("value",
+                       fmt::format("expected a non-negative pooling factor, found {}", p.value));
+      return std::nullopt;
+    case Kind::uniform:
+      if (!is_integer(p.min) || p.min < 0)
+        return problem("min", fmt::format("expected a non-negative integer, found {}", p.min));
+      if (!is_integer(p.max) || p.max < 0)
+        return problem("max", fmt::format("expected a non-negative integer, found {}", p.max));
+      if (p.min > p.max)
+        return problem("max", fmt::format("max ({}) is smaller than min ({})", p.max, p.min));
+      return std::nullopt;
+    case Kind::normal:
+      if (!std::isfinite(p.mean) || p.mean < 0)
+        return problem("mean", fmt::format("expected a non-negative mean, found {}", p.mean));
+      if (!std::isfinite(p.sigma) || p.sigma < 0)
+        return problem(
+            "sigma", fmt::format("expected a non-negative standard deviation, found {}", p.sigma));
+      return check_clip_bounds(p);
+    case Kind::lognormal:
+      if (!std::isfinite(p.mean) || p.mean <= 0)
+        return problem("mean", fmt::format("expected a positive mean, found {}", p.mean),
+                       "lognormal pooling takes the mean of the distribution, not of its log");
+      if (!std::isfinite(p.sigma) || p.sigma < 0)
+        return problem("sigma",
+                       fmt::format("expected a non-negative sigma of the log, found {}", p.sigma));
+      return check_clip_bounds(p);
+    case Kind::histogram: {
+      if (p.histogram.empty())
+        return problem("histogram", "expected at least one (value, weight) pair");
+      double total = 0;
+      for (std::size_t i = 0; i < p.histogram.size(); ++i) {
+        const auto& [v, w] = p.histogram[i];
+        if (!std::isfinite(v) || v < 0)
+          return problem(fmt::format("histogram[{}]", i),
+                         fmt::format("expected a non-negative pooling value, found {}", v));
+        if (!std::isfinite(w) || w < 0)
+          return problem(fmt::format("histogram[{}]", i),
+                         fmt::format("expected a non-negative weight, found {}", w));
+        total += w;
+      }
+      if (!(total > 0)) return problem("histogram", "all weights are zero");
+      return std::nullopt;
+    }
+  }
+  return problem("dist", "unknown pooling distribution");
+}
+
+std::optional<SpecProblem> check_table(const EmbeddingTable& t) {
+  if (t.rows == 0) return problem("rows", "expected at least one row, found 0");
+  if (t.dim == 0) return problem("dim", "expected a positive dimension, found 0");
+  if (!std::isfinite(t.alpha) || t.alpha < 0)
+    return problem("alpha", fmt::format("expected a finite exponent >= 0, found {}", t.alpha),
+                   "alpha 0 is uniform; typical power laws have alpha between 0.5 and 1.5");
+  if (!std::isfinite(t.q) || t.q < 0)
+    return problem("q", fmt::format("expected a finite offset >= 0, found {}", t.q),
+                   "p(k) ~ (k + q)^-alpha; q = 0 is plain Zipf");
+  const auto& h = t.heavy_hitters;
+  if (h.size() > t.rows)
+    return problem("heavy_hitters",
+                   fmt::format("{} heavy hitters for a table of {} rows", h.size(), t.rows));
+  double sum = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const std::string key = fmt::format("heavy_hitters[{}]", i);
+    if (!std::isfinite(h[i]) || h[i] < 0 || h[i] > 1)
+      return problem(key, fmt::format("expected a probability in [0, 1], found {}", h[i]));
+    if (i > 0 && h[i] > h[i - 1])
+      return problem(key,
+                     fmt::format("heavy hitters must not increase ({} after {})", h[i], h[i - 1]),
+                     "list the hottest row first");
+    sum += h[i];
+  }
+  constexpr double kTolerance = 1e-9;
+  if (sum > 1 + kTolerance)
+    return problem("heavy_hitters", fmt::format("the probabilities sum to {} > 1", sum));
+  if (!h.empty() && h.size() == t.rows && std::abs(sum - 1) > kTolerance)
+    return problem(
+        "heavy_hitters",
+        fmt::format("every row is a heavy hitter but the probabilities sum to {}, not 1", sum),
+        "list fewer heavy hitters than rows, or make them sum to 1");
+  if (auto p = check_pooling(t.pooling)) {
+    p->key = "pooling." + p->key;
+    return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,21 @@
+#include "shardsim/plan/plan.hpp"
+
+namespace shardsim {
+
+std::string to_string(ShardKind k) {
+  switch (k) {
+    case ShardKind::table_wise:
+      return "table_wise";
+    case ShardKind::row_wise:
+      return "row_wise";
+    case ShardKind::column_wise:
+      return "column_wise";
+    case ShardKind::data_parallel:
+      return "data_parallel";
+    case ShardKind::fine_grained:
+      return "fine_grained";
+  }
+  return "?";
+}
+
+}  // namespace shardsim

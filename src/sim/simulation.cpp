@@ -1,0 +1,29 @@
+#include "shardsim/sim/simulation.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "shardsim/core/log.hpp"
+
+namespace shardsim {
+
+SimulationResult simulate(const SimulationInputs& inputs) {
+  SimulationResult r;
+  const IterationBuilder builder(inputs);
+  const int total = inputs.workload.warmup + inputs.workload.iterations;
+  r.warmup = inputs.workload.warmup;
+  r.iterations.reserve(total);
+  Progress progress("building iterations", static_cast<std::uint64_t>(total));
+  for (int i = 0; i < total; ++i) {
+    r.iterations.push_back(builder.append(r.graph, i, i > 0 ? &r.iterations.back() : nullptr));
+    progress.advance();
+  }
+  progress.finish();
+  spdlog::debug("simulating {} tasks ({} collectives) on {} GPUs", r.graph.tasks.size(),
+                r.graph.collectives.size(), inputs.cluster.num_gpus());
+  r.timeline = run_engine(r.graph, inputs.cluster.num_gpus());
+  r.comm_fwd = builder.comm_fwd();
+  r.comm_bwd = builder.comm_bwd();
+  return r;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,138 @@
+// Loading configs/cost/default.yaml and applying a scenario's `cost:` overrides.
+#include "shardsim/cost/cost_params.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "shardsim/core/embedded_configs.hpp"
+
+namespace shardsim {
+namespace {
+
+// A scenario fragment with a `cost:` map; returns the YamlValue of that map (path "cost").
+// (A YAML::Node shares ownership of its document, so the child outlives `root`.)
+YamlValue cost_node(const std::string& yaml) {
+  const YAML::Node root = parse_yaml(yaml, "scenario.yaml");
+  return YamlValue(root["cost"], "scenario.yaml", "cost");
+}
+
+TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
+  ASSERT_TRUE(find_embedded_config("cost/default.yaml").has_value());
+  const CostParams p = default_cost_params();
+  // The values written in configs/cost/default.yaml.
+  EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(p.index_bytes_per_lookup, 8);
+  EXPECT_DOUBLE_EQ(p.offset_bytes_per_output, 8);
+  EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 32);
+  EXPECT_EQ(p.kernels_per_embedding_op, 1);
+  EXPECT_EQ(p.kernels_per_embedding_backward, 4);
+  EXPECT_DOUBLE_EQ(p.interaction_hbm_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 0.85);
+  EXPECT_DOUBLE_EQ(p.collective_launch_s, 10e-6);
+}
+
+TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
+  const std::string text(*find_embedded_config("cost/default.yaml"));
+  const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
+  const auto names = cost_param_names();
+  EXPECT_EQ(root.keys(), names);  // same keys, same order
+  EXPECT_EQ(names.size(), 9u);
+}
+
+TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
+  // Guards the field table against the expect_keys list: each name must pass the key check.
+  std::string yaml = "cost:\n";
+  for (const auto& n : cost_param_names()) yaml += "  " + n + ": 1\n";
+  const CostParams p = apply_cost_overrides(default_cost_params(), cost_node(yaml));
+  EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 1);
+  EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 1);
+  EXPECT_EQ(p.kernels_per_embedding_backward, 1);
+  EXPECT_DOUBLE_EQ(p.collective_launch_s, 1);
+}
+
+TEST(CostParams, OverridesChangeOnlyTheGivenKeys) {
+  const CostParams base = default_cost_params();
+  const CostParams p = apply_cost_overrides(
+      base, cost_node("cost:\n  collective_launch_s: 2.5e-5\n  kernels_per_embedding_op: 3\n"));
+  EXPECT_DOUBLE_EQ(p.collective_launch_s, 2.5e-5);
+  EXPECT_EQ(p.kernels_per_embedding_op, 3);
+  EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, base.repeat_lookup_hbm_fraction);
+  EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, base.collective_bandwidth_efficiency);
+}
+
+TEST(CostParams, EmptyCostMapChangesNothing) {
+  const CostParams base = default_cost_params();
+  const CostParams p = apply_cost_overrides(base, cost_node("cost:\nother: 1\n"));
+  EXPECT_DOUBLE_EQ(p.collective_launch_s, base.collective_launch_s);
+}
+
+TEST(CostParams, UnknownKeyIsAnInputErrorWithDidYouMean) {
+  try {
+    apply_cost_overrides(default_cost_params(),
+                         cost_node("cost:\n  repeat_lookup_hbm_fraction: 0.5\n"
+                                   "  collective_launch_us: 3\n"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "cost.collective_launch_us");
+    EXPECT_EQ(e.where().file, "scenario.yaml");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.hint().find("collective_launch_s"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CostParams, NegativeValueIsAnInputErrorNamingTheKey) {
+  try {
+    apply_cost_overrides(default_cost_params(), cost_node("cost:\n  collective_launch_s: -1e-6\n"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "cost.collective_launch_s");
+    EXPECT_EQ(e.where().line, 2);
+  }
+}
+
+TEST(CostParams, OutOfRangeAndMalformedValuesAreInputErrors) {
+  const CostParams base = default_cost_params();
+  struct Case {
+    const char* yaml;
+    const char* key;
+  };
+  const Case cases[] = {
+      {"cost:\n  collective_bandwidth_efficiency: 1.5\n", "cost.collective_bandwidth_efficiency"},
+      {"cost:\n  collective_bandwidth_efficiency: 0\n", "cost.collective_bandwidth_efficiency"},
+      {"cost:\n  interaction_hbm_efficiency: -0.5\n", "cost.interaction_hbm_efficiency"},
+      {"cost:\n  repeat_lookup_hbm_fraction: 1.01\n", "cost.repeat_lookup_hbm_fraction"},
+      {"cost:\n  index_bytes_per_lookup: eight\n", "cost.index_bytes_per_lookup"},
+      {"cost:\n  index_bytes_per_lookup: [8]\n", "cost.index_bytes_per_lookup"},
+      {"cost:\n  kernels_per_embedding_op: 1.5\n", "cost.kernels_per_embedding_op"},
+      {"cost:\n  kernels_per_embedding_backward: -2\n", "cost.kernels_per_embedding_backward"},
+      {"cost:\n  kernels_per_embedding_backward: 100000\n", "cost.kernels_per_embedding_backward"},
+      {"cost:\n  collective_launch_s: .nan\n", "cost.collective_launch_s"},
+  };
+  for (const Case& c : cases) {
+    try {
+      apply_cost_overrides(base, cost_node(c.yaml));
+      ADD_FAILURE() << "expected an InputError for " << c.yaml;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), c.key) << c.yaml;
+    }
+  }
+}
+
+TEST(CostParams, BoundaryValuesAreAccepted) {
+  const CostParams p = apply_cost_overrides(default_cost_params(),
+                                            cost_node("cost:\n  repeat_lookup_hbm_fraction: 0\n"
+                                                      "  collective_bandwidth_efficiency: 1\n"
+                                                      "  kernels_per_embedding_op: 0\n"));
+  EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 0);
+  EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 1);
+  EXPECT_EQ(p.kernels_per_embedding_op, 0);
+}
+
+TEST(CostParams, CostMustBeAMap) {
+  EXPECT_THROW(apply_cost_overrides(default_cost_params(), cost_node("cost: [1, 2]\n")),
+               InputError);
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -1,0 +1,100 @@
+// MLP and interaction rooflines.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+
+#include "round_presets.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+
+namespace shardsim {
+namespace {
+
+using test::round_gpu;
+
+// Bottom MLP 13 -> 512 -> 256 -> 128 (DLRM-style).
+constexpr std::array<std::uint32_t, 3> kLayers = {512, 256, 128};
+
+TEST(MlpCost, ForwardMatchesHandCalculation) {
+  // MACs/sample = 13·512 + 512·256 + 256·128 = 6656 + 131072 + 32768 = 170496
+  // FLOPs = 2 · 1000 · 170496 = 340.992e6
+  // fp32: 340.992e6 / (10e12 · 0.5) = 68.1984 us; + 3 layers x 5 us = 83.1984 us
+  const CostParams p = default_cost_params();
+  EXPECT_DOUBLE_EQ(mlp_forward_flops(13, kLayers, 1000), 340.992e6);
+  EXPECT_NEAR(mlp_forward_s(round_gpu(), 13, kLayers, 1000, Precision::fp32, p), 83.1984e-6, 1e-12);
+}
+
+TEST(MlpCost, BackwardIsTwiceTheFlopsAndTwoLaunchesPerLayer) {
+  // 2 x 68.1984 us + 6 launches x 5 us = 136.3968 + 30 = 166.3968 us
+  EXPECT_NEAR(
+      mlp_backward_s(round_gpu(), 13, kLayers, 1000, Precision::fp32, default_cost_params()),
+      166.3968e-6, 1e-12);
+}
+
+TEST(MlpCost, PrecisionSelectsThePeak) {
+  // tf32: 340.992e6 / (100e12 · 0.5) = 6.81984 us + 15 us = 21.81984 us
+  EXPECT_NEAR(mlp_forward_s(round_gpu(), 13, kLayers, 1000, Precision::tf32, default_cost_params()),
+              21.81984e-6, 1e-12);
+}
+
+TEST(MlpCost, ZeroBatchOrNoLayersCostsNothing) {
+  const CostParams p = default_cost_params();
+  EXPECT_EQ(mlp_forward_s(round_gpu(), 13, kLayers, 0, Precision::fp32, p), 0.0);
+  EXPECT_EQ(mlp_backward_s(round_gpu(), 13, {}, 1000, Precision::fp32, p), 0.0);
+}
+
+TEST(MlpCost, MissingPeakIsAnInputError) {
+  GpuSpec gpu = round_gpu();
+  gpu.peak_bf16_flops = 0;  // "0 = the GPU cannot run this precision" (preset schema)
+  try {
+    mlp_forward_s(gpu, 13, kLayers, 1000, Precision::bf16, default_cost_params());
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "gpu.peak_bf16_TFLOPps");
+  }
+}
+
+TEST(InteractionCost, ForwardIsMemoryBoundForSmallVectors) {
+  // V = 27 vectors (26 tables + dense), d = 16, fp32, batch 1000.
+  // bytes/sample = (V·d + V(V−1)/2 + d) · 4 = (432 + 351 + 16) · 4 = 3196 B -> 3.196e6 B
+  // memory  = 3.196e6 / (1e12 · 0.5) = 6.392 us
+  // compute = 2 · 27² · 16 · 1000 = 23.328e6 FLOP / 5e12 = 4.6656 us
+  // time = max + 5 us launch = 11.392 us
+  EXPECT_NEAR(
+      interaction_forward_s(round_gpu(), 1000, 27, 16, Precision::fp32, default_cost_params()),
+      11.392e-6, 1e-12);
+}
+
+TEST(InteractionCost, BackwardReadsGradientAndInputsWritesInputGradients) {
+  // bytes/sample = (367 + 2 · 432) · 4 = 4924 B -> 4.924e6 B / 0.5e12 = 9.848 us (> 4.6656 us)
+  // time = 9.848 + 5 = 14.848 us
+  EXPECT_NEAR(
+      interaction_backward_s(round_gpu(), 1000, 27, 16, Precision::fp32, default_cost_params()),
+      14.848e-6, 1e-12);
+}
+
+TEST(InteractionCost, LargeVectorsBecomeComputeBound) {
+  // V = 100, d = 128, fp32, batch 1000:
+  // compute = 2 · 1e4 · 128 · 1000 = 2.56e9 FLOP / 5e12 = 512 us
+  // memory  = (12800 + 4950 + 128) · 4 · 1000 = 71.512e6 B / 0.5e12 = 143.024 us
+  // time = 512 + 5 = 517 us
+  EXPECT_NEAR(
+      interaction_forward_s(round_gpu(), 1000, 100, 128, Precision::fp32, default_cost_params()),
+      517e-6, 1e-12);
+}
+
+TEST(InteractionCost, ZeroWorkCostsNothing) {
+  const CostParams p = default_cost_params();
+  EXPECT_EQ(interaction_forward_s(round_gpu(), 0, 27, 16, Precision::fp32, p), 0.0);
+  EXPECT_EQ(interaction_backward_s(round_gpu(), 1000, 0, 16, Precision::fp32, p), 0.0);
+}
+
+TEST(InteractionCost, EfficiencyParameterScalesTheMemoryTerm) {
+  CostParams p = default_cost_params();
+  p.interaction_hbm_efficiency = 0.25;  // memory term doubles: 12.784 us + 5 us
+  EXPECT_NEAR(interaction_forward_s(round_gpu(), 1000, 27, 16, Precision::fp32, p), 17.784e-6,
+              1e-12);
+}
+
+}  // namespace
+}  // namespace shardsim

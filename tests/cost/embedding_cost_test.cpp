@@ -1,0 +1,153 @@
+// Embedding forward and fused backward + optimizer: roofline over HBM bytes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "round_presets.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+
+namespace shardsim {
+namespace {
+
+using test::round_gpu;
+
+// L = 1e6 lookups touching D = 4e5 distinct rows, O = 1e5 pooled outputs, 64 fp32 columns
+// (row = 256 B). Default parameters: f = 0.25, 8 B index and offset, 32 B backward index.
+EmbeddingWork hand_work() {
+  EmbeddingWork w;
+  w.lookups = 1e6;
+  w.distinct_rows = 4e5;
+  w.pooled_outputs = 1e5;
+  w.cols = 64;
+  w.precision = Precision::fp32;
+  return w;
+}
+
+TEST(EmbeddingCost, ForwardMatchesHandCalculation) {
+  // indices   1e6 x 8 B                          =   8.0e6 B
+  // offsets   1e5 x 8 B                          =   0.8e6 B
+  // rows      (4e5 + 6e5 x 0.25) x 256 B         = 140.8e6 B
+  // outputs   1e5 x 256 B                        =  25.6e6 B
+  // total                                        = 175.2e6 B
+  // time = 175.2e6 B / 1e12 B/s + 1 launch x 5 us = 175.2 us + 5 us = 180.2 us
+  const CostParams p = default_cost_params();
+  EXPECT_DOUBLE_EQ(embedding_forward_bytes(hand_work(), p), 175.2e6);
+  EXPECT_NEAR(embedding_forward_s(round_gpu(), hand_work(), p), 180.2e-6, 1e-12);
+}
+
+TEST(EmbeddingCost, BackwardMatchesHandCalculationRowwiseAdagrad) {
+  // index sort      1e6 x 32 B                                =  32.0e6 B
+  // grad reads      (min(1e6,1e5) + 9e5 x 0.25) x 256 B       =  3.25e5 x 256 = 83.2e6 B
+  // update          2 x 4e5 x (256 B row + 4 B state)         = 208.0e6 B
+  //                 (row-wise AdaGrad: one fp32 per row, Neo §5.1)
+  // total                                                     = 323.2e6 B
+  // time = 323.2 us + 4 launches x 5 us = 343.2 us
+  const CostParams p = default_cost_params();
+  EXPECT_DOUBLE_EQ(embedding_backward_bytes(hand_work(), OptimizerKind::rowwise_adagrad, p),
+                   323.2e6);
+  EXPECT_NEAR(embedding_backward_s(round_gpu(), hand_work(), OptimizerKind::rowwise_adagrad, p),
+              343.2e-6, 1e-12);
+}
+
+TEST(EmbeddingCost, BackwardWithSgdHasNoOptimizerState) {
+  // update = 2 x 4e5 x 256 B = 204.8e6 B; total = 32 + 83.2 + 204.8 = 320e6 B -> 320 us + 20 us
+  const CostParams p = default_cost_params();
+  EXPECT_NEAR(embedding_backward_s(round_gpu(), hand_work(), OptimizerKind::sgd, p), 340e-6, 1e-12);
+}
+
+TEST(EmbeddingCost, HalfPrecisionHalvesRowBytes) {
+  // fp16 row = 128 B: 8e6 + 0.8e6 + 5.5e5 x 128 + 1e5 x 128 = 8.8e6 + 70.4e6 + 12.8e6 = 92e6 B
+  EmbeddingWork w = hand_work();
+  w.precision = Precision::fp16;
+  EXPECT_DOUBLE_EQ(embedding_forward_bytes(w, default_cost_params()), 92e6);
+}
+
+TEST(EmbeddingCost, SkewMakesHotRowsCheap) {
+  // Same lookups, fewer distinct rows (a more skewed index distribution) => less time
+  // (NeuroShard §2.1). Strictly monotone in distinct rows while f < 1.
+  const CostParams p = default_cost_params();
+  EmbeddingWork w = hand_work();
+  double prev_fwd = 0;
+  double prev_bwd = 0;
+  for (double distinct : {1e3, 1e4, 1e5, 4e5, 1e6}) {
+    w.distinct_rows = distinct;
+    const double fwd = embedding_forward_s(round_gpu(), w, p);
+    const double bwd = embedding_backward_s(round_gpu(), w, OptimizerKind::rowwise_adagrad, p);
+    EXPECT_GT(fwd, prev_fwd) << distinct;
+    EXPECT_GT(bwd, prev_bwd) << distinct;
+    prev_fwd = fwd;
+    prev_bwd = bwd;
+  }
+}
+
+TEST(EmbeddingCost, NoReuseBenefitMakesDistinctRowsIrrelevant) {
+  // f = 1: every lookup reads its row from HBM, so the forward does not depend on D.
+  CostParams p = default_cost_params();
+  p.repeat_lookup_hbm_fraction = 1.0;
+  EmbeddingWork a = hand_work();
+  EmbeddingWork b = hand_work();
+  b.distinct_rows = 10;
+  EXPECT_DOUBLE_EQ(embedding_forward_bytes(a, p), embedding_forward_bytes(b, p));
+}
+
+TEST(EmbeddingCost, DistinctRowsAreClampedToLookups) {
+  const CostParams p = default_cost_params();
+  EmbeddingWork a = hand_work();
+  a.distinct_rows = a.lookups;
+  EmbeddingWork b = a;
+  b.distinct_rows = 2 * a.lookups;  // impossible; treated as every lookup distinct
+  EXPECT_DOUBLE_EQ(embedding_forward_bytes(a, p), embedding_forward_bytes(b, p));
+}
+
+TEST(EmbeddingCost, MonotoneInLookupsAndColumns) {
+  const CostParams p = default_cost_params();
+  EmbeddingWork w = hand_work();
+  const double base = embedding_forward_s(round_gpu(), w, p);
+  EmbeddingWork more_lookups = w;
+  more_lookups.lookups *= 2;
+  EmbeddingWork wider = w;
+  wider.cols *= 2;
+  EXPECT_GT(embedding_forward_s(round_gpu(), more_lookups, p), base);
+  EXPECT_GT(embedding_forward_s(round_gpu(), wider, p), base);
+}
+
+TEST(EmbeddingCost, ZeroWorkCostsNothing) {
+  const CostParams p = default_cost_params();
+  const EmbeddingWork empty;
+  EXPECT_EQ(embedding_forward_s(round_gpu(), empty, p), 0.0);
+  EXPECT_EQ(embedding_backward_s(round_gpu(), empty, OptimizerKind::rowwise_adagrad, p), 0.0);
+  EXPECT_EQ(embedding_forward_s(round_gpu(), std::span<const EmbeddingWork>{}, p), 0.0);
+}
+
+TEST(EmbeddingCost, FusedShardsPayOneLaunch) {
+  // Two copies of the hand work in one fused kernel: 2 x 175.2 us + one 5 us launch = 355.4 us,
+  // versus 360.4 us as two separate kernels.
+  const CostParams p = default_cost_params();
+  const std::vector<EmbeddingWork> works = {hand_work(), hand_work()};
+  EXPECT_NEAR(embedding_forward_s(round_gpu(), works, p), 355.4e-6, 1e-12);
+  EXPECT_NEAR(2 * embedding_forward_s(round_gpu(), hand_work(), p), 360.4e-6, 1e-12);
+  // An empty shard adds nothing to a fused kernel.
+  const std::vector<EmbeddingWork> with_empty = {hand_work(), EmbeddingWork{}};
+  EXPECT_DOUBLE_EQ(embedding_forward_s(round_gpu(), with_empty, p),
+                   embedding_forward_s(round_gpu(), hand_work(), p));
+}
+
+TEST(EmbeddingCost, NegativeWorkIsRejected) {
+  EmbeddingWork w = hand_work();
+  w.lookups = -1;
+  EXPECT_THROW(embedding_forward_s(round_gpu(), w, default_cost_params()), std::invalid_argument);
+}
+
+TEST(EmbeddingCost, GpuWithoutHbmBandwidthIsAnInputError) {
+  GpuSpec gpu = round_gpu();
+  gpu.hbm_achievable_Bps = 0;
+  try {
+    embedding_forward_s(gpu, hand_work(), default_cost_params());
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "gpu.hbm_achievable_GBps");
+  }
+}
+
+}  // namespace
+}  // namespace shardsim

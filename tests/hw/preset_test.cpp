@@ -1,0 +1,392 @@
+// Hardware presets: built-ins, paper numbers, units, overrides and bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hw/hw_test_util.hpp"
+#include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/hw/hardware_preset.hpp"
+
+namespace shardsim {
+namespace {
+
+using test::input_error_message;
+using test::kSmallPresetYaml;
+using test::preset_from_yaml;
+using test::replaced;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+TEST(BuiltinPresets, NamesAreTheFilesSorted) {
+  const std::vector<std::string> names = builtin_preset_names();
+  const std::vector<std::string> expected = {"dgx-a100", "dgx-h100", "hpc-a100x4", "rtx2080ti-8",
+                                             "zionex"};
+  for (const auto& n : expected) {
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  }
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST(BuiltinPresets, EveryOneLoadsValidatesAndBuildsACluster) {
+  for (const std::string& name : builtin_preset_names()) {
+    SCOPED_TRACE(name);
+    const HardwarePreset p = builtin_preset(name);
+    EXPECT_EQ(p.name, name);  // the name inside the file matches the file name
+    EXPECT_EQ(p.source_file, "configs/hardware/" + name + ".yaml");
+    EXPECT_FALSE(p.description.empty());
+    EXPECT_NO_THROW(validate_hardware_preset(p));
+    EXPECT_LE(p.gpu.hbm_achievable_Bps, p.gpu.hbm_peak_Bps);
+    EXPECT_GT(p.gpu.hbm_capacity_bytes, p.reserved_memory_bytes);
+    const Cluster c(p, 2 * p.scale_up_domain_nodes);
+    EXPECT_EQ(c.num_gpus(), 2 * p.scale_up_domain_nodes * p.gpus_per_node);
+  }
+}
+
+// "Every number gets a comment with its source": each `key: number` line of a built-in preset
+// carries a comment.
+TEST(BuiltinPresets, EveryNumberHasACommentWithItsSource) {
+  const std::regex number_line(R"(^\s*(- )?\s*[A-Za-z0-9_]+:\s*-?[0-9][0-9.eE+-]*\s*(#.*)?$)");
+  int checked = 0;
+  for (const std::string& name : builtin_preset_names()) {
+    const auto text = find_embedded_config("hardware/" + name + ".yaml");
+    ASSERT_TRUE(text.has_value()) << name;
+    std::istringstream in{std::string(*text)};
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (!std::regex_match(line, number_line)) continue;
+      ++checked;
+      EXPECT_NE(line.find('#'), std::string::npos)
+          << name << ".yaml:" << line_no << ": a number without a source comment: " << line;
+    }
+  }
+  EXPECT_GT(checked, 5 * 20);  // the regex did match the numeric lines
+}
+
+// OPER §6.1 (8 x A100 40 GB, NVSwitch), Neo App. B (1300 GB/s, 70.5%), Neo Table 2 (2.4 TB/s
+// scale-up per node = 300 GB/s per GPU), 200 Gbit/s RoCE NIC per GPU (Neo §8.1, AdaEmbed §6.1).
+TEST(BuiltinPresets, DgxA100MatchesThePapers) {
+  const HardwarePreset p = builtin_preset("dgx-a100");
+  EXPECT_EQ(p.gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_capacity_bytes, 40 * kGiB);
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_peak_Bps, 1555e9);
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_achievable_Bps, 1300e9);
+  EXPECT_DOUBLE_EQ(p.gpu.mlp_efficiency, 0.705);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_fp32_flops, 19.5e12);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_tf32_flops, 156e12);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_fp16_flops, 312e12);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_bf16_flops, 312e12);
+  EXPECT_DOUBLE_EQ(p.gpu.l2_bytes, 40.0 * 1024 * 1024);  // Neo App. A: 40 MB L2
+  EXPECT_EQ(p.scale_up_kind, "nvswitch");
+  EXPECT_DOUBLE_EQ(p.scale_up.bandwidth_Bps * p.gpus_per_node, 2.4e12);
+  EXPECT_EQ(p.scale_up_domain_nodes, 1);
+  EXPECT_EQ(p.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(p.nic.bandwidth_Bps, 200e9 / 8);  // 25 GB/s
+  EXPECT_GE(p.tiers.size(), 1u);
+}
+
+// Neo Table 2, per node: 320 GB HBM at 12.4 TB/s, 2.4 TB/s scale-up, 1600 Gbit/s scale-out.
+TEST(BuiltinPresets, ZionexMatchesNeoTable2) {
+  const HardwarePreset p = builtin_preset("zionex");
+  EXPECT_EQ(p.gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(p.gpus_per_node * p.gpu.hbm_capacity_bytes, 320 * kGiB);
+  EXPECT_NEAR(p.gpus_per_node * p.gpu.hbm_peak_Bps, 12.4e12, 0.01 * 12.4e12);
+  EXPECT_DOUBLE_EQ(p.gpus_per_node * p.scale_up.bandwidth_Bps, 2.4e12);
+  EXPECT_DOUBLE_EQ(p.nics_per_node * p.nic.bandwidth_Bps * 8, 1600e9);
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_achievable_Bps, 1300e9);
+  EXPECT_DOUBLE_EQ(p.gpu.mlp_efficiency, 0.705);
+}
+
+TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
+  const HardwarePreset h100 = builtin_preset("dgx-h100");
+  EXPECT_DOUBLE_EQ(h100.gpu.hbm_capacity_bytes, 80 * kGiB);
+  EXPECT_DOUBLE_EQ(h100.scale_up.bandwidth_Bps, 450e9);  // NVLink4: 900 GB/s bidirectional
+  EXPECT_DOUBLE_EQ(h100.nic.bandwidth_Bps, 400e9 / 8);
+  EXPECT_EQ(h100.nics_per_node, 8);
+
+  const HardwarePreset hpc = builtin_preset("hpc-a100x4");  // OPER §6.1 multi-node platform
+  EXPECT_EQ(hpc.gpus_per_node, 4);
+  EXPECT_EQ(hpc.scale_up_kind, "nvlink");
+  EXPECT_DOUBLE_EQ(hpc.gpu.hbm_capacity_bytes, 40 * kGiB);
+
+  const HardwarePreset rtx = builtin_preset("rtx2080ti-8");  // NeuroShard App. F
+  EXPECT_EQ(rtx.gpus_per_node, 8);
+  EXPECT_EQ(rtx.scale_up_kind, "pcie");
+  EXPECT_DOUBLE_EQ(rtx.gpu.hbm_capacity_bytes, 11 * kGiB);
+}
+
+TEST(PresetParsing, ConvertsHumanUnitsToSi) {
+  const HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
+  EXPECT_EQ(p.name, "small");
+  EXPECT_EQ(p.description, "a test preset");
+  EXPECT_EQ(p.source_file, "test.yaml");
+  EXPECT_EQ(p.gpu.name, "TestGPU");
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_capacity_bytes, 16 * kGiB);  // 16 GiB = 17179869184 B
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_peak_Bps, 1000e9);           // GB/s -> B/s
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_achievable_Bps, 800e9);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_fp32_flops, 10e12);  // TFLOP/s -> FLOP/s
+  EXPECT_DOUBLE_EQ(p.gpu.peak_bf16_flops, 150e12);
+  EXPECT_DOUBLE_EQ(p.gpu.kernel_launch_s, 5e-6);        // us -> s
+  EXPECT_DOUBLE_EQ(p.gpu.l2_bytes, 8.0 * 1024 * 1024);  // MiB -> B
+  EXPECT_DOUBLE_EQ(p.scale_up.bandwidth_Bps, 200e9);
+  EXPECT_DOUBLE_EQ(p.scale_up.latency_s, 1e-6);
+  EXPECT_DOUBLE_EQ(p.nic.bandwidth_Bps, 12.5e9);  // 100 Gbit/s / 8
+  ASSERT_EQ(p.tiers.size(), 3u);
+  EXPECT_EQ(p.tiers[1].name, "pod");
+  EXPECT_EQ(p.tiers[1].fanout, 4);
+  EXPECT_DOUBLE_EQ(p.tiers[1].oversubscription, 2);
+  EXPECT_DOUBLE_EQ(p.tiers[1].latency_s, 2e-6);
+  EXPECT_DOUBLE_EQ(p.reserved_memory_bytes, 1 * kGiB);
+}
+
+TEST(PresetParsing, ScaleUpDomainNodesIsOptionalAndDefaultsToOne) {
+  const HardwarePreset p =
+      preset_from_yaml(replaced(kSmallPresetYaml, "scale_up_domain_nodes: 1\n", ""));
+  EXPECT_EQ(p.scale_up_domain_nodes, 1);
+}
+
+TEST(GpuSpec, PeakFlopsPerPrecision) {
+  const HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::fp32), 10e12);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::tf32), 80e12);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::fp16), 160e12);
+  EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::bf16), 150e12);
+}
+
+TEST(GpuSpec, UnsupportedPrecisionIsAnInputError) {
+  const HardwarePreset rtx = builtin_preset("rtx2080ti-8");
+  // Turing: TF32 runs as FP32; BF16 does not exist (0 in the preset).
+  EXPECT_DOUBLE_EQ(rtx.gpu.peak_flops(Precision::tf32), rtx.gpu.peak_flops(Precision::fp32));
+  const std::string msg = input_error_message([&] { (void)rtx.gpu.peak_flops(Precision::bf16); });
+  EXPECT_NE(msg.find("gpu.peak_bf16_TFLOPps"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bf16"), std::string::npos) << msg;
+}
+
+// One bad edit of the small preset, and the key (and message part) the error must name.
+struct BadPresetCase {
+  const char* label;
+  const char* from;
+  const char* to;
+  const char* key;       // must appear in what()
+  const char* fragment;  // must appear in what() too
+};
+
+class BadPreset : public ::testing::TestWithParam<BadPresetCase> {};
+
+TEST_P(BadPreset, IsAnInputErrorNamingTheKey) {
+  const BadPresetCase& c = GetParam();
+  const std::string text = replaced(kSmallPresetYaml, c.from, c.to);
+  const std::string msg = input_error_message([&] { (void)preset_from_yaml(text); });
+  EXPECT_NE(msg.find(c.key), std::string::npos) << msg;
+  EXPECT_NE(msg.find(c.fragment), std::string::npos) << msg;
+  EXPECT_EQ(msg.rfind("test.yaml", 0), 0u) << "the message starts with the file: " << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadPreset,
+    ::testing::Values(
+        BadPresetCase{"unknown_key_did_you_mean", "hbm_capacity_GiB: 16", "hbm_capacty_GiB: 16",
+                      "gpu.hbm_capacty_GiB", "did you mean 'hbm_capacity_GiB'"},
+        BadPresetCase{"unknown_top_key", "nics_per_node: 1", "nic_per_node: 1", "nic_per_node",
+                      "did you mean 'nics_per_node'"},
+        BadPresetCase{"negative_bandwidth", "bandwidth_Gbitps: 100", "bandwidth_Gbitps: -100",
+                      "nic.bandwidth_Gbitps", "positive"},
+        BadPresetCase{"zero_scale_up_bandwidth", "bandwidth_GBps: 200", "bandwidth_GBps: 0",
+                      "scale_up.bandwidth_GBps", "positive"},
+        BadPresetCase{"missing_key", "gpus_per_node: 2\n", "", "gpus_per_node",
+                      "missing required key"},
+        BadPresetCase{"missing_gpu_key", "  l2_MiB: 8\n", "", "gpu.l2_MiB", "missing required key"},
+        BadPresetCase{"not_a_number", "hbm_peak_GBps: 1000", "hbm_peak_GBps: fast",
+                      "gpu.hbm_peak_GBps", "expected a number"},
+        BadPresetCase{"achievable_above_peak", "hbm_achievable_GBps: 800",
+                      "hbm_achievable_GBps: 1200", "gpu.hbm_achievable_GBps", "exceeds the peak"},
+        BadPresetCase{"efficiency_above_one", "mlp_efficiency: 0.7", "mlp_efficiency: 70",
+                      "gpu.mlp_efficiency", "(0, 1]"},
+        BadPresetCase{"zero_gpus", "gpus_per_node: 2", "gpus_per_node: 0", "gpus_per_node",
+                      "positive integer"},
+        BadPresetCase{"fractional_gpus", "gpus_per_node: 2", "gpus_per_node: 2.5", "gpus_per_node",
+                      "integer"},
+        BadPresetCase{"scale_up_kind_typo", "scale_up_kind: nvswitch", "scale_up_kind: nvswich",
+                      "scale_up_kind", "did you mean 'nvswitch'"},
+        BadPresetCase{"nics_not_shared_evenly", "nics_per_node: 1", "nics_per_node: 3",
+                      "nics_per_node", "shared evenly"},
+        BadPresetCase{"oversubscription_below_one", "oversubscription: 4", "oversubscription: 0.5",
+                      "tiers[0].oversubscription", ">= 1"},
+        BadPresetCase{"zero_fanout", "fanout: 4", "fanout: 0", "tiers[1].fanout",
+                      "positive integer"},
+        BadPresetCase{"duplicate_tier_name", "name: pod", "name: rack", "tiers[1].name",
+                      "used twice"},
+        BadPresetCase{"reserved_tier_name", "name: building", "name: nic", "tiers[2].name",
+                      "reserved"},
+        BadPresetCase{"unknown_tier_key", "latency_us: 0.5", "latency_s: 0.5", "tiers[0].latency_s",
+                      "did you mean 'latency_us'"},
+        BadPresetCase{"reserved_memory_too_large", "reserved_memory_GiB: 1",
+                      "reserved_memory_GiB: 16", "reserved_memory_GiB", "leaves nothing"},
+        BadPresetCase{"negative_latency", "latency_us: 2", "latency_us: -2", "tiers[1].latency_us",
+                      ">= 0"}),
+    [](const ::testing::TestParamInfo<BadPresetCase>& info) { return info.param.label; });
+
+TEST(BadPresetCrossField, MultiHostDomainNeedsNvswitch) {
+  const std::string text =
+      replaced(replaced(kSmallPresetYaml, "scale_up_domain_nodes: 1", "scale_up_domain_nodes: 2"),
+               "scale_up_kind: nvswitch", "scale_up_kind: pcie");
+  const std::string msg = input_error_message([&] { (void)preset_from_yaml(text); });
+  EXPECT_NE(msg.find("scale_up_domain_nodes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nvswitch"), std::string::npos) << msg;
+}
+
+TEST(BadPresetCrossField, LargeNvlinkMeshIsRejected) {
+  const std::string text =
+      replaced(replaced(kSmallPresetYaml, "gpus_per_node: 2", "gpus_per_node: 32"),
+               "scale_up_kind: nvswitch", "scale_up_kind: nvlink");
+  const std::string msg = input_error_message([&] { (void)preset_from_yaml(text); });
+  EXPECT_NE(msg.find("scale_up_kind"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("mesh"), std::string::npos) << msg;
+}
+
+TEST(BadPresetCrossField, EmptyTierListIsRejected) {
+  std::string text = kSmallPresetYaml;
+  text = text.substr(0, text.find("tiers:")) + "tiers: []\nreserved_memory_GiB: 1\n";
+  const std::string msg = input_error_message([&] { (void)preset_from_yaml(text); });
+  EXPECT_NE(msg.find("key 'tiers'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at least one tier"), std::string::npos) << msg;
+}
+
+TEST(BadPresetCrossField, ErrorCarriesTheLineOfTheOffendingKey) {
+  // hbm_achievable_GBps is on line 7 of the small preset.
+  const std::string text =
+      replaced(kSmallPresetYaml, "hbm_achievable_GBps: 800", "hbm_achievable_GBps: 5000");
+  try {
+    (void)preset_from_yaml(text);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, "test.yaml");
+    EXPECT_EQ(e.where().line, 7);
+    EXPECT_EQ(e.key(), "gpu.hbm_achievable_GBps");
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(BuiltinPresetLookup, UnknownNameSuggestsTheClosest) {
+  const std::string msg = input_error_message([] {
+    (void)builtin_preset("dgx-a10", SourceLocation{"scenario.yaml", 3, 11});
+  });
+  EXPECT_NE(msg.find("cluster.preset"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'dgx-a100'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("scenario.yaml:3:11"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("zionex"), std::string::npos) << "lists the built-ins: " << msg;
+
+  const std::string far = input_error_message([] { (void)builtin_preset("tpu-v5", {}, "x.y"); });
+  EXPECT_NE(far.find("key 'x.y'"), std::string::npos) << far;
+  EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+}
+
+TEST(PresetFile, LoadsLikeTheBuiltIn) {
+  const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/configs/hardware/dgx-h100.yaml";
+  const HardwarePreset from_file = load_hardware_preset_file(path);
+  const HardwarePreset builtin = builtin_preset("dgx-h100");
+  EXPECT_EQ(from_file.source_file, path);
+  EXPECT_EQ(from_file.name, builtin.name);
+  EXPECT_DOUBLE_EQ(from_file.gpu.hbm_achievable_Bps, builtin.gpu.hbm_achievable_Bps);
+  EXPECT_EQ(from_file.tiers.size(), builtin.tiers.size());
+
+  const std::string msg =
+      input_error_message([] { (void)load_hardware_preset_file("/nonexistent/preset.yaml"); });
+  EXPECT_NE(msg.find("/nonexistent/preset.yaml"), std::string::npos) << msg;
+}
+
+HardwarePreset with_overrides(const HardwarePreset& base, const std::string& yaml) {
+  return apply_preset_overrides(
+      base, YamlValue(parse_yaml(yaml, "scenario.yaml"), "scenario.yaml", "cluster.overrides"));
+}
+
+TEST(PresetOverrides, MergeAnySubsetOfKeys) {
+  const HardwarePreset base = builtin_preset("dgx-a100");
+  const HardwarePreset p = with_overrides(
+      base, "gpu: {hbm_capacity_GiB: 80, mlp_efficiency: 0.6}\nnic: {bandwidth_Gbitps: 400}\n");
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_capacity_bytes, 80 * kGiB);
+  EXPECT_DOUBLE_EQ(p.gpu.mlp_efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(p.nic.bandwidth_Bps, 50e9);
+  // Untouched keys keep the preset's values, including siblings inside overridden maps.
+  EXPECT_DOUBLE_EQ(p.nic.latency_s, base.nic.latency_s);
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_achievable_Bps, base.gpu.hbm_achievable_Bps);
+  EXPECT_EQ(p.gpu.name, base.gpu.name);
+  EXPECT_EQ(p.tiers.size(), base.tiers.size());
+  EXPECT_EQ(p.name, base.name);
+}
+
+TEST(PresetOverrides, TiersListReplacesTheWholeList) {
+  const HardwarePreset p =
+      with_overrides(builtin_preset("dgx-a100"),
+                     "tiers:\n  - {name: rack, fanout: 64, oversubscription: 2, latency_us: 1}\n");
+  ASSERT_EQ(p.tiers.size(), 1u);
+  EXPECT_EQ(p.tiers[0].fanout, 64);
+  EXPECT_DOUBLE_EQ(p.tiers[0].oversubscription, 2);
+}
+
+TEST(PresetOverrides, MultiHostScaleUpDomain) {
+  const HardwarePreset p = with_overrides(builtin_preset("dgx-h100"),
+                                          "scale_up_domain_nodes: 9\ngpus_per_node: 4\n"
+                                          "nics_per_node: 4\n");
+  EXPECT_EQ(p.scale_up_domain_nodes, 9);
+  EXPECT_EQ(p.gpus_per_node, 4);
+}
+
+TEST(PresetOverrides, NullOverridesChangeNothing) {
+  const HardwarePreset base = builtin_preset("zionex");
+  const HardwarePreset p = with_overrides(base, "~");
+  EXPECT_EQ(p.name, base.name);
+  EXPECT_DOUBLE_EQ(p.gpu.hbm_peak_Bps, base.gpu.hbm_peak_Bps);
+}
+
+TEST(PresetOverrides, BadOverridesNameTheFullKey) {
+  const HardwarePreset base = builtin_preset("dgx-a100");
+  const std::string typo =
+      input_error_message([&] { (void)with_overrides(base, "gpu: {hbm_capacity_GB: 80}\n"); });
+  EXPECT_NE(typo.find("cluster.overrides.gpu.hbm_capacity_GB"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("did you mean 'hbm_capacity_GiB'"), std::string::npos) << typo;
+
+  // Valid alone, inconsistent with the preset's achievable 1300 GB/s.
+  const std::string cross =
+      input_error_message([&] { (void)with_overrides(base, "gpu: {hbm_peak_GBps: 1000}\n"); });
+  EXPECT_NE(cross.find("cluster.overrides.gpu.hbm_achievable_GBps"), std::string::npos) << cross;
+  EXPECT_NE(cross.find("scenario.yaml:1"), std::string::npos) << cross;
+
+  const std::string negative =
+      input_error_message([&] { (void)with_overrides(base, "scale_up: {latency_us: -1}\n"); });
+  EXPECT_NE(negative.find("cluster.overrides.scale_up.latency_us"), std::string::npos) << negative;
+
+  const std::string not_a_map =
+      input_error_message([&] { (void)with_overrides(base, "[1, 2]\n"); });
+  EXPECT_NE(not_a_map.find("cluster.overrides"), std::string::npos) << not_a_map;
+}
+
+TEST(PresetValidation, PresetsBuiltInCodeAreCheckedToo) {
+  HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
+  p.nic.bandwidth_Bps = -1;
+  std::string msg = input_error_message([&] { validate_hardware_preset(p); });
+  EXPECT_NE(msg.find("nic.bandwidth_Gbitps"), std::string::npos) << msg;
+  // The Cluster constructor validates as well.
+  msg = input_error_message([&] { Cluster c(p, 1); });
+  EXPECT_NE(msg.find("nic.bandwidth_Gbitps"), std::string::npos) << msg;
+
+  HardwarePreset q = preset_from_yaml(kSmallPresetYaml);
+  q.tiers.clear();
+  msg = input_error_message([&] { validate_hardware_preset(q); });
+  EXPECT_NE(msg.find("tiers"), std::string::npos) << msg;
+
+  HardwarePreset r = preset_from_yaml(kSmallPresetYaml);
+  r.gpu.mlp_efficiency = std::numeric_limits<double>::quiet_NaN();
+  msg = input_error_message([&] { validate_hardware_preset(r); });
+  EXPECT_NE(msg.find("gpu.mlp_efficiency"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -1,0 +1,86 @@
+#include "shardsim/sim/iteration_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include "shardsim/plan/planner.hpp"
+#include "shardsim/sim/simulation.hpp"
+#include "support/hand_preset.hpp"
+#include "support/uniform_trace.hpp"
+
+namespace shardsim {
+namespace {
+
+DlrmModel hand_model(std::size_t tables, std::uint64_t rows, std::uint32_t dim, double pooling) {
+  DlrmModel m;
+  for (std::size_t t = 0; t < tables; ++t) {
+    EmbeddingTable e;
+    e.name = "t" + std::to_string(t);
+    e.rows = rows;
+    e.dim = dim;
+    e.pooling.kind = PoolingSpec::Kind::fixed;
+    e.pooling.value = pooling;
+    e.alpha = 0;
+    m.tables.push_back(e);
+  }
+  m.dense_features = 16;
+  m.bottom_mlp = {64};
+  m.top_mlp = {1};
+  m.table_precision = Precision::fp32;
+  m.comm_precision = Precision::fp32;
+  m.mlp_precision = Precision::tf32;
+  return m;
+}
+
+Plan make_plan(const std::string& planner, const PlanningContext& ctx) {
+  const auto& info = find_planner(planner, {}, "test");
+  return info.make(YamlValue(YAML::Node(), "test", "options"))->plan(ctx);
+}
+
+// Conservation: the communication matrix sums to the bytes the plan must move. Row-wise on n
+// GPUs: every shard sends each other GPU its partial sums, B·dim·4 bytes, for every table.
+TEST(IterationBuilder, RowWiseCommunicationIsConserved) {
+  const int n = 4;
+  const Cluster cluster(testing::hand_preset(n), 1);
+  const DlrmModel model = hand_model(3, 1000, 32, 5);
+  Workload wl;
+  wl.batch_per_gpu = 256;
+  const testing::UniformTrace trace({1000, 1000, 1000}, {5, 5, 5});
+  const PlanningContext ctx{cluster, model, wl, trace};
+  const Plan plan = make_plan("row_wise", ctx);
+  const IterationBuilder b({cluster, model, wl, plan, trace, testing::hand_cost_params()});
+  const double expected = 3.0 * n * (n - 1) * 256 * 32 * 4;
+  EXPECT_DOUBLE_EQ(b.comm_fwd().total(), expected);
+  EXPECT_DOUBLE_EQ(b.comm_bwd().total(), expected);
+  for (int g = 0; g < n; ++g) EXPECT_EQ(b.comm_fwd().at(g, g), 0.0);
+  // Lookups are conserved too: every GPU's batch is served, n·B·pooling per table in all.
+  TaskGraph graph;
+  const IterationTasks it = b.append(graph, 0, nullptr);
+  double lookups = 0;
+  for (double l : it.lookups_by_gpu) lookups += l;
+  EXPECT_NEAR(lookups, 3.0 * n * 256 * 5, 1e-6);
+}
+
+TEST(IterationBuilder, DataParallelHasNoAlltoAllButSyncsReplicas) {
+  const int n = 2;
+  const Cluster cluster(testing::hand_preset(n), 1);
+  const DlrmModel model = hand_model(2, 1000, 16, 2);
+  Workload wl;
+  wl.batch_per_gpu = 128;
+  const testing::UniformTrace trace({1000, 1000}, {2, 2});
+  const PlanningContext ctx{cluster, model, wl, trace};
+  const Plan plan = make_plan("data_parallel", ctx);
+  const IterationBuilder b({cluster, model, wl, plan, trace, testing::hand_cost_params()});
+  EXPECT_EQ(b.comm_fwd().total(), 0.0);
+  TaskGraph graph;
+  b.append(graph, 0, nullptr);
+  int replica_syncs = 0, alltoalls = 0;
+  for (const Task& t : graph.tasks) {
+    replica_syncs += t.phase == Phase::embedding_replica_allreduce;
+    alltoalls += t.phase == Phase::alltoall_fwd || t.phase == Phase::alltoall_bwd;
+  }
+  EXPECT_EQ(alltoalls, 0);
+  EXPECT_EQ(replica_syncs, n);  // one AllReduce, one member per GPU
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -1,0 +1,258 @@
+#include "shardsim/trace/synthetic_trace_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "shardsim/trace/row_blocks.hpp"
+
+namespace shardsim {
+namespace {
+
+EmbeddingTable table(std::uint64_t rows, double alpha, PoolingSpec pooling) {
+  return EmbeddingTable{.name = std::string("t"),
+                        .rows = rows,
+                        .dim = 16,
+                        .pooling = std::move(pooling),
+                        .alpha = alpha,
+                        .q = 0,
+                        .heavy_hitters = {}};
+}
+
+PoolingSpec fixed(double v) {
+  PoolingSpec p;
+  p.kind = PoolingSpec::Kind::fixed;
+  p.value = v;
+  return p;
+}
+
+PoolingSpec lognormal(double mean, double sigma) {
+  PoolingSpec p;
+  p.kind = PoolingSpec::Kind::lognormal;
+  p.mean = mean;
+  p.sigma = sigma;
+  return p;
+}
+
+Workload workload(HotRowLayout layout, TraceMode mode, std::uint64_t seed = 42) {
+  Workload w;
+  w.seed = seed;
+  w.trace.layout = layout;
+  w.trace.mode = mode;
+  return w;
+}
+
+std::vector<RowBlock> equal_blocks(std::uint64_t rows, std::uint64_t count,
+                                   RowSpace space = RowSpace::row_id) {
+  std::vector<RowBlock> blocks;
+  for (std::uint64_t b = 0; b < count; ++b)
+    blocks.push_back({{b * rows / count, (b + 1) * rows / count}, space});
+  return blocks;
+}
+
+double block_total(const TableIterationDraw& d, std::size_t block, int num_gpus) {
+  double s = 0;
+  for (int g = 0; g < num_gpus; ++g) s += d.lookups_by_block_gpu[block * num_gpus + g];
+  return s;
+}
+
+TEST(SyntheticTrace, FixedPoolingGivesExactLocalLookupsConservedOverBlocks) {
+  DlrmModel model;
+  model.tables = {table(1'000'000, 1.05, fixed(3))};
+  for (TraceMode mode : {TraceMode::expected, TraceMode::sampled}) {
+    const auto source = make_synthetic_trace_source(model, workload(HotRowLayout::scattered, mode));
+    const auto blocks = equal_blocks(1'000'000, 5);
+    const int gpus = 4;
+    const auto d = source->draw(0, 0, gpus, 1000, blocks);
+    ASSERT_EQ(d.lookups_by_block_gpu.size(), 5u * gpus);
+    ASSERT_EQ(d.distinct_by_block.size(), 5u);
+    for (int g = 0; g < gpus; ++g) {
+      double s = 0;
+      for (std::size_t b = 0; b < blocks.size(); ++b) s += d.lookups_by_block_gpu[b * gpus + g];
+      EXPECT_EQ(s, 3000.0);  // 1000 samples x pooling 3, exactly
+    }
+  }
+}
+
+TEST(SyntheticTrace, RandomPoolingMatchesItsMoments) {
+  // Lognormal pooling (mean 15, sigma 0.5). 64 GPUs x 512 samples draw every sample; 64 GPUs x
+  // 10000 samples use the normal approximation. Either way the mean of L_g is B·E within 5
+  // standard errors sqrt(B·Var/64), and the spread of L_g is sqrt(B·Var) within 30%.
+  DlrmModel model;
+  const auto pool = lognormal(15, 0.5);
+  model.tables = {table(1000, 1.0, pool)};
+  const SyntheticTraceSource source(model, workload(HotRowLayout::clustered, TraceMode::expected));
+  for (std::uint32_t batch : {512u, 10000u}) {
+    const auto local = source.local_lookups(0, 1, 64, batch);
+    double s = 0, s2 = 0;
+    for (auto l : local) s += double(l);
+    const double mean = s / 64;
+    for (auto l : local) s2 += (double(l) - mean) * (double(l) - mean);
+    const double sd = std::sqrt(s2 / 63);
+    const double want_sd = std::sqrt(batch * pool.variance());
+    EXPECT_NEAR(mean, batch * pool.expected(), 5 * want_sd / 8) << batch;
+    EXPECT_NEAR(sd, want_sd, 0.3 * want_sd) << batch;
+  }
+}
+
+TEST(SyntheticTrace, DeterministicAndIndependentOfCallOrder) {
+  DlrmModel model;
+  model.tables = {table(100'000, 1.05, lognormal(10, 0.5)), table(5000, 0.8, fixed(2))};
+  const auto blocks = equal_blocks(100'000, 3);
+  for (TraceMode mode : {TraceMode::expected, TraceMode::sampled}) {
+    const auto w = workload(HotRowLayout::scattered, mode);
+    const SyntheticTraceSource a(model, w);
+    const SyntheticTraceSource b(model, w);
+    // a: iteration 1 then 2; b: table 1 first, then iteration 2 then 1.
+    const auto a1 = a.draw(0, 1, 4, 256, blocks);
+    const auto a2 = a.draw(0, 2, 4, 256, blocks);
+    (void)b.draw(1, 2, 4, 256, equal_blocks(5000, 2));
+    const auto b2 = b.draw(0, 2, 4, 256, blocks);
+    const auto b1 = b.draw(0, 1, 4, 256, blocks);
+    EXPECT_EQ(a1.lookups_by_block_gpu, b1.lookups_by_block_gpu);
+    EXPECT_EQ(a1.distinct_by_block, b1.distinct_by_block);
+    EXPECT_EQ(a2.lookups_by_block_gpu, b2.lookups_by_block_gpu);
+    EXPECT_NE(a1.lookups_by_block_gpu, a2.lookups_by_block_gpu);  // iterations differ
+    const SyntheticTraceSource c(model, workload(HotRowLayout::scattered, mode, 43));
+    EXPECT_NE(c.draw(0, 1, 4, 256, blocks).lookups_by_block_gpu, a1.lookups_by_block_gpu);
+  }
+}
+
+TEST(SyntheticTrace, ExpectedDistinctUsesTheGlobalBatch) {
+  DlrmModel model;
+  model.tables = {table(200'000, 1.1, fixed(5))};
+  const SyntheticTraceSource source(model, workload(HotRowLayout::scattered, TraceMode::expected));
+  const auto blocks = equal_blocks(200'000, 4);
+  const auto d = source.draw(0, 0, 8, 1024, blocks);
+  // 8 GPUs x 1024 samples x 5 = 40960 lookups in all.
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    EXPECT_DOUBLE_EQ(d.distinct_by_block[b],
+                     source.profile(0).expected_distinct(blocks[b].rows, RowSpace::row_id, 40960));
+}
+
+// Expected vs sampled mode on a 10^5-row table, 4 blocks, 8 GPUs x 4096 samples x pooling 4 =
+// 131072 lookups an iteration, 8 iterations. Per block, the two modes' lookups summed over the
+// iterations differ by less than 3σ of the difference of two independent binomials,
+// sqrt(2·8·n·p(1-p)). Distinct rows: the mean over the 8 sampled iterations within 2% of the
+// expectation (one iteration of the coldest block touches ~2100 rows, whose own spread is ~2%).
+void expect_modes_agree(HotRowLayout layout, RowSpace space) {
+  const std::uint64_t rows = 100'000;
+  DlrmModel model;
+  model.tables = {table(rows, 1.05, fixed(4))};
+  const SyntheticTraceSource expected(model, workload(layout, TraceMode::expected));
+  const SyntheticTraceSource sampled(model, workload(layout, TraceMode::sampled));
+  const auto blocks = equal_blocks(rows, 4, space);
+  const int gpus = 8;
+  const int iterations = 8;
+  const double n = 8 * 4096 * 4;
+  std::vector<double> lookups_expected(blocks.size(), 0.0);
+  std::vector<double> lookups_sampled(blocks.size(), 0.0);
+  std::vector<double> distinct_sampled(blocks.size(), 0.0);
+  for (int it = 0; it < iterations; ++it) {
+    const auto de = expected.draw(0, it, gpus, 4096, blocks);
+    const auto ds = sampled.draw(0, it, gpus, 4096, blocks);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      lookups_expected[b] += block_total(de, b, gpus);
+      lookups_sampled[b] += block_total(ds, b, gpus);
+      distinct_sampled[b] += ds.distinct_by_block[b] / iterations;
+    }
+  }
+  const auto de = expected.draw(0, 0, gpus, 4096, blocks);
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const double p = expected.profile(0).mass(blocks[b].rows, space);
+    const double sigma = std::sqrt(2 * iterations * n * p * (1 - p));
+    EXPECT_NEAR(lookups_expected[b], lookups_sampled[b], 3 * sigma) << "block " << b;
+    EXPECT_NEAR(de.distinct_by_block[b], distinct_sampled[b], 0.02 * distinct_sampled[b])
+        << "block " << b;
+  }
+}
+
+TEST(SyntheticTrace, ModesAgreeClusteredRowIds) {
+  expect_modes_agree(HotRowLayout::clustered, RowSpace::row_id);
+}
+TEST(SyntheticTrace, ModesAgreeScatteredRowIds) {
+  expect_modes_agree(HotRowLayout::scattered, RowSpace::row_id);
+}
+TEST(SyntheticTrace, ModesAgreeRankBlocks) {
+  expect_modes_agree(HotRowLayout::scattered, RowSpace::rank);
+}
+
+TEST(SyntheticTrace, SampledScatteredFollowsTheHash) {
+  // Sampled lookups per row-id block against the exact block masses summed through the layout's
+  // hash rank by rank: within 3σ of the binomial.
+  const std::uint64_t rows = 100'000;
+  DlrmModel model;
+  model.tables = {table(rows, 1.05, fixed(4))};
+  const SyntheticTraceSource sampled(model, workload(HotRowLayout::scattered, TraceMode::sampled));
+  const auto& prof = dynamic_cast<const PowerLawProfile&>(sampled.profile(0));
+  const auto blocks = equal_blocks(rows, 4);
+  std::vector<double> exact(4, 0.0);
+  for (std::uint64_t r = 0; r < rows; ++r)
+    exact[prof.row_of_rank(r) * 4 / rows] += prof.probability(r);
+  const auto d = sampled.draw(0, 0, 8, 4096, blocks);
+  const double n = 8 * 4096 * 4;
+  for (std::size_t b = 0; b < 4; ++b)
+    EXPECT_NEAR(block_total(d, b, 8), n * exact[b], 3 * std::sqrt(n * exact[b] * (1 - exact[b])));
+}
+
+TEST(SyntheticTrace, ClusteredConcentratesScatteredSpreads) {
+  // Two row-id halves of a 10^8-row table: clustered puts most lookups in the first half,
+  // scattered about half in each.
+  DlrmModel model;
+  model.tables = {table(100'000'000, 1.05, fixed(10))};
+  const auto blocks = equal_blocks(100'000'000, 2);
+  const auto c = SyntheticTraceSource(model, workload(HotRowLayout::clustered, TraceMode::expected))
+                     .draw(0, 0, 2, 4096, blocks);
+  const auto s = SyntheticTraceSource(model, workload(HotRowLayout::scattered, TraceMode::expected))
+                     .draw(0, 0, 2, 4096, blocks);
+  const double n = 2 * 4096 * 10;
+  EXPECT_GT(block_total(c, 0, 2) / n, 0.9);
+  EXPECT_NEAR(block_total(s, 0, 2) / n, 0.5, 0.07);
+}
+
+TEST(SyntheticTrace, RejectsBlocksThatDoNotPartition) {
+  DlrmModel model;
+  model.tables = {table(100, 1.0, fixed(1))};
+  const SyntheticTraceSource source(model, workload(HotRowLayout::scattered, TraceMode::expected));
+  const auto draw = [&](std::vector<RowBlock> blocks) { return source.draw(0, 0, 2, 8, blocks); };
+  const RowSpace id = RowSpace::row_id;
+  EXPECT_THROW(draw({}), std::invalid_argument);
+  EXPECT_THROW(draw({{{0, 50}, id}, {{60, 100}, id}}), std::invalid_argument);  // gap
+  EXPECT_THROW(draw({{{0, 50}, id}, {{40, 100}, id}}), std::invalid_argument);  // overlap
+  EXPECT_THROW(draw({{{0, 50}, id}}), std::invalid_argument);                   // short
+  EXPECT_THROW(draw({{{0, 101}, id}}), std::invalid_argument);                  // past the end
+  EXPECT_THROW(draw({{{0, 50}, id}, {{50, 100}, RowSpace::rank}}), std::invalid_argument);
+  EXPECT_THROW(draw({{{50, 40}, id}, {{0, 100}, id}}), std::invalid_argument);  // reversed
+  // Out of order and with an empty block is still a partition.
+  const auto d = draw({{{50, 100}, id}, {{7, 7}, id}, {{0, 50}, id}});
+  EXPECT_EQ(d.lookups_by_block_gpu[2] + d.lookups_by_block_gpu[3], 0.0);  // the empty block
+  EXPECT_EQ(std::accumulate(d.lookups_by_block_gpu.begin(), d.lookups_by_block_gpu.end(), 0.0),
+            16.0);
+  EXPECT_THROW(source.draw(1, 0, 2, 8, equal_blocks(100, 1)), std::out_of_range);
+  EXPECT_THROW(source.draw(0, 0, 0, 8, equal_blocks(100, 1)), std::invalid_argument);
+}
+
+TEST(SyntheticTrace, BlockIndexFindsRows) {
+  const std::vector<RowBlock> blocks = {
+      {{30, 100}, RowSpace::rank}, {{0, 10}, RowSpace::rank}, {{10, 30}, RowSpace::rank}};
+  const BlockIndex index(blocks, 100);
+  EXPECT_EQ(index.space(), RowSpace::rank);
+  EXPECT_EQ(index.block_of(0), 1u);
+  EXPECT_EQ(index.block_of(9), 1u);
+  EXPECT_EQ(index.block_of(10), 2u);
+  EXPECT_EQ(index.block_of(29), 2u);
+  EXPECT_EQ(index.block_of(30), 0u);
+  EXPECT_EQ(index.block_of(99), 0u);
+}
+
+TEST(SyntheticTrace, RejectsInvalidTables) {
+  DlrmModel model;
+  model.tables = {table(100, -1.0, fixed(1))};
+  EXPECT_THROW(SyntheticTraceSource(model, workload(HotRowLayout::clustered, TraceMode::expected)),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace shardsim
