@@ -4,37 +4,15 @@
 #include "shardsim/metrics/report_builder.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/sim/simulation.hpp"
+#include "support/hand_model.hpp"
 #include "support/hand_preset.hpp"
 #include "support/uniform_trace.hpp"
 
 namespace shardsim {
 namespace {
 
-DlrmModel hand_model(std::size_t tables, std::uint64_t rows, std::uint32_t dim, double pooling) {
-  DlrmModel m;
-  for (std::size_t t = 0; t < tables; ++t) {
-    EmbeddingTable e;
-    e.name = "t" + std::to_string(t);
-    e.rows = rows;
-    e.dim = dim;
-    e.pooling.kind = PoolingSpec::Kind::fixed;
-    e.pooling.value = pooling;
-    e.alpha = 0;
-    m.tables.push_back(e);
-  }
-  m.dense_features = 16;
-  m.bottom_mlp = {64};
-  m.top_mlp = {1};
-  m.table_precision = Precision::fp32;
-  m.comm_precision = Precision::fp32;
-  m.mlp_precision = Precision::tf32;
-  return m;
-}
-
-Plan make_plan(const std::string& planner, const PlanningContext& ctx) {
-  const auto& info = find_planner(planner, {}, "test");
-  return info.make(YamlValue(YAML::Node(), "test", "options"))->plan(ctx);
-}
+using testing::hand_model;
+using testing::plan_with;
 
 // The hand-sized case of the walking-skeleton issue: 2 GPUs on one node, 2 tables, table-wise,
 // fixed pooling, uniform access. Computed by hand (the numbers below were worked out with a
@@ -70,7 +48,7 @@ TEST(IterationBuilder, HandSizedTableWiseMatchesHandCalculation) {
   const testing::UniformTrace trace({1'000'000, 1'000'000}, {10, 10});
   const CostParams cost = testing::hand_cost_params();
   const PlanningContext ctx{cluster, model, wl, trace};
-  const Plan plan = make_plan("table_wise", ctx);
+  const Plan plan = plan_with("table_wise", ctx);
   ASSERT_EQ(plan.shards.size(), 2u);
   EXPECT_EQ(plan.shards[0].gpu, 0);
   EXPECT_EQ(plan.shards[1].gpu, 1);
@@ -96,7 +74,7 @@ TEST(IterationBuilder, InferenceIsTheForwardPassOnly) {
   const testing::UniformTrace trace({1'000'000, 1'000'000}, {10, 10});
   const CostParams cost = testing::hand_cost_params();
   const PlanningContext ctx{cluster, model, wl, trace};
-  const Plan plan = make_plan("table_wise", ctx);
+  const Plan plan = plan_with("table_wise", ctx);
   const SimulationResult result = simulate({cluster, model, wl, plan, trace, cost});
   // fwd from the hand calculation above.
   for (double t : iteration_times_s(result, 2)) EXPECT_NEAR(t, 10.650707e-6, 1e-8);

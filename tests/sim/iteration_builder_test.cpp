@@ -4,37 +4,15 @@
 
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/sim/simulation.hpp"
+#include "support/hand_model.hpp"
 #include "support/hand_preset.hpp"
 #include "support/uniform_trace.hpp"
 
 namespace shardsim {
 namespace {
 
-DlrmModel hand_model(std::size_t tables, std::uint64_t rows, std::uint32_t dim, double pooling) {
-  DlrmModel m;
-  for (std::size_t t = 0; t < tables; ++t) {
-    EmbeddingTable e;
-    e.name = "t" + std::to_string(t);
-    e.rows = rows;
-    e.dim = dim;
-    e.pooling.kind = PoolingSpec::Kind::fixed;
-    e.pooling.value = pooling;
-    e.alpha = 0;
-    m.tables.push_back(e);
-  }
-  m.dense_features = 16;
-  m.bottom_mlp = {64};
-  m.top_mlp = {1};
-  m.table_precision = Precision::fp32;
-  m.comm_precision = Precision::fp32;
-  m.mlp_precision = Precision::tf32;
-  return m;
-}
-
-Plan make_plan(const std::string& planner, const PlanningContext& ctx) {
-  const auto& info = find_planner(planner, {}, "test");
-  return info.make(YamlValue(YAML::Node(), "test", "options"))->plan(ctx);
-}
+using testing::hand_model;
+using testing::plan_with;
 
 // Conservation: the communication matrix sums to the bytes the plan must move. Row-wise on n
 // GPUs: every shard sends each other GPU its partial sums, B·dim·4 bytes, for every table.
@@ -46,7 +24,7 @@ TEST(IterationBuilder, RowWiseCommunicationIsConserved) {
   wl.batch_per_gpu = 256;
   const testing::UniformTrace trace({1000, 1000, 1000}, {5, 5, 5});
   const PlanningContext ctx{cluster, model, wl, trace};
-  const Plan plan = make_plan("row_wise", ctx);
+  const Plan plan = plan_with("row_wise", ctx);
   const IterationBuilder b({cluster, model, wl, plan, trace, testing::hand_cost_params()});
   const double expected = 3.0 * n * (n - 1) * 256 * 32 * 4;
   EXPECT_DOUBLE_EQ(b.comm_fwd().total(), expected);
@@ -68,7 +46,7 @@ TEST(IterationBuilder, DataParallelHasNoAlltoAllButSyncsReplicas) {
   wl.batch_per_gpu = 128;
   const testing::UniformTrace trace({1000, 1000}, {2, 2});
   const PlanningContext ctx{cluster, model, wl, trace};
-  const Plan plan = make_plan("data_parallel", ctx);
+  const Plan plan = plan_with("data_parallel", ctx);
   const IterationBuilder b({cluster, model, wl, plan, trace, testing::hand_cost_params()});
   EXPECT_EQ(b.comm_fwd().total(), 0.0);
   TaskGraph graph;
