@@ -17,8 +17,7 @@ double percentile(std::vector<double> values, double q) {
   return values[lo] + (values[hi] - values[lo]) * frac;
 }
 
-std::vector<double> iteration_times_s(const SimulationResult& result, int num_gpus) {
-  (void)num_gpus;
+std::vector<double> iteration_times_s(const SimulationResult& result) {
   std::vector<double> finish;  // latest end of any task of each iteration
   for (const IterationTasks& it : result.iterations) {
     double end = 0;
@@ -157,7 +156,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   const auto& tasks = result.graph.tasks;
   const auto& spans = result.timeline.spans;
 
-  r.iteration_times_s = iteration_times_s(result, n);
+  r.iteration_times_s = iteration_times_s(result);
   const auto& times = r.iteration_times_s;
   const double mean = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
   r.iteration_time = TimeStats{mean, percentile(times, 0.5), percentile(times, 0.99),

@@ -10,7 +10,9 @@
 namespace shardsim {
 
 IterationBuilder::IterationBuilder(const SimulationInputs& in)
-    : in_(in), serving_(build_serving_map(in.plan, in.cluster)) {
+    : cost_(in.cost),
+      in_{in.cluster, in.model, in.workload, in.plan, in.trace, cost_},
+      serving_(build_serving_map(in.plan, in.cluster)) {
   const int n = in.cluster.num_gpus();
   const auto& shards = in.plan.shards;
   const double batch = in.workload.batch_per_gpu;

@@ -21,7 +21,7 @@ double percentile(std::vector<double> values, double q);
 
 // Wall time of each measured iteration: the increase of the latest GPU's finish time over the
 // previous iteration's (so delays that accumulate across iterations are counted once).
-std::vector<double> iteration_times_s(const SimulationResult& result, int num_gpus);
+std::vector<double> iteration_times_s(const SimulationResult& result);
 
 // A report of a plan that was simulated.
 Report build_report(const ReportHeader& header, const SimulationInputs& inputs,

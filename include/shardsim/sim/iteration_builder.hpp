@@ -38,6 +38,8 @@ struct IterationTasks {
 
 class IterationBuilder {
  public:
+  // Keeps references to the cluster, model, workload, plan and trace of `in` (they must outlive
+  // the builder) and a copy of the cost parameters.
   explicit IterationBuilder(const SimulationInputs& in);
 
   // Appends iteration `iteration`'s tasks to `graph`; its first tasks on each GPU depend on
@@ -65,6 +67,7 @@ class IterationBuilder {
     std::vector<RowBlock> blocks;
   };
 
+  const CostParams cost_;  // a copy: `in_.cost` is not used after construction
   const SimulationInputs in_;
   ServingMap serving_;
   std::vector<TableBlocks> table_blocks_;

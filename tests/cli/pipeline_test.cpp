@@ -1,0 +1,43 @@
+#include "shardsim/cli/pipeline.hpp"
+
+#include <gtest/gtest.h>
+
+#include "shardsim/core/error.hpp"
+
+namespace shardsim {
+namespace {
+
+PlacementSpec spec(std::vector<std::string> planners, const std::string& options) {
+  PlacementSpec p;
+  p.planners = std::move(planners);
+  p.options = options.empty() ? YAML::Node() : YAML::Load(options);
+  p.options_file = "s.yaml";
+  return p;
+}
+
+TEST(PlannerOptions, KeyedByPlannerNameWhenSeveralPlannersAreListed) {
+  const PlacementSpec p = spec({"table_wise", "row_wise"}, "{table_wise: {cost: size}}");
+  const YamlValue tw = planner_options(p, "table_wise");
+  EXPECT_EQ(tw.get("cost").as_string(), "size");
+  EXPECT_EQ(tw.path(), "placement.options.table_wise");
+  EXPECT_TRUE(planner_options(p, "row_wise").is_null());
+}
+
+TEST(PlannerOptions, UnkeyedOptionsGoToEveryPlanner) {
+  const PlacementSpec p = spec({"table_wise"}, "{cost: dim}");
+  EXPECT_EQ(planner_options(p, "table_wise").get("cost").as_string(), "dim");
+  EXPECT_TRUE(planner_options(spec({"row_wise"}, ""), "row_wise").is_null());
+}
+
+TEST(PlannerOptions, MixingKeyedAndUnkeyedIsAnError) {
+  const PlacementSpec p = spec({"table_wise", "row_wise"}, "{table_wise: {}, cost: size}");
+  try {
+    planner_options(p, "table_wise");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("placement.options.cost"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace shardsim
