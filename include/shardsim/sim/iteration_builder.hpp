@@ -41,6 +41,9 @@ class IterationBuilder {
   // Keeps references to the cluster, model, workload, plan and trace of `in` (they must outlive
   // the builder) and a copy of the cost parameters.
   explicit IterationBuilder(const SimulationInputs& in);
+  // Not copyable or movable: `in_.cost` refers to this object's own `cost_`.
+  IterationBuilder(const IterationBuilder&) = delete;
+  IterationBuilder& operator=(const IterationBuilder&) = delete;
 
   // Appends iteration `iteration`'s tasks to `graph`; its first tasks on each GPU depend on
   // `previous`'s last tasks on that GPU (nullptr for the first iteration).
@@ -67,7 +70,7 @@ class IterationBuilder {
     std::vector<RowBlock> blocks;
   };
 
-  const CostParams cost_;  // a copy: `in_.cost` is not used after construction
+  const CostParams cost_;  // the builder's own copy; `in_.cost` refers to it
   const SimulationInputs in_;
   ServingMap serving_;
   std::vector<TableBlocks> table_blocks_;
