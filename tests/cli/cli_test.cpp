@@ -1,6 +1,7 @@
 // End-to-end tests of the `shardsim` binary: exit codes, outputs, determinism.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -16,9 +17,17 @@ struct Result {
   std::string out;
 };
 
+// A scratch path unique to this test process and call: ctest runs the tests of this file in
+// parallel processes, so a shared file name would let one test read another's stderr.
+std::string unique_temp(const std::string& stem) {
+  static int counter = 0;
+  return ::testing::TempDir() + "/" + stem + "_" + std::to_string(::getpid()) + "_" +
+         std::to_string(counter++);
+}
+
 // Runs the binary with `args`; stdout is captured, stderr goes to a file returned in `err`.
 Result run(const std::string& args, std::string* err = nullptr) {
-  const std::string err_file = ::testing::TempDir() + "/shardsim_stderr.txt";
+  const std::string err_file = unique_temp("shardsim_stderr") + ".txt";
   const std::string cmd = std::string(SHARDSIM_BINARY) + " " + args + " 2>" + err_file;
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -32,11 +41,12 @@ Result run(const std::string& args, std::string* err = nullptr) {
     std::ifstream in(err_file);
     err->assign(std::istreambuf_iterator<char>(in), {});
   }
+  std::filesystem::remove(err_file);
   return r;
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = unique_temp("shardsim_cli") + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -129,7 +139,7 @@ TEST(Cli, PlanThatDoesNotFitExitsThreeNamingTheGpu) {
 
 TEST(Cli, OutDirWritesFilesAndRefusesToOverwrite) {
   const std::string path = write_temp("out.yaml", kSmall);
-  const std::string dir = ::testing::TempDir() + "/shardsim_out_test";
+  const std::string dir = unique_temp("shardsim_out_test");
   std::filesystem::remove_all(dir);
   ASSERT_EQ(run("run " + path + " --quiet --out " + dir).code, 0);
   for (const char* f : {"report.json", "per_gpu.csv"}) {
