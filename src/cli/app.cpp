@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include "shardsim/cli/cmd_baseline.hpp"
+#include "shardsim/cli/cmd_compare.hpp"
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -207,6 +209,9 @@ int run_cli(int argc, char** argv) {
   auto* hw_show = hw->add_subcommand("show", "show one preset");
   hw_show->add_option("name", preset_name, "preset name")->required();
 
+  CompareCommand compare(app);
+  BaselineCommand baseline(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -219,6 +224,8 @@ int run_cli(int argc, char** argv) {
     if (*run) return cmd_run(flags, scenario_path);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs);
     if (*validate) return cmd_validate(flags, scenario_path);
+    if (compare.selected()) return compare.run();
+    if (baseline.selected()) return baseline.run();
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {
         const HardwarePreset p = builtin_preset(name);

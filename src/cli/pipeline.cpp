@@ -76,6 +76,7 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     reports.push_back(build_report(header, inputs, result, memory));
     if (!options.record_timings) reports.back().planning_time_s = std::nan("");
   }
+  for (Report& r : reports) r.input_hashes = scenario.hashes;
   return reports;
 }
 

@@ -196,6 +196,19 @@ Json report_json(const Report& r, bool with_matrices) {
     j["comm_bytes"] = nullptr;
   }
 
+  // Which inputs produced it (docs/report.md): null when the report was not built from a
+  // loaded scenario; each hash null when unknown.
+  if (r.input_hashes.empty()) {
+    j["input_hashes"] = nullptr;
+  } else {
+    auto hash = [](const std::string& h) { return h.empty() ? Json() : Json(h); };
+    Json h;
+    h["scenario"] = hash(r.input_hashes.scenario);
+    h["hardware"] = hash(r.input_hashes.hardware);
+    h["cost"] = hash(r.input_hashes.cost);
+    j["input_hashes"] = std::move(h);
+  }
+
   // The version that produced the numbers; a report built without one gets this binary's.
   j["shardsim_version"] =
       r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version;

@@ -2,26 +2,15 @@
 // place, so a reader never sees a half-written file. Files: docs/report.md.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <system_error>
 
-#include "shardsim/core/error.hpp"
+#include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/report_writer.hpp"
 
 namespace shardsim {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-struct OutputFile {
-  std::string name;
-  std::string content;
-};
 
 std::string fwd_matrix_name(std::size_t index, std::size_t count) {
   return count == 1 ? "comm_matrix_fwd.csv" : fmt::format("comm_matrix_fwd.{}.csv", index);
@@ -30,8 +19,8 @@ std::string bwd_matrix_name(std::size_t index, std::size_t count) {
   return count == 1 ? "comm_matrix_bwd.csv" : fmt::format("comm_matrix_bwd.{}.csv", index);
 }
 
-std::vector<OutputFile> render(std::span<const Report> reports) {
-  std::vector<OutputFile> files;
+std::vector<FileContent> render(std::span<const Report> reports) {
+  std::vector<FileContent> files;
   const std::size_t n = reports.size();
 
   // report.json: each report says which files hold its communication matrices.
@@ -64,15 +53,6 @@ std::vector<OutputFile> render(std::span<const Report> reports) {
   return files;
 }
 
-[[noreturn]] void fail(const std::string& dir, std::string problem, std::string hint = {}) {
-  throw InputError(SourceLocation{dir}, "--out", std::move(problem), std::move(hint));
-}
-
-void remove_quietly(const fs::path& p) {
-  std::error_code ec;
-  fs::remove(p, ec);
-}
-
 }  // namespace
 
 std::vector<std::string> output_file_names(std::size_t report_count) {
@@ -85,54 +65,8 @@ std::vector<std::string> output_file_names(std::size_t report_count) {
 }
 
 void write_output_dir(const std::string& dir, std::span<const Report> reports, bool force) {
-  const fs::path root(dir);
-  std::error_code ec;
-
-  // Every check comes before the first write, so a refused run leaves the directory untouched.
-  const fs::file_status root_status = fs::status(root, ec);
-  if (fs::exists(root_status) && !fs::is_directory(root_status)) {
-    fail(dir, "exists and is not a directory", "choose another --out path");
-  }
-  const std::vector<OutputFile> files = render(reports);
-  for (const OutputFile& f : files) {
-    const fs::file_status st = fs::symlink_status(root / f.name, ec);
-    if (!fs::exists(st)) continue;
-    if (fs::is_directory(st)) {
-      fail(dir, f.name + " already exists and is a directory", "remove it or choose another --out");
-    }
-    if (!force) fail(dir, f.name + " already exists", "pass --force to overwrite");
-  }
-
-  fs::create_directories(root, ec);
-  if (ec) fail(dir, "cannot create the directory: " + ec.message());
-
-  const std::string tmp_suffix = fmt::format(".tmp.{}", static_cast<long>(::getpid()));
-  std::vector<fs::path> pending;  // temporaries written and not yet renamed
-  auto abandon = [&]() {
-    for (const fs::path& p : pending) remove_quietly(p);
-  };
-  for (const OutputFile& f : files) {
-    const fs::path tmp = root / (f.name + tmp_suffix);
-    pending.push_back(tmp);
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    os << f.content;
-    os.close();
-    if (!os) {
-      abandon();
-      fail(dir, "cannot write " + tmp.filename().string());
-    }
-  }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    fs::rename(pending[i], root / files[i].name, ec);
-    if (ec) {
-      const std::string problem =
-          fmt::format("cannot rename {} to {}: {}", pending[i].filename().string(), files[i].name,
-                      ec.message());
-      pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(i));
-      abandon();
-      fail(dir, problem);
-    }
-  }
+  const std::vector<FileContent> files = render(reports);
+  write_files_atomically(dir, files, force, "--out");
   spdlog::info("wrote {} files to {}", files.size(), dir);
 }
 

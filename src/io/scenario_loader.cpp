@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "shardsim/core/content_hash.hpp"
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/io/model_loader.hpp"
 #include "shardsim/io/sweep.hpp"
@@ -41,6 +42,15 @@ void reject_duplicate_keys(const YamlValue& v) {
   }
 }
 
+// The hash of configs/cost/default.yaml as compiled in (InputHashes::cost), computed once.
+const std::string& default_cost_params_hash() {
+  static const std::string hash = [] {
+    const auto text = find_embedded_config("cost/default.yaml");
+    return text ? yaml_content_hash(parse_yaml(*text, "configs/cost/default.yaml")) : std::string();
+  }();
+  return hash;
+}
+
 int read_int(const YamlValue& v, bool positive) {
   const std::uint64_t x = positive ? v.as_positive_int() : v.as_nonnegative_int();
   if (x > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
@@ -57,7 +67,8 @@ std::string resolve_relative(const std::string& path, const std::string& scenari
   return (dir / p).lexically_normal().string();
 }
 
-ClusterSpec load_cluster(const YamlValue& c) {
+// `preset_hash` receives the hash of the preset file the cluster starts from (InputHashes).
+ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
   c.expect_map();
   c.expect_keys({"preset", "preset_file", "nodes", "overrides"});
   ClusterSpec spec;
@@ -69,6 +80,8 @@ ClusterSpec load_cluster(const YamlValue& c) {
   }
   if (preset) {
     spec.preset = builtin_preset(preset->as_string(), preset->location(), preset->path());
+    const auto text = find_embedded_config("hardware/" + preset->as_string() + ".yaml");
+    if (text) preset_hash = yaml_content_hash(parse_yaml(*text, spec.preset.source_file));
   } else if (preset_file) {
     const std::string path = resolve_relative(preset_file->as_string(), c.file());
     std::error_code ec;
@@ -76,7 +89,9 @@ ClusterSpec load_cluster(const YamlValue& c) {
       throw preset_file->error(fmt::format("no preset file at '{}'", path),
                                "the path is relative to the scenario file's folder");
     }
-    spec.preset = parse_hardware_preset(YamlValue(load_yaml_file(path), path, ""));
+    const YAML::Node preset_doc = load_yaml_file(path);
+    spec.preset = parse_hardware_preset(YamlValue(preset_doc, path, ""));
+    preset_hash = yaml_content_hash(preset_doc);
     if (spec.preset.source_file.empty()) spec.preset.source_file = path;
   } else {
     std::string names;
@@ -191,7 +206,9 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
     sc.name = std::filesystem::path(file).stem().string();
     if (sc.name.empty()) sc.name = "scenario";
   }
-  sc.cluster = load_cluster(doc.get("cluster"));
+  sc.hashes.scenario = yaml_content_hash(root);
+  sc.hashes.cost = default_cost_params_hash();
+  sc.cluster = load_cluster(doc.get("cluster"), sc.hashes.hardware);
   sc.workload = load_workload(doc.get("workload"));
   sc.model = load_model(doc.get("model"), sc.workload.seed);
   sc.placement = load_placement(doc.get("placement"));

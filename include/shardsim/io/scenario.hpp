@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "shardsim/core/input_hashes.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/model/dlrm_model.hpp"
@@ -38,6 +39,7 @@ struct Scenario {
   PlacementSpec placement;
   CostParams cost;
   std::vector<SweepAxis> sweep;  // empty when no sweep
+  InputHashes hashes;            // what the reports record as `input_hashes` (docs/report.md)
 };
 
 }  // namespace shardsim

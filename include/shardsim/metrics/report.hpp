@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/core/input_hashes.hpp"
 
 namespace shardsim {
 
@@ -81,6 +82,9 @@ struct Report {
   // NaN otherwise, which writers print as null / n/a, keeping reports byte-identical per seed.
   double planning_time_s = std::numeric_limits<double>::quiet_NaN();
   std::string shardsim_version;
+  // The inputs that produced it (scenario document, hardware preset, cost parameters); empty
+  // when the report was not built from a loaded scenario. Lets `compare` detect stale baselines.
+  InputHashes input_hashes;
 };
 
 }  // namespace shardsim

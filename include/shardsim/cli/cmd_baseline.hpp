@@ -1,0 +1,38 @@
+#pragma once
+// `shardsim baseline SCENARIO... --out DIR`: writes golden reports, one `<file stem>.json` per
+// scenario, for `shardsim compare` (docs/regression.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shardsim/cli/scenario_runs.hpp"
+
+namespace shardsim {
+
+struct BaselineArgs {
+  std::vector<std::string> scenarios;
+  std::string out_dir;
+  bool force = false;
+  RunFlags run;  // how scenarios are run
+  bool verbose = false;
+  bool quiet = false;
+};
+
+class BaselineCommand {
+ public:
+  // Adds the subcommand to `app`; its options write into this object, so it stays in place.
+  explicit BaselineCommand(CLI::App& app);
+  BaselineCommand(const BaselineCommand&) = delete;
+  BaselineCommand& operator=(const BaselineCommand&) = delete;
+  bool selected() const;
+  int run() const;  // the exit code; bad input throws InputError
+
+ private:
+  CLI::App* cmd_ = nullptr;
+  BaselineArgs args_;
+};
+
+// Writing the baselines, without the command line.
+int run_baseline(const BaselineArgs& args);
+
+}  // namespace shardsim

@@ -1,0 +1,327 @@
+// Report JSON -> ReportSummary, for `shardsim compare` (io/report_reader.hpp).
+#include "shardsim/io/report_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shardsim/core/error.hpp"
+#include "shardsim/io/report_fields.hpp"
+
+namespace shardsim {
+
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::optional<double> finite(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+// Where a value sits, for messages: the file and the key path inside it.
+struct Where {
+  const std::string& file;
+  std::string path;
+
+  Where at(std::string_view key) const {
+    return Where{file, path.empty() ? std::string(key) : path + "." + std::string(key)};
+  }
+  Where index(std::size_t i) const { return Where{file, fmt::format("{}[{}]", path, i)}; }
+  [[noreturn]] void fail(std::string problem, std::string hint = {}) const {
+    throw InputError(SourceLocation{file}, path, std::move(problem), std::move(hint));
+  }
+};
+
+const char* type_name(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::discarded:
+      return "nothing";
+    default:
+      return "a number";
+  }
+}
+
+// The member `key` of `obj`, or nullptr when absent or null.
+const Json* member(const Json& obj, std::string_view key) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::optional<double> number(const Json& obj, const Where& w, std::string_view key) {
+  const Json* v = member(obj, key);
+  if (!v) return std::nullopt;
+  if (!v->is_number())
+    w.at(key).fail(fmt::format("expected a number or null, found {}", type_name(*v)));
+  return finite(v->get<double>());
+}
+
+std::optional<std::string> text(const Json& obj, const Where& w, std::string_view key) {
+  const Json* v = member(obj, key);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) w.at(key).fail(fmt::format("expected a string, found {}", type_name(*v)));
+  return v->get<std::string>();
+}
+
+const Json* object(const Json& obj, const Where& w, std::string_view key) {
+  const Json* v = member(obj, key);
+  if (v && !v->is_object())
+    w.at(key).fail(fmt::format("expected an object, found {}", type_name(*v)));
+  return v;
+}
+
+// A set-up field as text: strings as they are, integers in decimal, booleans as true/false.
+std::optional<std::string> setup_text(const Json& obj, const Where& w, std::string_view key) {
+  const Json* v = member(obj, key);
+  if (!v) return std::nullopt;
+  if (v->is_string()) return v->get<std::string>();
+  if (v->is_number_unsigned()) return std::to_string(v->get<std::uint64_t>());
+  if (v->is_number_integer()) return std::to_string(v->get<std::int64_t>());
+  if (v->is_number_float()) return fmt::format("{}", v->get<double>());
+  if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
+  w.at(key).fail(fmt::format("expected a string or a number, found {}", type_name(*v)));
+}
+
+constexpr std::string_view kSetupKeys[] = {"mode",       "preset",       "num_gpus",   "num_nodes",
+                                           "num_tables", "global_batch", "iterations", "warmup"};
+
+void set(ReportSummary& s, MetricId id, std::optional<double> v) {
+  s.values[index_of(id)] = v;
+}
+
+std::string origin_of(const std::string& file, const std::string& path) {
+  return path.empty() ? file : file + ": " + path;
+}
+
+[[noreturn]] void not_a_report(const std::string& file, const std::string& path) {
+  throw InputError(SourceLocation{file}, path,
+                   "not a shardsim report: expected an object with \"scenario\" and \"planner\", "
+                   "or {\"reports\": [...]}",
+                   "pass a report JSON written by `shardsim run --format json`, `--out DIR` "
+                   "(report.json) or `shardsim baseline`");
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw InputError(SourceLocation{path}, "", "is a directory, not a report file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(SourceLocation{path}, "", "cannot open the file",
+                     "check the path and that the file is readable");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(SourceLocation{path}, "", "cannot read the file");
+  return ss.str();
+}
+
+// Line and column (1-based) of byte `offset` (1-based, as nlohmann counts) of `text`.
+SourceLocation location_of(const std::string& file, const std::string& text, std::size_t offset) {
+  SourceLocation loc{file, 1, 1};
+  const std::size_t end = std::min(offset > 0 ? offset - 1 : 0, text.size());
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+}  // namespace
+
+ReportSummary summarize_report(const Report& r, std::string origin) {
+  ReportSummary s;
+  s.scenario = r.scenario;
+  s.planner = r.planner;
+  s.sweep_point = r.sweep_point;
+  s.seed = r.seed;
+  s.setup = {{"mode", r.mode},
+             {"preset", r.preset},
+             {"num_gpus", std::to_string(r.num_gpus)},
+             {"num_nodes", std::to_string(r.num_nodes)},
+             {"num_tables", std::to_string(r.num_tables)},
+             {"global_batch", std::to_string(r.global_batch)},
+             {"iterations", std::to_string(r.iterations)},
+             {"warmup", std::to_string(r.warmup)}};
+  // As the JSON writer: a report without a version gets this binary's.
+  s.shardsim_version =
+      r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version;
+  s.input_hashes = r.input_hashes;
+  s.origin = std::move(origin);
+
+  set(s, MetricId::fits_in_memory, r.fits_in_memory ? 1.0 : 0.0);
+  if (report_has_timing(r)) {
+    set(s, MetricId::iteration_time_mean_s, finite(r.iteration_time.mean_s));
+    set(s, MetricId::iteration_time_p99_s, finite(r.iteration_time.p99_s));
+    set(s, MetricId::qps, finite(r.qps));
+    set(s, MetricId::imbalance_ratio, finite(r.imbalance_ratio));
+  }
+  if (report_has_plan(r)) {
+    set(s, MetricId::degree_of_balance, finite(r.degree_of_balance));
+    double total = 0;
+    double max_gpu = 0;
+    for (const GpuReport& g : r.per_gpu) {
+      total += g.comm_sent_bytes;
+      max_gpu = std::max(max_gpu, g.comm_sent_bytes + g.comm_received_bytes);
+    }
+    set(s, MetricId::comm_total_bytes, finite(total));
+    set(s, MetricId::comm_max_gpu_bytes, finite(max_gpu));
+  }
+  set(s, MetricId::memory_max_bytes, finite(r.memory_max_bytes));
+  set(s, MetricId::planning_time_s, finite(r.planning_time_s));
+  return s;
+}
+
+ReportSummary summarize_report_json(const Json& j, const std::string& file,
+                                    const std::string& path) {
+  const Where w{file, path};
+  if (!j.is_object() || !j.contains("scenario") || !j.contains("planner")) {
+    not_a_report(file, path);
+  }
+  ReportSummary s;
+  s.origin = origin_of(file, path);
+  auto required_text = [&](std::string_view key) {
+    auto v = text(j, w, key);
+    if (!v) w.at(key).fail("missing: every report names its scenario and planner");
+    return *v;
+  };
+  s.scenario = required_text("scenario");
+  s.planner = required_text("planner");
+  s.sweep_point = text(j, w, "sweep_point").value_or("");
+  if (const Json* seed = member(j, "seed")) {
+    if (!seed->is_number_unsigned()) {
+      w.at("seed").fail(fmt::format("expected an unsigned integer, found {}", type_name(*seed)));
+    }
+    s.seed = seed->get<std::uint64_t>();
+  }
+  for (std::string_view key : kSetupKeys) {
+    if (auto v = setup_text(j, w, key)) s.setup.emplace_back(std::string(key), *v);
+  }
+  s.shardsim_version = text(j, w, "shardsim_version").value_or("");
+  if (const Json* h = object(j, w, "input_hashes")) {
+    const Where hw = w.at("input_hashes");
+    s.input_hashes.scenario = text(*h, hw, "scenario").value_or("");
+    s.input_hashes.hardware = text(*h, hw, "hardware").value_or("");
+    s.input_hashes.cost = text(*h, hw, "cost").value_or("");
+  }
+
+  if (const Json* fits = member(j, "fits_in_memory")) {
+    if (!fits->is_boolean()) {
+      w.at("fits_in_memory")
+          .fail(fmt::format("expected true or false, found {}", type_name(*fits)));
+    }
+    set(s, MetricId::fits_in_memory, fits->get<bool>() ? 1.0 : 0.0);
+  }
+  if (const Json* t = object(j, w, "iteration_time_s")) {
+    set(s, MetricId::iteration_time_mean_s, number(*t, w.at("iteration_time_s"), "mean"));
+    set(s, MetricId::iteration_time_p99_s, number(*t, w.at("iteration_time_s"), "p99"));
+  }
+  set(s, MetricId::qps, number(j, w, "qps"));
+  set(s, MetricId::imbalance_ratio, number(j, w, "imbalance_ratio"));
+  set(s, MetricId::degree_of_balance, number(j, w, "degree_of_balance"));
+  if (const Json* m = object(j, w, "memory_bytes")) {
+    set(s, MetricId::memory_max_bytes, number(*m, w.at("memory_bytes"), "max"));
+  }
+  if (const Json* gpus = member(j, "per_gpu")) {
+    const Where gw = w.at("per_gpu");
+    if (!gpus->is_array()) gw.fail(fmt::format("expected an array, found {}", type_name(*gpus)));
+    double total = 0;
+    double max_gpu = 0;
+    bool complete = !gpus->empty();
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+      const Json& g = (*gpus)[i];
+      const Where ew = gw.index(i);
+      if (!g.is_object()) ew.fail(fmt::format("expected an object, found {}", type_name(g)));
+      const auto sent = number(g, ew, "comm_sent_bytes");
+      const auto received = number(g, ew, "comm_received_bytes");
+      if (!sent || !received) {
+        complete = false;
+        continue;
+      }
+      total += *sent;
+      max_gpu = std::max(max_gpu, *sent + *received);
+    }
+    if (complete) {
+      set(s, MetricId::comm_total_bytes, finite(total));
+      set(s, MetricId::comm_max_gpu_bytes, finite(max_gpu));
+    }
+  }
+  set(s, MetricId::planning_time_s, number(j, w, "planning_time_s"));
+  return s;
+}
+
+std::vector<ReportSummary> read_report_file(const std::string& path) {
+  const std::string content = read_file(path);
+  // Skip what compare never reads: the GPU x GPU matrices dominate the size of large reports.
+  const Json::parser_callback_t skip = [](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    return !(event == Json::parse_event_t::key &&
+             (parsed == "comm_bytes" || parsed == "iteration_times_s"));
+  };
+  Json doc;
+  try {
+    doc = Json::parse(content, skip);
+  } catch (const Json::parse_error& e) {
+    throw InputError(location_of(path, content, e.byte), "",
+                     fmt::format("malformed JSON: {}", e.what()),
+                     "is this a report JSON written by shardsim?");
+  }
+  std::vector<ReportSummary> out;
+  if (doc.is_object() && doc.contains("reports") && !doc.contains("scenario")) {
+    const Json& list = doc["reports"];
+    if (!list.is_array()) {
+      Where{path, "reports"}.fail(fmt::format("expected an array, found {}", type_name(list)));
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      out.push_back(summarize_report_json(list[i], path, fmt::format("reports[{}]", i)));
+    }
+    return out;
+  }
+  out.push_back(summarize_report_json(doc, path, ""));
+  return out;
+}
+
+std::vector<ReportSummary> read_reports(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return read_report_file(path);
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) {
+      files.push_back(entry.path().string());
+    }
+  }
+  if (ec) throw InputError(SourceLocation{path}, "", "cannot list the directory: " + ec.message());
+  if (files.empty()) {
+    throw InputError(SourceLocation{path}, "", "the directory holds no report files (*.json)",
+                     "write some with `shardsim baseline SCENARIO --out DIR`");
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<ReportSummary> out;
+  for (const std::string& f : files) {
+    std::vector<ReportSummary> some = read_report_file(f);
+    out.insert(out.end(), std::make_move_iterator(some.begin()),
+               std::make_move_iterator(some.end()));
+  }
+  return out;
+}
+
+}  // namespace shardsim
