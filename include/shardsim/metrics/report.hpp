@@ -3,10 +3,12 @@
 // prints. Field names carry units; the JSON keys are the DESIGN.md §3 contract.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/plan/plan_stats.hpp"
 
 namespace shardsim {
 
@@ -81,6 +83,9 @@ struct Report {
   // NaN otherwise, which writers print as null / n/a, keeping reports byte-identical per seed.
   double planning_time_s = std::numeric_limits<double>::quiet_NaN();
   std::string shardsim_version;
+  // What the plan puts on each GPU and how balanced it is, from the plan and the cost model
+  // (plan/plan_stats.hpp); absent when there is no plan (the planner could not place the tables).
+  std::optional<PlanStats> plan_stats;
 };
 
 }  // namespace shardsim
