@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "shardsim/cost/collective_cost.hpp"
@@ -178,20 +179,36 @@ class Builder {
   bool clustered_;
 };
 
+// Where a candidate did not fit: the GPU closest to having room, and what it would hold.
+struct Shortfall {
+  int gpu = -1;
+  double needed_bytes = 0;
+};
+
+void note(Shortfall& s, const MemoryBudget& budget, int gpu, double bytes) {
+  const double needed = budget.used_bytes(gpu) + bytes;
+  if (s.gpu < 0 || needed - budget.capacity_bytes() <
+                       s.needed_bytes - budget.capacity_bytes()) {
+    s = Shortfall{gpu, needed};
+  }
+}
+
 // Places every part of `c` (fixed GPUs, one node, or each on the least-loaded GPU with room).
-// Returns false, changing nothing, when some part has no room.
-bool try_place(const Candidate& c, const PlanningContext& ctx, MemoryBudget& budget,
-               LoadTracker& loads, Plan& plan) {
+// Changes nothing and says where it fell short when some part has no room.
+std::optional<Shortfall> try_place(const Candidate& c, const PlanningContext& ctx,
+                                   MemoryBudget& budget, LoadTracker& loads, Plan& plan) {
+  Shortfall miss;
   if (c.fixed()) {
     for (const Part& p : c.parts) {
-      if (!budget.fits(p.shard.gpu, p.bytes)) return false;
+      if (!budget.fits(p.shard.gpu, p.bytes)) note(miss, budget, p.shard.gpu, p.bytes);
     }
+    if (miss.gpu >= 0) return miss;
     for (const Part& p : c.parts) {
       budget.add(p.shard.gpu, p.bytes);
       loads.add(p.shard.gpu, p.cost_s);
       plan.shards.push_back(p.shard);
     }
-    return true;
+    return std::nullopt;
   }
   if (c.scheme == Scheme::table_row_wise) {
     const int gpn = ctx.cluster.gpus_per_node();
@@ -200,8 +217,12 @@ bool try_place(const Candidate& c, const PlanningContext& ctx, MemoryBudget& bud
     for (int node = 0; node < ctx.cluster.num_nodes(); ++node) {
       bool fits = true;
       double load = 0;
-      for (std::size_t i = 0; i < c.parts.size() && fits; ++i) {
-        fits = budget.fits(node * gpn + static_cast<int>(i), c.parts[i].bytes);
+      for (std::size_t i = 0; i < c.parts.size(); ++i) {
+        const int g = node * gpn + static_cast<int>(i);
+        if (!budget.fits(g, c.parts[i].bytes)) {
+          fits = false;
+          note(miss, budget, g, c.parts[i].bytes);
+        }
       }
       for (int i = 0; i < gpn; ++i) load += loads.load(node * gpn + i);
       if (fits && (best < 0 || load < best_load)) {
@@ -209,7 +230,7 @@ bool try_place(const Candidate& c, const PlanningContext& ctx, MemoryBudget& bud
         best_load = load;
       }
     }
-    if (best < 0) return false;
+    if (best < 0) return miss;
     for (std::size_t i = 0; i < c.parts.size(); ++i) {
       Shard sh = c.parts[i].shard;
       sh.gpu = best * gpn + static_cast<int>(i);
@@ -217,18 +238,23 @@ bool try_place(const Candidate& c, const PlanningContext& ctx, MemoryBudget& bud
       loads.add(sh.gpu, c.parts[i].cost_s);
       plan.shards.push_back(sh);
     }
-    return true;
+    return std::nullopt;
   }
   // Independent parts: place one by one, undo if one does not fit.
   std::vector<std::pair<int, const Part*>> done;
   for (const Part& p : c.parts) {
     const int g = loads.least_loaded_fitting(budget, p.bytes);
     if (g < 0) {
+      int roomiest = 0;
+      for (int k = 1; k < budget.num_gpus(); ++k) {
+        if (budget.used_bytes(k) < budget.used_bytes(roomiest)) roomiest = k;
+      }
+      note(miss, budget, roomiest, p.bytes);
       for (auto [dg, dp] : done) {
         budget.add(dg, -dp->bytes);
         loads.add(dg, -dp->cost_s);
       }
-      return false;
+      return miss;
     }
     budget.add(g, p.bytes);
     loads.add(g, p.cost_s);
@@ -239,7 +265,7 @@ bool try_place(const Candidate& c, const PlanningContext& ctx, MemoryBudget& bud
     sh.gpu = g;
     plan.shards.push_back(sh);
   }
-  return true;
+  return std::nullopt;
 }
 
 Plan HybridPlanner::plan(const PlanningContext& ctx) const {
@@ -332,8 +358,18 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
   plan.planner = name();
   for (std::size_t t : order) {
     const auto& c = cands[t];
-    if (try_place(c[choice[t]], ctx, budget, loads, plan)) continue;
-    // Fallbacks: the other candidates with smaller parts, smallest bytes last tried first.
+    Shortfall closest;
+    auto attempt = [&](const Candidate& x) {
+      const auto miss = try_place(x, ctx, budget, loads, plan);
+      if (!miss) return true;
+      if (closest.gpu < 0 || miss->needed_bytes - budget.capacity_bytes() <
+                                 closest.needed_bytes - budget.capacity_bytes()) {
+        closest = *miss;
+      }
+      return false;
+    };
+    if (attempt(c[choice[t]])) continue;
+    // Fallbacks: the other candidates (not data-parallel), largest parts first.
     std::vector<std::size_t> rest;
     for (std::size_t i = 0; i < c.size(); ++i) {
       if (i != choice[t] && c[i].scheme != Scheme::data_parallel) rest.push_back(i);
@@ -343,7 +379,7 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
     });
     bool placed = false;
     for (std::size_t i : rest) {
-      if (try_place(c[i], ctx, budget, loads, plan)) {
+      if (attempt(c[i])) {
         placed = true;
         break;
       }
@@ -351,14 +387,16 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
     if (!placed && allowed(Scheme::row_wise) &&
         std::none_of(c.begin(), c.end(),
                      [](const Candidate& x) { return x.scheme == Scheme::row_wise; })) {
-      placed = try_place(build.row_wise(t), ctx, budget, loads, plan);
+      placed = attempt(build.row_wise(t));
     }
     if (!placed) {
-      double smallest = c[choice[t]].max_part_bytes;
-      for (const Candidate& x : c) smallest = std::min(smallest, x.max_part_bytes);
-      budget.fail(fmt::format("hybrid: table '{}' (its smallest part under any allowed scheme)",
-                              tables[t].name),
-                  smallest);
+      throw DoesNotFitError(
+          closest.gpu, closest.needed_bytes, budget.capacity_bytes(),
+          fmt::format("hybrid: no allowed scheme fits table '{}' (the closest: GPU {} would "
+                      "need {:.3f} GB of its {:.3f} GB{}); try more GPUs or allow row_wise",
+                      tables[t].name, closest.gpu, closest.needed_bytes / 1e9,
+                      budget.capacity_bytes() / 1e9,
+                      budget.headroom_fraction() > 0 ? ", after the headroom" : ""));
     }
   }
   return plan;

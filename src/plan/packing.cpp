@@ -46,7 +46,7 @@ void MemoryBudget::fail(const std::string& what, double bytes,
     detail += fmt::format(" (the planner keeps {:.0f}% of HBM free: option headroom)",
                           headroom_ * 100);
   }
-  detail += "; try a planner that splits tables (row_wise, table_row_wise, hybrid) or more GPUs";
+  detail += "; try more GPUs (cluster.nodes) or a planner that splits tables more finely";
   throw DoesNotFitError(roomiest, used_bytes(roomiest) + bytes, capacity_bytes_, detail);
 }
 
