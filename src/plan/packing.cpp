@@ -11,6 +11,16 @@
 
 namespace shardsim {
 
+namespace {
+// 532 B, 12.3 KB, 45.6 MB, 7.891 GB: small shards stay readable next to whole GPUs.
+std::string human_bytes(double b) {
+  if (b < 1e3) return fmt::format("{:.0f} B", b);
+  if (b < 1e6) return fmt::format("{:.1f} KB", b / 1e3);
+  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
+  return fmt::format("{:.3f} GB", b / 1e9);
+}
+}  // namespace
+
 MemoryBudget::MemoryBudget(const PlanningContext& ctx, double headroom_fraction)
     : ctx_(ctx),
       hbm_bytes_(ctx.cluster.gpu().hbm_capacity_bytes),
@@ -39,9 +49,9 @@ void MemoryBudget::fail(const std::string& what, double bytes,
     for (int g : candidates) consider(g);
   }
   std::string detail = fmt::format(
-      "{} needs {:.3f} GB (weights, optimizer state and activations) and even the emptiest "
-      "candidate GPU has only {:.3f} GB free",
-      what, bytes / 1e9, std::max(0.0, free_bytes(roomiest)) / 1e9);
+      "{} needs {} (weights, optimizer state and activations) but even the emptiest candidate, "
+      "GPU {}, has only {} free",
+      what, human_bytes(bytes), roomiest, human_bytes(std::max(0.0, free_bytes(roomiest))));
   if (headroom_ > 0) {
     detail += fmt::format(" (the planner keeps {:.0f}% of HBM free: option headroom)",
                           headroom_ * 100);

@@ -32,7 +32,8 @@ class Reporter {
                           const std::string& problem) const {
     const SourceLocation where = t < s_.table_locations.size() ? s_.table_locations[t]
                                                                : SourceLocation{s_.name, 0, 0};
-    throw InputError(where, fmt::format("tables.{}", name), problem, kHint);
+    throw InputError(where, fmt::format("tables.{}", name),
+                     fmt::format("table '{}': {}", name, problem), kHint);
   }
   [[noreturn]] void other(const SourceLocation& loc, const std::string& key,
                           const std::string& problem, const std::string& hint) const {

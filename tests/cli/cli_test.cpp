@@ -10,46 +10,14 @@
 #include <fstream>
 #include <string>
 
+#include "support/cli_run.hpp"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
-
-// A scratch path unique to this test process and call: ctest runs the tests of this file in
-// parallel processes, so a shared file name would let one test read another's stderr.
-std::string unique_temp(const std::string& stem) {
-  static int counter = 0;
-  return ::testing::TempDir() + "/" + stem + "_" + std::to_string(::getpid()) + "_" +
-         std::to_string(counter++);
-}
-
-// Runs the binary with `args`; stdout is captured, stderr goes to a file returned in `err`.
-Result run(const std::string& args, std::string* err = nullptr) {
-  const std::string err_file = unique_temp("shardsim_stderr") + ".txt";
-  const std::string cmd = std::string(SHARDSIM_BINARY) + " " + args + " 2>" + err_file;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (err) {
-    std::ifstream in(err_file);
-    err->assign(std::istreambuf_iterator<char>(in), {});
-  }
-  std::filesystem::remove(err_file);
-  return r;
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = unique_temp("shardsim_cli") + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using shardsim::testing::Result;
+using shardsim::testing::run;
+using shardsim::testing::unique_temp;
+using shardsim::testing::write_temp;
 
 const char* kSmall = R"(name: small
 cluster: {preset: dgx-a100, nodes: 1}

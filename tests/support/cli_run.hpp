@@ -1,0 +1,55 @@
+#pragma once
+// Runs the `shardsim` binary from tests: exit code, stdout, and stderr through a scratch file.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace shardsim::testing {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+// A scratch path unique to this test process and call: ctest runs the tests of this file in
+// parallel processes, so a shared file name would let one test read another's stderr.
+inline std::string unique_temp(const std::string& stem) {
+  static int counter = 0;
+  return ::testing::TempDir() + "/" + stem + "_" + std::to_string(::getpid()) + "_" +
+         std::to_string(counter++);
+}
+
+// Runs the binary with `args`; stdout is captured, stderr goes to a file returned in `err`.
+inline Result run(const std::string& args, std::string* err = nullptr) {
+  const std::string err_file = unique_temp("shardsim_stderr") + ".txt";
+  const std::string cmd = std::string(SHARDSIM_BINARY) + " " + args + " 2>" + err_file;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (err) {
+    std::ifstream in(err_file);
+    err->assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = unique_temp("shardsim_cli") + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace shardsim::testing
