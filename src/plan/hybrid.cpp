@@ -154,9 +154,12 @@ class Builder {
     c.scheme = scheme;
     const bool whole = ranges.rows.size() == 1 && cols.size() == 1;
     for (const RowRange& r : ranges.rows) {
+      // One profile query per row range; its column blocks differ only in width.
+      EmbeddingWork work = expected_work(ctx_, t, r, ranges.space, {0, dim(t)}, n_);
       for (const ColRange& col : cols) {
         Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind};
-        const ShardCost cost = estimate_shard_cost(ctx_, t, r, ranges.space, col, n_, peers_);
+        work.cols = col.size();
+        const ShardCost cost = cost_of_work(ctx_, work, peers_);
         c.parts.push_back(Part{sh, cost.total_s(), budget_.shard_bytes(sh, n_),
                                static_cast<double>(n_)});
       }

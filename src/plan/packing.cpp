@@ -37,6 +37,23 @@ double MemoryBudget::shard_bytes(const Shard& shard, double served_gpus) const {
                                 ctx_.model.tables[shard.table].pooling.expected());
 }
 
+double MemoryBudget::bytes_on(int gpu, const Shard& shard, double served_gpus) const {
+  const double full = shard_bytes(shard, served_gpus);
+  const auto it = buffers_.find({gpu, shard.table, shard.cols.begin, shard.cols.end});
+  if (it == buffers_.end()) return full;
+  const double stored = shard_weight_bytes(shard, ctx_.model) +
+                        shard_optimizer_bytes(shard, ctx_.model, ctx_.workload.mode);
+  if (served_gpus <= it->second) return stored;
+  // A buffer for more samples than the one already there grows by the difference.
+  return full - (shard_bytes(shard, it->second) - stored);
+}
+
+void MemoryBudget::place(int gpu, const Shard& shard, double served_gpus) {
+  add(gpu, bytes_on(gpu, shard, served_gpus));
+  double& served = buffers_[{gpu, shard.table, shard.cols.begin, shard.cols.end}];
+  served = std::max(served, served_gpus);
+}
+
 void MemoryBudget::fail(const std::string& what, double bytes,
                         std::span<const int> candidates) const {
   int roomiest = -1;
@@ -88,16 +105,30 @@ int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes,
   return best;
 }
 
+int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, const Shard& shard,
+                                      double served_gpus, std::span<const int> gpus) const {
+  if (gpus.empty()) {
+    for (const auto& [load, gpu] : order_) {
+      if (budget.fits_on(gpu, shard, served_gpus)) return gpu;
+    }
+    return -1;
+  }
+  int best = -1;
+  for (int g : gpus) {
+    if (!budget.fits_on(g, shard, served_gpus)) continue;
+    if (best < 0 || load(g) < load(best) || (load(g) == load(best) && g < best)) best = g;
+  }
+  return best;
+}
+
 void pack_least_loaded(std::span<const PackItem> items, MemoryBudget& budget, LoadTracker& loads,
                        Plan& plan, std::span<const int> gpus) {
   for (const PackItem& item : items) {
-    const double bytes = budget.shard_bytes(item.shard, item.served_gpus);
-    const int g = gpus.empty() ? loads.least_loaded_fitting(budget, bytes)
-                               : loads.least_loaded_fitting(budget, bytes, gpus);
-    if (g < 0) budget.fail(item.what, bytes, gpus);
+    const int g = loads.least_loaded_fitting(budget, item.shard, item.served_gpus, gpus);
+    if (g < 0) budget.fail(item.what, budget.shard_bytes(item.shard, item.served_gpus), gpus);
     Shard s = item.shard;
     s.gpu = g;
-    budget.add(g, bytes);
+    budget.place(g, s, item.served_gpus);
     loads.add(g, item.cost);
     plan.shards.push_back(s);
   }

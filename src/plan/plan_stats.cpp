@@ -99,7 +99,10 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
     const double lookups_per_gpu = batch * model.tables[set.table].pooling.expected();
-    const double mass = profile.mass(set.rows, set.row_space);
+    // A whole table is the same rows in either space; rank space needs no row-id index.
+    const bool whole = set.rows.begin == 0 && set.rows.end == profile.num_rows();
+    const RowSpace space = whole ? RowSpace::rank : set.row_space;
+    const double mass = profile.mass(set.rows, space);
     const double vector_bytes = batch * set.cols.size() * comm_elem;
     for (std::size_t s : set.shards) served[s] = 0;
     for (int g = 0; g < n; ++g) {
@@ -122,7 +125,7 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       const double total = served[s] * lookups_per_gpu;
       w.lookups = total * mass;
       auto [it, fresh] = distinct_by_served.try_emplace(served[s], 0.0);
-      if (fresh && total > 0) it->second = profile.expected_distinct(set.rows, set.row_space, total);
+      if (fresh && total > 0) it->second = profile.expected_distinct(set.rows, space, total);
       w.distinct_rows = std::min(it->second, w.lookups);
       w.pooled_outputs = served[s] * batch;
       w.cols = set.cols.size();

@@ -8,6 +8,7 @@ namespace shardsim {
 EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRange rows,
                             RowSpace space, ColRange cols, double served_gpus) {
   const AccessProfile& profile = ctx.trace.profile(table);
+  if (rows.begin == 0 && rows.end == profile.num_rows()) space = RowSpace::rank;
   const double samples = served_gpus * ctx.workload.batch_per_gpu;
   const double table_lookups = samples * ctx.model.tables[table].pooling.expected();
   EmbeddingWork w;
@@ -42,10 +43,13 @@ double gpu_alltoall_share_s(const Cluster& cluster, const CostParams& p, double 
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
                               RowSpace space, ColRange cols, double served_gpus,
                               ServedPeers peers) {
+  return cost_of_work(ctx, expected_work(ctx, table, rows, space, cols, served_gpus), peers);
+}
+
+ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers) {
   const CostParams& p = ctx.cost_params();
   const GpuSpec& gpu = ctx.cluster.gpu();
   const bool training = ctx.workload.mode == Mode::training;
-  const EmbeddingWork work = expected_work(ctx, table, rows, space, cols, served_gpus);
   ShardCost c;
   c.lookups = work.lookups;
   c.fwd_compute_s = embedding_forward_bytes(work, p) / gpu.hbm_achievable_Bps;
@@ -54,7 +58,7 @@ ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, Row
         embedding_backward_bytes(work, ctx.model.optimizer, p) / gpu.hbm_achievable_Bps;
   }
   // One pooled vector (or partial sum) per sample of every peer, forward; its gradient back.
-  const double vector_bytes = static_cast<double>(ctx.workload.batch_per_gpu) * cols.size() *
+  const double vector_bytes = static_cast<double>(ctx.workload.batch_per_gpu) * work.cols *
                               bytes_per_element(ctx.model.comm_precision);
   const double up = peers.in_domain * vector_bytes;
   const double off = peers.off_domain * vector_bytes;

@@ -8,9 +8,11 @@
 // planner may keep `headroom` (a fraction of HBM) free, so a plan that fits here also passes
 // check_fits.
 #include <functional>
+#include <map>
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -34,9 +36,19 @@ class MemoryBudget {
   bool fits(int gpu, double bytes) const { return used_bytes(gpu) + bytes <= capacity_bytes_; }
   void add(int gpu, double bytes) { used_[static_cast<std::size_t>(gpu)] += bytes; }
 
-  // Bytes `shard` adds to its GPU when it serves the batches of `served_gpus` GPUs
-  // (plan_memory's per-shard formulas).
+  // Bytes of `shard` serving the batches of `served_gpus` GPUs (plan_memory's per-shard
+  // formulas): weights, optimizer state and activations.
   double shard_bytes(const Shard& shard, double served_gpus) const;
+  // What placing `shard` on `gpu` adds there: as shard_bytes, except that the activations are
+  // shared with a shard of the same table and columns already placed there with place() (they
+  // pool into one output buffer, as plan_memory counts them).
+  double bytes_on(int gpu, const Shard& shard, double served_gpus) const;
+  bool fits_on(int gpu, const Shard& shard, double served_gpus) const {
+    return fits(gpu, bytes_on(gpu, shard, served_gpus));
+  }
+  // Adds bytes_on(gpu, ...) to `gpu` and records the shard's activation buffer. Planners that
+  // never put two shards of one table and column range on one GPU may use add() instead.
+  void place(int gpu, const Shard& shard, double served_gpus);
 
   // Throws DoesNotFitError for `what` needing `bytes` on one of `candidates` (all GPUs when
   // empty), naming the candidate with the most free memory, its need and its capacity.
@@ -50,6 +62,8 @@ class MemoryBudget {
   double capacity_bytes_ = 0;
   double base_bytes_ = 0;
   std::vector<double> used_;
+  // Activation buffers placed with place(): (gpu, table, first col, end col) -> served GPUs.
+  std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, double> buffers_;
 };
 
 // Per-GPU load (whatever a planner balances: a cost function, seconds, bytes) with the GPUs
@@ -66,6 +80,10 @@ class LoadTracker {
   // The same among `gpus` only (a linear scan).
   int least_loaded_fitting(const MemoryBudget& budget, double bytes,
                            std::span<const int> gpus) const;
+  // With the bytes each GPU would take for `shard` (MemoryBudget::bytes_on), among `gpus` or
+  // all GPUs when empty.
+  int least_loaded_fitting(const MemoryBudget& budget, const Shard& shard, double served_gpus,
+                           std::span<const int> gpus = {}) const;
 
  private:
   std::vector<double> load_;

@@ -14,6 +14,8 @@ namespace shardsim {
 //   lookups  = served_gpus · B · E[pooling] · mass(rows)
 //   distinct = expected_distinct(rows, served_gpus · B · E[pooling])
 //   outputs  = served_gpus · B
+// A range holding the whole table is queried in rank space (the same rows under any layout),
+// which spares the profile its row-id index.
 EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRange rows,
                             RowSpace space, ColRange cols, double served_gpus);
 
@@ -49,5 +51,8 @@ struct ShardCost {
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
                               RowSpace space, ColRange cols, double served_gpus,
                               ServedPeers peers);
+// The same from an expected work already computed (column blocks of one row range share it:
+// only `work.cols` differs).
+ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers);
 
 }  // namespace shardsim
