@@ -18,14 +18,16 @@ namespace {
 
 // `tables` tables: lognormal rows (median 10^6, sigma 2, 10 .. max_rows), dims
 // {32, 64, 128, 256}, pooling 1 .. 40, Zipf exponents 0.8 .. 1.3. With max_rows = 2·10^9 the
-// largest tables (up to 2 TB) fit no GPU whole; with 10^7 (at most 10 GB) whole tables fit the 80 GB GPUs.
+// largest tables (up to 2 TB) fit no GPU whole; with 10^7 (at most 10 GB) whole tables fit the 80
+// GB GPUs.
 DlrmModel big_model(int tables, double max_rows) {
   Rng rng(stream_seed(5, {1000}));
   DlrmModel m;
   for (int i = 0; i < tables; ++i) {
     EmbeddingTable t;
     t.name = "t" + std::to_string(i);
-    t.rows = static_cast<std::uint64_t>(std::clamp(rng.lognormal(std::log(1e6), 2.0), 10.0, max_rows));
+    t.rows =
+        static_cast<std::uint64_t>(std::clamp(rng.lognormal(std::log(1e6), 2.0), 10.0, max_rows));
     t.dim = 32u << rng.below(4);
     t.pooling.value = std::floor(rng.uniform(1, 41));
     t.alpha = rng.uniform(0.8, 1.3);
@@ -64,7 +66,8 @@ void run_planner(benchmark::State& state, const std::string& name, double max_ro
     state.PauseTiming();
     const auto trace = make_synthetic_trace_source(s.model, s.workload);
     state.ResumeTiming();
-    const Plan plan = planner->plan(PlanningContext{s.cluster, s.model, s.workload, *trace, &s.cost});
+    const Plan plan =
+        planner->plan(PlanningContext{s.cluster, s.model, s.workload, *trace, &s.cost});
     shards = plan.shards.size();
     benchmark::DoNotOptimize(shards);
   }

@@ -60,10 +60,9 @@ YamlValue options_for(const PlacementSpec& placement, const std::string& name) {
       placement.planners.end()) {
     return planner_options(placement, name);
   }
-  spdlog::warn("{}: placement.options are for {}; planner '{}' runs without them",
-               placement.options_file,
-               placement.planners.empty() ? std::string("no planner") : placement.planners.front(),
-               name);
+  spdlog::warn(
+      "{}: placement.options are for {}; planner '{}' runs without them", placement.options_file,
+      placement.planners.empty() ? std::string("no planner") : placement.planners.front(), name);
   return YamlValue(YAML::Node(), placement.options_file, placement.options_path);
 }
 
@@ -214,8 +213,7 @@ int PlanCommand::run() const {
       for (std::size_t i = 0; i < plans.size(); ++i) {
         if (i > 0) std::cout << '\n';
         std::cout << fmt::format("scenario {} | planner {} | {} GPUs | {} tables\n\n", sc.name,
-                                 plans[i].plan.planner, cluster.num_gpus(),
-                                 sc.model.tables.size());
+                                 plans[i].plan.planner, cluster.num_gpus(), sc.model.tables.size());
         write_plan_stats_text(std::cout, plans[i].stats, 0);
       }
     }

@@ -50,8 +50,8 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
                                   plan,    *trace,         scenario.cost};
     const std::vector<GpuMemory> memory =
         plan_memory(plan, cluster, scenario.model, scenario.workload);
-    PlanStats stats = compute_plan_stats(plan, cluster, scenario.model, scenario.workload, *trace,
-                                         scenario.cost);
+    PlanStats stats =
+        compute_plan_stats(plan, cluster, scenario.model, scenario.workload, *trace, scenario.cost);
     try {
       check_fits(memory, cluster);
     } catch (const DoesNotFitError& e) {

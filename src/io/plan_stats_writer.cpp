@@ -91,8 +91,7 @@ std::vector<std::string> extreme(const PlanStats& st, bool want_max) {
       const double v = c.value(st.gpus[i]), b = c.value(st.gpus[best]);
       if (want_max ? v > b : v < b) best = i;
     }
-    cells.push_back(
-        fmt::format("{} @g{}", c.format(c.value(st.gpus[best])), st.gpus[best].gpu));
+    cells.push_back(fmt::format("{} @g{}", c.format(c.value(st.gpus[best])), st.gpus[best].gpu));
   }
   return cells;
 }
@@ -156,18 +155,22 @@ void write_plan_stats_text(std::ostream& out, const PlanStats& st, int indent) {
   add("total ms", st.total_s, ms);
   bal.write(out, indent + 2);
   out << '\n';
-  out << pad << fmt::format("  estimated embedding time {} ms (slowest GPU); AlltoAll fwd {} ms, "
-                            "bwd {} ms; DoB {}\n",
-                            ms(st.estimated_embedding_s), ms(st.alltoall_fwd_s),
-                            ms(st.alltoall_bwd_s), rf::fixed(st.degree_of_balance, 3));
-  out << pad << fmt::format("  shards: {} ({}; TW table-wise, RW row-wise, CW column-wise, DP "
-                            "data-parallel replicas, FG fine-grained)\n",
-                            [&] {
-                              int total = 0;
-                              for (int k : st.shards_by_kind) total += k;
-                              return total;
-                            }(),
-                            kinds_text(st.shards_by_kind));
+  out << pad
+      << fmt::format(
+             "  estimated embedding time {} ms (slowest GPU); AlltoAll fwd {} ms, "
+             "bwd {} ms; DoB {}\n",
+             ms(st.estimated_embedding_s), ms(st.alltoall_fwd_s), ms(st.alltoall_bwd_s),
+             rf::fixed(st.degree_of_balance, 3));
+  out << pad
+      << fmt::format(
+             "  shards: {} ({}; TW table-wise, RW row-wise, CW column-wise, DP "
+             "data-parallel replicas, FG fine-grained)\n",
+             [&] {
+               int total = 0;
+               for (int k : st.shards_by_kind) total += k;
+               return total;
+             }(),
+             kinds_text(st.shards_by_kind));
 }
 
 nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {
@@ -204,8 +207,7 @@ nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {
   column("hbm_capacity_bytes", [](const GpuPlanStats& g) { return num(g.hbm_capacity_bytes); });
   column("weights_bytes", [](const GpuPlanStats& g) { return num(g.memory.weights_bytes); });
   column("optimizer_bytes", [](const GpuPlanStats& g) { return num(g.memory.optimizer_bytes); });
-  column("activation_bytes",
-         [](const GpuPlanStats& g) { return num(g.memory.activation_bytes); });
+  column("activation_bytes", [](const GpuPlanStats& g) { return num(g.memory.activation_bytes); });
   column("dense_bytes", [](const GpuPlanStats& g) { return num(g.memory.dense_bytes); });
   column("reserved_bytes", [](const GpuPlanStats& g) { return num(g.memory.reserved_bytes); });
   column("lookups", [](const GpuPlanStats& g) { return num(g.lookups); });
@@ -218,8 +220,7 @@ nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {
   column("sync_comm_s", [](const GpuPlanStats& g) { return num(g.sync_comm_s); });
   column("total_s", [](const GpuPlanStats& g) { return num(g.total_s()); });
   column("comm_sent_bytes", [](const GpuPlanStats& g) { return num(g.comm_sent_bytes); });
-  column("comm_received_bytes",
-         [](const GpuPlanStats& g) { return num(g.comm_received_bytes); });
+  column("comm_received_bytes", [](const GpuPlanStats& g) { return num(g.comm_received_bytes); });
   column("sync_bytes", [](const GpuPlanStats& g) { return num(g.sync_bytes); });
   for (int k = 0; k < kNumShardKinds; ++k) {
     const std::string key = "shards_" + to_string(static_cast<ShardKind>(k));

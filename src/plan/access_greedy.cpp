@@ -36,8 +36,8 @@ class AccessGreedyPlanner final : public Planner {
     double total_lookups = 0;
     for (const auto& t : tables) total_lookups += global_batch * t.pooling.expected();
     const double chunk_lookups = total_lookups / (chunks_per_gpu_ * n);
-    const double chunk_bytes = std::max(0.0, budget.capacity_bytes() - budget.base_bytes()) /
-                               chunks_per_gpu_;
+    const double chunk_bytes =
+        std::max(0.0, budget.capacity_bytes() - budget.base_bytes()) / chunks_per_gpu_;
 
     std::vector<PackItem> items;
     for (std::size_t t = 0; t < tables.size(); ++t) {
@@ -59,9 +59,9 @@ class AccessGreedyPlanner final : public Planner {
         const double mass = profile.mass({begin, end}, RowSpace::rank);
         Shard sh = one_row;
         sh.rows = {begin, end};
-        items.push_back(PackItem{sh, lookups * mass, static_cast<double>(n),
-                                 fmt::format("access_greedy: table '{}' ranks [{}, {})",
-                                             table.name, begin, end)});
+        items.push_back(PackItem{
+            sh, lookups * mass, static_cast<double>(n),
+            fmt::format("access_greedy: table '{}' ranks [{}, {})", table.name, begin, end)});
         mass_before += mass;
         begin = end;
       }

@@ -62,9 +62,9 @@ std::unique_ptr<Planner> make_column_wise_planner(const YamlValue& options) {
   if (auto c = opts.find("cols_per_shard")) {
     const std::uint64_t v = c->as_positive_int();
     if (v % kColumnAlignment != 0 || v > (1u << 20)) {
-      throw c->error(fmt::format("cols_per_shard must be a multiple of {} (found {})",
-                                 kColumnAlignment, v),
-                     "embedding kernels load rows in 4-column vectors; try 16, 32 or 64");
+      throw c->error(
+          fmt::format("cols_per_shard must be a multiple of {} (found {})", kColumnAlignment, v),
+          "embedding kernels load rows in 4-column vectors; try 16, 32 or 64");
     }
     cols = static_cast<std::uint32_t>(v);
   }

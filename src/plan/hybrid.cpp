@@ -124,8 +124,8 @@ class Builder {
     if (ctx_.workload.mode == Mode::training && n_ > 1) {
       std::vector<int> all(static_cast<std::size_t>(n_));
       std::iota(all.begin(), all.end(), 0);
-      const double grad_bytes = static_cast<double>(rows(t)) * dim(t) *
-                                bytes_per_element(ctx_.model.comm_precision);
+      const double grad_bytes =
+          static_cast<double>(rows(t)) * dim(t) * bytes_per_element(ctx_.model.comm_precision);
       sync_s = allreduce_s(ctx_.cluster, all, grad_bytes, ctx_.cost_params());
     }
     const double bytes = budget_.shard_bytes(sh, 1);
@@ -142,7 +142,9 @@ class Builder {
   std::uint64_t rows(std::size_t t) const { return ctx_.model.tables[t].rows; }
   std::uint32_t dim(std::size_t t) const { return ctx_.model.tables[t].dim; }
 
-  Ranges whole_rows(std::size_t t) const { return Ranges{{RowRange{0, rows(t)}}, RowSpace::row_id}; }
+  Ranges whole_rows(std::size_t t) const {
+    return Ranges{{RowRange{0, rows(t)}}, RowSpace::row_id};
+  }
   Ranges row_ranges(std::size_t t, std::uint64_t parts) const {
     if (clustered_) return {rank_balanced_ranges(ctx_.trace.profile(t), parts), RowSpace::rank};
     return {even_row_ranges(rows(t), parts), RowSpace::row_id};
@@ -160,8 +162,8 @@ class Builder {
         Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind};
         work.cols = col.size();
         const ShardCost cost = cost_of_work(ctx_, work, peers_);
-        c.parts.push_back(Part{sh, cost.total_s(), budget_.shard_bytes(sh, n_),
-                               static_cast<double>(n_)});
+        c.parts.push_back(
+            Part{sh, cost.total_s(), budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
       }
     }
     summarise(c);
@@ -190,8 +192,7 @@ struct Shortfall {
 
 void note(Shortfall& s, const MemoryBudget& budget, int gpu, double bytes) {
   const double needed = budget.used_bytes(gpu) + bytes;
-  if (s.gpu < 0 || needed - budget.capacity_bytes() <
-                       s.needed_bytes - budget.capacity_bytes()) {
+  if (s.gpu < 0 || needed - budget.capacity_bytes() < s.needed_bytes - budget.capacity_bytes()) {
     s = Shortfall{gpu, needed};
   }
 }
@@ -296,8 +297,8 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
       c.push_back(build.table_row_wise(t));
     }
     if (allowed(Scheme::data_parallel) && n > 1) {
-      Shard replica{t, {0, tables[t].rows}, RowSpace::row_id, {0, tables[t].dim}, 0, 0,
-                    ShardKind::data_parallel};
+      Shard replica{t, {0, tables[t].rows},     RowSpace::row_id, {0, tables[t].dim}, 0,
+                    0, ShardKind::data_parallel};
       if (budget.shard_bytes(replica, 1) <= o_.dp_memory_fraction * empty_gpu_bytes) {
         c.push_back(build.data_parallel(t));
       }
@@ -417,8 +418,8 @@ std::unique_ptr<Planner> make_hybrid_planner(const YamlValue& options) {
     if (s->size() == 0) throw s->error("the list of schemes is empty", "name at least one");
     for (bool& a : o.allowed) a = false;
     for (const YamlValue& v : s->elements()) {
-      const std::string name = v.as_choice(
-          {"table_wise", "column_wise", "table_row_wise", "row_wise", "data_parallel"});
+      const std::string name =
+          v.as_choice({"table_wise", "column_wise", "table_row_wise", "row_wise", "data_parallel"});
       for (int i = 0; i < 5; ++i) {
         if (name == kSchemeNames[i]) o.allowed[i] = true;
       }

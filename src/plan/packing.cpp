@@ -70,8 +70,8 @@ void MemoryBudget::fail(const std::string& what, double bytes,
       "GPU {}, has only {} free",
       what, human_bytes(bytes), roomiest, human_bytes(std::max(0.0, free_bytes(roomiest))));
   if (headroom_ > 0) {
-    detail += fmt::format(" (the planner keeps {:.0f}% of HBM free: option headroom)",
-                          headroom_ * 100);
+    detail +=
+        fmt::format(" (the planner keeps {:.0f}% of HBM free: option headroom)", headroom_ * 100);
   }
   detail += "; try more GPUs (cluster.nodes) or a planner that splits tables more finely";
   throw DoesNotFitError(roomiest, used_bytes(roomiest) + bytes, capacity_bytes_, detail);
@@ -155,8 +155,8 @@ void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget
 }
 
 void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
-                          const NodeSplit& split, const std::string& planner,
-                          MemoryBudget& budget, LoadTracker& loads, Plan& plan) {
+                          const NodeSplit& split, const std::string& planner, MemoryBudget& budget,
+                          LoadTracker& loads, Plan& plan) {
   const Cluster& cluster = ctx.cluster;
   const int nodes = cluster.num_nodes();
   std::vector<std::vector<int>> node_gpus(static_cast<std::size_t>(nodes));

@@ -62,8 +62,8 @@ bool plain_yaml_scalar(const std::string& s) {
   }
   std::string lower = s;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* word : {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan",
-                           "inf", "infinity"}) {
+  for (const char* word :
+       {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf", "infinity"}) {
     if (lower == word) return false;
   }
   return true;
@@ -191,8 +191,8 @@ BlockSpec read_block(const YamlValue& entry, const EmbeddingTable& t) {
   if (auto c = entry.find("cols")) {
     const RowRange r = read_range(*c);
     if (r.end > t.dim) {
-      throw c->error(fmt::format("columns [{}, {}) go past the table's dim {}", r.begin, r.end,
-                                 t.dim));
+      throw c->error(
+          fmt::format("columns [{}, {}) go past the table's dim {}", r.begin, r.end, t.dim));
     }
     b.cols = {static_cast<std::uint32_t>(r.begin), static_cast<std::uint32_t>(r.end)};
   }
@@ -205,11 +205,11 @@ PlanFormat plan_format_for_path(const std::string& path) {
   std::string lower = path;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".json") == 0 ? PlanFormat::json
-                                                                                : PlanFormat::yaml;
+                                                                               : PlanFormat::yaml;
 }
 
-void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model,
-                const Cluster& cluster, PlanFormat format, const PlanFileInfo& info) {
+void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, const Cluster& cluster,
+                PlanFormat format, const PlanFileInfo& info) {
   const auto entries = entries_by_table(plan, model);
   if (format == PlanFormat::yaml) {
     out << "# A shardsim plan (docs/planners.md, \"Plan files\"). Edit it freely and simulate it\n"
@@ -354,7 +354,8 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
       }
       Entry e{b.rows, b.space, b.cols, {}, ShardKind::table_wise};
       for (int g : gpus) e.replicas.emplace_back(0, g);
-      const ShardKind kind = entry.has("kind") ? read_kind(entry.get("kind")) : inferred_kind(e, table);
+      const ShardKind kind =
+          entry.has("kind") ? read_kind(entry.get("kind")) : inferred_kind(e, table);
       for (int g : gpus) {
         int& r = replica[{b.rows.begin, b.rows.end, b.cols.begin, b.cols.end}];
         plan.shards.push_back(Shard{t, b.rows, b.space, b.cols, g, r++, kind});
@@ -407,8 +408,9 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
             "a fetch override names a GPU that holds a replica of the block");
       }
       if (requester < 0 || requester >= cluster.num_gpus()) {
-        throw o.get("requester").error(fmt::format(
-            "GPU {} does not exist (the cluster has {} GPUs)", requester, cluster.num_gpus()));
+        throw o.get("requester")
+            .error(fmt::format("GPU {} does not exist (the cluster has {} GPUs)", requester,
+                               cluster.num_gpus()));
       }
       plan.fetch_overrides.push_back(FetchOverride{shard, requester});
     }

@@ -52,7 +52,10 @@ double BalanceStat::max_over_mean() const {
 }
 
 double BalanceStat::gap_to_bound() const {
-  return lower_bound > 0 ? max / lower_bound - 1.0 : kNaN;
+  if (!(lower_bound > 0)) return kNaN;
+  const double gap = max / lower_bound - 1.0;
+  // max >= bound by construction; a last-bit difference (the mean as bound) is no gap.
+  return gap < 0 && gap > -1e-12 ? 0.0 : gap;
 }
 
 PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
@@ -136,7 +139,8 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
       std::sort(gpus.begin(), gpus.end());
       gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-      sync_bytes_by_gpus[gpus] += static_cast<double>(set.rows.size()) * set.cols.size() * comm_elem;
+      sync_bytes_by_gpus[gpus] +=
+          static_cast<double>(set.rows.size()) * set.cols.size() * comm_elem;
     }
   }
 
@@ -154,7 +158,8 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
     GpuPlanStats& s = st.gpus[g];
     s.fwd_compute_s = embedding_forward_s(spec, works[g], p);
     if (training) s.bwd_compute_s = embedding_backward_s(spec, works[g], model.optimizer, p);
-    s.fwd_comm_s = gpu_alltoall_share_s(cluster, p, sent_up[g], recv_up[g], sent_off[g], recv_off[g]);
+    s.fwd_comm_s =
+        gpu_alltoall_share_s(cluster, p, sent_up[g], recv_up[g], sent_off[g], recv_off[g]);
     s.comm_sent_bytes = sent_up[g] + sent_off[g];
     s.comm_received_bytes = recv_up[g] + recv_off[g];
     if (training) {
@@ -186,20 +191,25 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
   double table_bytes = 0, all_lookups = 0;
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
     const auto& table = model.tables[t];
-    const Shard whole{t, {0, table.rows}, RowSpace::row_id, {0, table.dim}, 0, 0,
-                      ShardKind::table_wise};
-    table_bytes += shard_weight_bytes(whole, model) + shard_optimizer_bytes(whole, model, workload.mode);
+    const Shard whole{t, {0, table.rows},      RowSpace::row_id, {0, table.dim}, 0,
+                      0, ShardKind::table_wise};
+    table_bytes +=
+        shard_weight_bytes(whole, model) + shard_optimizer_bytes(whole, model, workload.mode);
     all_lookups += n * batch * table.pooling.expected();
   }
   st.memory_bytes = balance_of(
       st.gpus, [](const GpuPlanStats& g) { return g.hbm_used_bytes; },
       base.total_bytes() + table_bytes / n);
-  st.lookups = balance_of(st.gpus, [](const GpuPlanStats& g) { return g.lookups; },
-                          all_lookups / n);
-  st.compute_s = balance_of(st.gpus, [](const GpuPlanStats& g) { return g.compute_s(); }, kNaN);
-  st.comm_bytes = balance_of(st.gpus, [](const GpuPlanStats& g) { return g.comm_bytes(); }, kNaN);
-  st.comm_s = balance_of(st.gpus, [](const GpuPlanStats& g) { return g.comm_s(); }, kNaN);
-  st.total_s = balance_of(st.gpus, [](const GpuPlanStats& g) { return g.total_s(); }, kNaN);
+  st.lookups = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.lookups; }, all_lookups / n);
+  st.compute_s = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.compute_s(); }, kNaN);
+  st.comm_bytes = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.comm_bytes(); }, kNaN);
+  st.comm_s = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.comm_s(); }, kNaN);
+  st.total_s = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.total_s(); }, kNaN);
   st.degree_of_balance = st.comm_s.max > 0 ? st.comm_s.min / st.comm_s.max : 1.0;
   st.estimated_embedding_s = st.total_s.max;
   return st;

@@ -22,16 +22,16 @@ class Reporter {
 
   [[noreturn]] void shard(std::size_t i, const std::string& problem,
                           const std::string& hint = kHint) const {
-    const SourceLocation where = i < s_.shard_locations.size() ? s_.shard_locations[i]
-                                                               : SourceLocation{s_.name, 0, 0};
+    const SourceLocation where =
+        i < s_.shard_locations.size() ? s_.shard_locations[i] : SourceLocation{s_.name, 0, 0};
     const std::string key =
         i < s_.shard_keys.size() ? s_.shard_keys[i] : fmt::format("shards[{}]", i);
     throw InputError(where, key, problem, hint);
   }
   [[noreturn]] void table(std::size_t t, const std::string& name,
                           const std::string& problem) const {
-    const SourceLocation where = t < s_.table_locations.size() ? s_.table_locations[t]
-                                                               : SourceLocation{s_.name, 0, 0};
+    const SourceLocation where =
+        t < s_.table_locations.size() ? s_.table_locations[t] : SourceLocation{s_.name, 0, 0};
     throw InputError(where, fmt::format("tables.{}", name),
                      fmt::format("table '{}': {}", name, problem), kHint);
   }
@@ -65,11 +65,9 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   // first placed each block (for messages).
   using Block = std::pair<std::uint64_t, std::uint64_t>;
   std::vector<std::map<Block, std::vector<std::pair<ColRange, std::size_t>>>> blocks(tables.size());
-  std::set<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t,
-                      int>>
+  std::set<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, int>>
       on_gpu;
-  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>,
-           int>
+  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int>
       replicas;
   std::vector<int> space_of(tables.size(), -1);
   std::vector<std::size_t> first_shard_of(tables.size(), 0);
@@ -81,9 +79,10 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
     }
     const auto& t = tables[sh.table];
     if (sh.gpu < 0 || sh.gpu >= n) {
-      report.shard(i, fmt::format("table '{}': GPU {} does not exist (the cluster has {} GPUs, "
-                                  "0 to {})",
-                                  t.name, sh.gpu, n, n - 1),
+      report.shard(i,
+                   fmt::format("table '{}': GPU {} does not exist (the cluster has {} GPUs, "
+                               "0 to {})",
+                               t.name, sh.gpu, n, n - 1),
                    "GPU ids are global: node x GPUs per node + local id");
     }
     const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
@@ -108,20 +107,22 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
       space_of[sh.table] = space;
       first_shard_of[sh.table] = i;
     } else if (space_of[sh.table] != space) {
-      report.shard(i, fmt::format("table '{}': this shard counts rows by {} but shard {} counts "
-                                  "them by {}",
-                                  t.name, sh.row_space == RowSpace::rank ? "rank" : "row id",
-                                  first_shard_of[sh.table],
-                                  sh.row_space == RowSpace::rank ? "row id" : "rank"),
-                   "all shards of a table use one row space (row_space: rank or row_id)");
+      report.shard(
+          i,
+          fmt::format("table '{}': this shard counts rows by {} but shard {} counts "
+                      "them by {}",
+                      t.name, sh.row_space == RowSpace::rank ? "rank" : "row id",
+                      first_shard_of[sh.table], sh.row_space == RowSpace::rank ? "row id" : "rank"),
+          "all shards of a table use one row space (row_space: rank or row_id)");
     }
     if (!on_gpu.emplace(sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu)
              .second) {
-      report.shard(i, fmt::format("table '{}': {} [{}, {}) columns [{}, {}) are placed twice on "
-                                  "GPU {}",
-                                  t.name, unit, sh.rows.begin, sh.rows.end, sh.cols.begin,
-                                  sh.cols.end, sh.gpu),
-                   "replicas of a block must be on different GPUs");
+      report.shard(
+          i,
+          fmt::format("table '{}': {} [{}, {}) columns [{}, {}) are placed twice on "
+                      "GPU {}",
+                      t.name, unit, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu),
+          "replicas of a block must be on different GPUs");
     }
     auto& count = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
     if (count++ == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
@@ -148,8 +149,8 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
       for (const auto& [c, shard] : cols) {
         if (c.begin > next_col) {
           report.table(t, name,
-                       fmt::format("{} [{}, {}): columns [{}, {}) are not placed", unit,
-                                   rows.first, rows.second, next_col, c.begin));
+                       fmt::format("{} [{}, {}): columns [{}, {}) are not placed", unit, rows.first,
+                                   rows.second, next_col, c.begin));
         }
         if (c.begin < next_col) {
           report.shard(shard, fmt::format("table '{}': {} [{}, {}): columns [{}, {}) are placed "
@@ -194,8 +195,7 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
     }
     for (int gpu = 0; gpu < n; ++gpu) {
       if (group_of[gpu] < 0) {
-        report.other(source.groups_location, "groups",
-                     fmt::format("GPU {} is in no group", gpu),
+        report.other(source.groups_location, "groups", fmt::format("GPU {} is in no group", gpu),
                      "groups must cover every GPU of the cluster");
       }
     }

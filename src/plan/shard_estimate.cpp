@@ -34,7 +34,8 @@ double gpu_alltoall_share_s(const Cluster& cluster, const CostParams& p, double 
     if (!(rate_Bps > 0)) return std::numeric_limits<double>::infinity();
     return bytes / rate_Bps;
   };
-  const double up = over(std::max(sent_up_bytes, received_up_bytes), cluster.scale_up_Bps_per_gpu());
+  const double up =
+      over(std::max(sent_up_bytes, received_up_bytes), cluster.scale_up_Bps_per_gpu());
   const double off =
       over(std::max(sent_off_bytes, received_off_bytes), cluster.scale_out_Bps_per_gpu());
   return std::max(up, off) / p.collective_bandwidth_efficiency;

@@ -128,9 +128,10 @@ TEST(NeuroShardTasks, LookupGreedyBeatsSizeGreedyAndRandom) {
   RecordProperty("lookup_ms", std::to_string(lookup * 1e3));
   RecordProperty("size_ms", std::to_string(size * 1e3));
   RecordProperty("random_ms", std::to_string(random * 1e3));
-  std::printf("mean simulated embedding cost over %d tasks: lookup %.3f ms, size %.3f ms, "
-              "random %.3f ms\n",
-              n, lookup * 1e3, size * 1e3, random * 1e3);
+  std::printf(
+      "mean simulated embedding cost over %d tasks: lookup %.3f ms, size %.3f ms, "
+      "random %.3f ms\n",
+      n, lookup * 1e3, size * 1e3, random * 1e3);
   EXPECT_LT(lookup, size);
   EXPECT_LT(lookup, random);
 }

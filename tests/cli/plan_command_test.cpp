@@ -94,8 +94,8 @@ TEST(PlanCommand, StatsAsTextAndJson) {
 }
 
 TEST(PlanCommand, AHandMadePlanIsSimulatedFromAPathRelativeToTheScenario) {
-  const std::string dir = scenario_dir(
-      "placement:\n  planner: table_wise\n  file: plans/mine.yaml\n");
+  const std::string dir =
+      scenario_dir("placement:\n  planner: table_wise\n  file: plans/mine.yaml\n");
   std::filesystem::create_directories(dir + "/plans");
   std::ofstream(dir + "/plans/mine.yaml") << R"(tables:
   a: [{gpu: 0}]
@@ -145,10 +145,12 @@ TEST(PlanCommand, BadPlanFilesExitTwoAndPlansThatDoNotFitExitThree) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(err.find("scenario.yaml:11:"), std::string::npos) << err;
   EXPECT_NE(err.find("no plan file"), std::string::npos) << err;
-  // A data-parallel replica of table b (2M x 64 fp32: 512 MB) does not fit 0.5 GiB GPUs: exit 3, GPU named.
+  // A data-parallel replica of table b (2M x 64 fp32: 512 MB) does not fit 0.5 GiB GPUs: exit 3,
+  // GPU named.
   const std::string tiny = scenario_dir("placement: {planner: data_parallel}\n");
-  r = run("plan " + tiny + "/scenario.yaml --set cluster.overrides.gpu.hbm_capacity_GiB=0.5 "
-          "--set cluster.overrides.reserved_memory_GiB=0 --stats",
+  r = run("plan " + tiny +
+              "/scenario.yaml --set cluster.overrides.gpu.hbm_capacity_GiB=0.5 "
+              "--set cluster.overrides.reserved_memory_GiB=0 --stats",
           &err);
   EXPECT_EQ(r.code, 3) << err;
   EXPECT_NE(err.find("GPU 0 needs"), std::string::npos) << err;

@@ -56,10 +56,10 @@ bool has(const std::string& s, const std::string& part) {
 }
 
 TEST(PlanFile, EveryPlannersPlanRoundTripsThroughYamlAndJson) {
-  const PlanFixture f(testing::hand_preset(2), 2,
-                      model_of({{1000, 64, 4, 1.1}, {200, 16, 2, 0.9}, {50000, 32, 8, 1.2},
-                                {7, 6, 1, 0.5}}),
-                      32, true, HotRowLayout::clustered);
+  const PlanFixture f(
+      testing::hand_preset(2), 2,
+      model_of({{1000, 64, 4, 1.1}, {200, 16, 2, 0.9}, {50000, 32, 8, 1.2}, {7, 6, 1, 0.5}}), 32,
+      true, HotRowLayout::clustered);
   for (const std::string& name : planner_names()) {
     SCOPED_TRACE(name);
     const Plan p = f.valid_plan(name);
@@ -159,9 +159,10 @@ TEST(PlanFile, BadPlansNameTheFileLineTableAndRows) {
   EXPECT_TRUE(has(e, "p.yaml:3:")) << e;
   EXPECT_TRUE(has(e, "GPU 7 does not exist")) << e;
   // Columns not on multiples of 4.
-  e = error_of("tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {cols: [0, 6], gpu: 0}\n"
-               "    - {cols: [6, 16], gpu: 1}\n",
-               f);
+  e = error_of(
+      "tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {cols: [0, 6], gpu: 0}\n"
+      "    - {cols: [6, 16], gpu: 1}\n",
+      f);
   EXPECT_TRUE(has(e, "p.yaml:4:")) << e;
   EXPECT_TRUE(has(e, "multiples of 4")) << e;
   // Columns missing.
@@ -178,11 +179,10 @@ TEST(PlanFile, BadPlansNameTheFileLineTableAndRows) {
   // Rows past the end, an empty range, rows and ranks together, no GPU, unknown keys.
   EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 101], gpu: 0}]\n", f),
                   "outside [0, 100)"));
-  EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [5, 5], gpu: 0}]\n", f),
-                  "is empty"));
+  EXPECT_TRUE(
+      has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [5, 5], gpu: 0}]\n", f), "is empty"));
   EXPECT_TRUE(has(
-      error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 100], ranks: [0, 100], gpu: 0}]\n",
-               f),
+      error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 100], ranks: [0, 100], gpu: 0}]\n", f),
       "not both"));
   EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 100]}]\n", f),
                   "missing required key 'gpu'"));
@@ -208,8 +208,8 @@ TEST(PlanFile, BadPlansNameTheFileLineTableAndRows) {
                   "no shard with these rows and columns on GPU 1"));
   // An empty document, and a JSON plan with an error: JSON errors have lines too.
   EXPECT_TRUE(has(error_of("", f), "empty"));
-  e = error_of("{\n  \"tables\": {\n    \"t0\": [{\"gpu\": 0}],\n    \"t1\": [{\"gpu\": 5}]\n  }\n}\n",
-               f);
+  e = error_of(
+      "{\n  \"tables\": {\n    \"t0\": [{\"gpu\": 0}],\n    \"t1\": [{\"gpu\": 5}]\n  }\n}\n", f);
   EXPECT_TRUE(has(e, "p.yaml:4:")) << e;
   EXPECT_TRUE(has(e, "GPU 5 does not exist")) << e;
 }

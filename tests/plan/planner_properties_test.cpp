@@ -83,8 +83,8 @@ TEST(PlannerProperties, SplittingPlannersPlaceATableLargerThanAnyGpu) {
   HardwarePreset preset = testing::hand_preset(4);
   preset.gpu.hbm_capacity_bytes = 100e6;
   const PlanFixture f(preset, 2, testing::model_of({{1000000, 64, 4, 1.0}}), 16, true);
-  for (const std::string name : {"row_wise", "memory_greedy", "access_greedy", "hybrid", "table_row_wise",
-                                 "column_wise", "table_column_wise"}) {
+  for (const std::string name : {"row_wise", "memory_greedy", "access_greedy", "hybrid",
+                                 "table_row_wise", "column_wise", "table_column_wise"}) {
     SCOPED_TRACE(name);
     const Plan p = f.plan(name);
     validate_plan(p, f.cluster, f.model, name);

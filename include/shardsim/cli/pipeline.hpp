@@ -15,8 +15,9 @@ struct RunOptions {
 };
 
 // Runs every planner of the scenario, then the plan of `placement.file` if any (its report's
-// planner is plan_file_planner_name). Every report of a plan carries its plan statistics. A plan that does not fit in memory yields a report with
-// fits_in_memory = false and fit_error set, and is not simulated. Bad input throws InputError.
+// planner is plan_file_planner_name). Every report of a plan carries its plan statistics. A plan
+// that does not fit in memory yields a report with fits_in_memory = false and fit_error set, and is
+// not simulated. Bad input throws InputError.
 std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
 // The options for planner `planner` from `placement.options`: when the scenario lists several

@@ -122,8 +122,8 @@ using NodeSplit =
 // are appended to `plan`. Throws DoesNotFitError naming the table when no node can take it.
 // O(nodes · GPUs per node) per table in the worst case.
 void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
-                          const NodeSplit& split, const std::string& planner,
-                          MemoryBudget& budget, LoadTracker& loads, Plan& plan);
+                          const NodeSplit& split, const std::string& planner, MemoryBudget& budget,
+                          LoadTracker& loads, Plan& plan);
 
 // The GPUs of `node`, in id order.
 std::vector<int> gpus_of_node(const Cluster& cluster, int node);

@@ -44,8 +44,8 @@ struct PlanFileInfo {
 // Writes `plan` (validated or not) for `model` on `cluster`. Replicas of one block are written
 // as one entry with `gpus`, in replica order; shards of a table keep the plan's order; tables in
 // model order. Deterministic: the same plan gives the same bytes.
-void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model,
-                const Cluster& cluster, PlanFormat format, const PlanFileInfo& info = {});
+void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, const Cluster& cluster,
+                PlanFormat format, const PlanFileInfo& info = {});
 
 // Parses and validates a plan document (`file` names it in messages). Shards come out table by
 // table in file order; replicas of a block are numbered in the order they are listed.

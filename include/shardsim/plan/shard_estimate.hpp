@@ -49,8 +49,7 @@ struct ShardCost {
 // The estimated cost of one shard serving `served_gpus` GPUs' batches, `peers` of which are
 // other GPUs. Training adds the backward (kernel and gradient traffic).
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
-                              RowSpace space, ColRange cols, double served_gpus,
-                              ServedPeers peers);
+                              RowSpace space, ColRange cols, double served_gpus, ServedPeers peers);
 // The same from an expected work already computed (column blocks of one row range share it:
 // only `work.cols` differs).
 ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers);
