@@ -7,10 +7,6 @@
 
 namespace shardsim {
 
-void expect_no_options(const YamlValue& options) {
-  if (!options.is_null()) options.expect_keys({});
-}
-
 const std::vector<PlannerInfo>& planner_registry() {
   static const std::vector<PlannerInfo> registry = {
       {"random", "whole tables to random GPUs with room (NeuroShard App. E baseline)",

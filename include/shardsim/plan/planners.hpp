@@ -1,6 +1,7 @@
 #pragma once
 // Factories of the built-in planners (one source file each under src/plan/, documented in
-// docs/planners.md). Each validates its options (unknown keys are InputErrors).
+// docs/planners.md). Each reads its options through PlannerOptions (planner_options.hpp), which
+// also accepts the options common to all planners; unknown keys are InputErrors.
 #include <memory>
 
 #include "shardsim/core/yaml_reader.hpp"
@@ -8,9 +9,6 @@
 #include "shardsim/plan/planner_options.hpp"
 
 namespace shardsim {
-
-// Rejects any option (for planners that take none); null options are fine.
-void expect_no_options(const YamlValue& options);
 
 std::unique_ptr<Planner> make_random_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_round_robin_planner(const YamlValue& options);
