@@ -12,6 +12,7 @@
 
 #include "shardsim/cli/cmd_baseline.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
+#include "shardsim/cli/cmd_plan.hpp"
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -202,6 +203,8 @@ int run_cli(int argc, char** argv) {
   validate->add_option("scenario", scenario_path, "scenario YAML file")->required();
   add_common(validate, flags);
 
+  const PlanCommand plan_command(app);
+
   auto* hw = app.add_subcommand("hw", "hardware presets");
   hw->require_subcommand(1);
   auto* hw_list = hw->add_subcommand("list", "list the built-in presets");
@@ -220,6 +223,7 @@ int run_cli(int argc, char** argv) {
   }
 
   try {
+    if (plan_command.selected()) return plan_command.run();
     setup(flags);
     if (*run) return cmd_run(flags, scenario_path);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs);

@@ -4,10 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/metrics/report_builder.hpp"
 #include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/plan_file.hpp"
+#include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
 
@@ -40,11 +43,35 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
   const auto trace = make_synthetic_trace_source(scenario.model, scenario.workload);
   const ReportHeader header{scenario.name, scenario.source, options.sweep_point};
   std::vector<Report> reports;
+
+  // A valid plan: memory, plan statistics, then the simulation (unless it does not fit).
+  auto simulate_plan = [&](const Plan& plan) {
+    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,
+                                  plan,    *trace,         scenario.cost};
+    const std::vector<GpuMemory> memory =
+        plan_memory(plan, cluster, scenario.model, scenario.workload);
+    PlanStats stats =
+        compute_plan_stats(plan, cluster, scenario.model, scenario.workload, *trace, scenario.cost);
+    try {
+      check_fits(memory, cluster);
+    } catch (const DoesNotFitError& e) {
+      spdlog::warn("{}: {}", plan.planner, e.what());
+      reports.push_back(build_unfit_report(header, inputs, memory, e));
+      if (!options.record_timings) reports.back().planning_time_s = std::nan("");
+      reports.back().plan_stats = std::move(stats);
+      return;
+    }
+    const SimulationResult result = simulate(inputs);
+    reports.push_back(build_report(header, inputs, result, memory));
+    if (!options.record_timings) reports.back().planning_time_s = std::nan("");
+    reports.back().plan_stats = std::move(stats);
+  };
+
   for (const std::string& name : scenario.placement.planners) {
     const PlannerInfo& info =
         find_planner(name, SourceLocation{scenario.source, 0, 0}, "placement.planner");
     const auto planner = info.make(planner_options(scenario.placement, name));
-    const PlanningContext ctx{cluster, scenario.model, scenario.workload, *trace};
+    const PlanningContext ctx{cluster, scenario.model, scenario.workload, *trace, &scenario.cost};
     const auto t0 = std::chrono::steady_clock::now();
     Plan plan;
     try {
@@ -59,25 +86,19 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     plan.planner = name;
     validate_plan(plan, cluster, scenario.model, "plan from planner '" + name + "'");
-
-    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,
-                                  plan,    *trace,         scenario.cost};
-    const std::vector<GpuMemory> memory =
-        plan_memory(plan, cluster, scenario.model, scenario.workload);
-    try {
-      check_fits(memory, cluster);
-    } catch (const DoesNotFitError& e) {
-      spdlog::warn("{}: {}", name, e.what());
-      reports.push_back(build_unfit_report(header, inputs, memory, e));
-      if (!options.record_timings) reports.back().planning_time_s = std::nan("");
-      continue;
-    }
-    const SimulationResult result = simulate(inputs);
-    reports.push_back(build_report(header, inputs, result, memory));
-    if (!options.record_timings) reports.back().planning_time_s = std::nan("");
+    simulate_plan(plan);
+  }
+  if (!scenario.placement.plan_file.empty()) {
+    Plan plan = read_plan_file(scenario.placement.plan_file, scenario.model, cluster);
+    plan.planner = plan_file_planner_name(scenario.placement.plan_file);
+    simulate_plan(plan);
   }
   for (Report& r : reports) r.input_hashes = scenario.hashes;
   return reports;
+}
+
+std::string plan_file_planner_name(const std::string& path) {
+  return "file:" + std::filesystem::path(path).filename().string();
 }
 
 }  // namespace shardsim

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_fields.hpp"
 #include "shardsim/io/report_writer.hpp"
@@ -208,6 +209,8 @@ Json report_json(const Report& r, bool with_matrices) {
     h["cost"] = hash(r.input_hashes.cost);
     j["input_hashes"] = std::move(h);
   }
+  // Plan statistics (plan/plan_stats.hpp): null when there is no plan.
+  j["plan_stats"] = r.plan_stats ? plan_stats_to_json(*r.plan_stats) : Json();
 
   // The version that produced the numbers; a report built without one gets this binary's.
   j["shardsim_version"] =

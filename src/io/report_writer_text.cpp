@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "shardsim/core/units.hpp"
+#include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_fields.hpp"
 #include "shardsim/io/report_format.hpp"
@@ -243,6 +244,10 @@ void write_text(std::ostream& out, std::span<const Report> reports) {
     if (!report_has_timing(r) || !r.breakdown.empty()) {
       out << '\n';
       write_breakdown(out, r);
+    }
+    if (r.plan_stats) {
+      out << '\n';
+      write_plan_stats_text(out, *r.plan_stats);
     }
   }
   if (reports.size() > 1) {

@@ -151,8 +151,28 @@ Workload load_workload(const YamlValue& w) {
 
 PlacementSpec load_placement(const YamlValue& p) {
   p.expect_map();
-  p.expect_keys({"planner", "options"});
+  p.expect_keys({"planner", "options", "file"});
   PlacementSpec spec;
+  if (auto f = p.find("file")) {
+    const std::string path = resolve_relative(f->as_string(), p.file());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      throw f->error(fmt::format("no plan file at '{}'", path),
+                     "the path is relative to the scenario file's folder; write one with "
+                     "`shardsim plan SCENARIO --planner NAME --out plan.yaml`");
+    }
+    spec.plan_file = path;
+    spec.plan_file_location = f->location();
+  }
+  if (!p.has("planner") && !spec.plan_file.empty()) {
+    spec.options_file = p.file();
+    spec.options_path = p.path().empty() ? "options" : p.path() + ".options";
+    if (p.has("options")) {
+      throw p.get("options").error("options without a planner",
+                                   "planner options apply to placement.planner");
+    }
+    return spec;
+  }
   const YamlValue planner = p.get("planner");
   std::vector<YamlValue> names;
   if (planner.is_sequence()) {

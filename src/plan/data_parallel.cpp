@@ -1,5 +1,9 @@
 // Data-parallel placement: every table replicated on every GPU (Neo §4.1). Lookups are local;
-// the gradients of the replicas are synchronised by AllReduce in the backward pass.
+// the gradients of the replicas are synchronised by AllReduce in the backward pass. Each
+// replica serves only its own GPU's batch (the serving rule of plan/serving.hpp).
+#include <fmt/format.h>
+
+#include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
 
 namespace shardsim {
@@ -8,9 +12,11 @@ namespace {
 
 class DataParallelPlanner final : public Planner {
  public:
+  explicit DataParallelPlanner(double headroom) : headroom_(headroom) {}
   std::string name() const override { return "data_parallel"; }
 
   Plan plan(const PlanningContext& ctx) const override {
+    MemoryBudget budget(ctx, headroom_);
     Plan plan;
     plan.planner = name();
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
@@ -23,18 +29,27 @@ class DataParallelPlanner final : public Planner {
         sh.gpu = g;
         sh.replica = g;
         sh.kind = ShardKind::data_parallel;
+        const double bytes = budget.shard_bytes(sh, 1);
+        if (!budget.fits(g, bytes)) {
+          budget.fail(fmt::format("data_parallel: the replica of table '{}'", table.name), bytes,
+                      std::span<const int>(&g, 1));
+        }
+        budget.add(g, bytes);
         plan.shards.push_back(sh);
       }
     }
     return plan;
   }
+
+ private:
+  double headroom_;
 };
 
 }  // namespace
 
 std::unique_ptr<Planner> make_data_parallel_planner(const YamlValue& options) {
-  expect_no_options(options);
-  return std::make_unique<DataParallelPlanner>();
+  const PlannerOptions opts(options, {});
+  return std::make_unique<DataParallelPlanner>(opts.headroom(0));
 }
 
 }  // namespace shardsim

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <tuple>
+
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/serving.hpp"
 
@@ -73,14 +76,23 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, con
     }
     for (int g = 0; g < n; ++g) served_gpus[serving.served_by[k][g]] += 1;
   }
+  // Shards of one table with the same columns on one GPU (OPER-style rank chunks, or any
+  // hand-made plan) pool into one output buffer: their activations are counted once, for the
+  // most samples any of them serves.
+  std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, std::size_t> group;
   for (std::size_t s = 0; s < plan.shards.size(); ++s) {
     const Shard& sh = plan.shards[s];
     GpuMemory& m = mem.at(sh.gpu);
     m.weights_bytes += shard_weight_bytes(sh, model);
     m.optimizer_bytes += shard_optimizer_bytes(sh, model, workload.mode);
+    auto [it, fresh] = group.try_emplace({sh.gpu, sh.table, sh.cols.begin, sh.cols.end}, s);
+    if (!fresh && served_gpus[s] > served_gpus[it->second]) it->second = s;
+  }
+  for (const auto& [key, s] : group) {
+    const Shard& sh = plan.shards[s];
     const double samples = served_gpus[s] * workload.batch_per_gpu;
-    m.activation_bytes += shard_activation_bytes(sh, model, workload.mode, samples,
-                                                 model.tables[sh.table].pooling.expected());
+    mem.at(sh.gpu).activation_bytes += shard_activation_bytes(
+        sh, model, workload.mode, samples, model.tables[sh.table].pooling.expected());
   }
   return mem;
 }

@@ -4,87 +4,214 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
-#include "shardsim/core/error.hpp"
+#include "shardsim/plan/splits.hpp"
 
 namespace shardsim {
 
 namespace {
-InputError plan_error(const std::string& source, std::string key, std::string problem) {
-  return InputError(SourceLocation{source, 0, 0}, std::move(key), std::move(problem),
-                    "every row and column of every table must be placed exactly once per replica");
+
+constexpr const char* kHint =
+    "every row and column of every table must be placed exactly once per replica";
+
+class Reporter {
+ public:
+  explicit Reporter(const PlanSource& s) : s_(s) {}
+
+  [[noreturn]] void shard(std::size_t i, const std::string& problem,
+                          const std::string& hint = kHint) const {
+    const SourceLocation where =
+        i < s_.shard_locations.size() ? s_.shard_locations[i] : SourceLocation{s_.name, 0, 0};
+    const std::string key =
+        i < s_.shard_keys.size() ? s_.shard_keys[i] : fmt::format("shards[{}]", i);
+    throw InputError(where, key, problem, hint);
+  }
+  [[noreturn]] void table(std::size_t t, const std::string& name,
+                          const std::string& problem) const {
+    const SourceLocation where =
+        t < s_.table_locations.size() ? s_.table_locations[t] : SourceLocation{s_.name, 0, 0};
+    throw InputError(where, fmt::format("tables.{}", name),
+                     fmt::format("table '{}': {}", name, problem), kHint);
+  }
+  [[noreturn]] void other(const SourceLocation& loc, const std::string& key,
+                          const std::string& problem, const std::string& hint) const {
+    throw InputError(loc.file.empty() && loc.line == 0 ? SourceLocation{s_.name, 0, 0} : loc, key,
+                     problem, hint);
+  }
+
+ private:
+  const PlanSource& s_;
+};
+
+bool aligned(std::uint32_t col, std::uint32_t dim) {
+  return col % kColumnAlignment == 0 || col == dim;
 }
+
 }  // namespace
 
 void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                    const std::string& source) {
+  validate_plan(plan, cluster, model, PlanSource{source, {}, {}, {}, {}, {}});
+}
+
+void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                   const PlanSource& source) {
+  const Reporter report(source);
   const auto& tables = model.tables;
-  // table -> row block -> list of column ranges (replica 0 of each block/columns only).
-  std::vector<std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<ColRange>>> blocks(
-      tables.size());
-  std::vector<std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int>>
-      replicas(tables.size());
+  const int n = cluster.num_gpus();
+  // table -> row block -> column ranges (first replica of each block only), and the shard that
+  // first placed each block (for messages).
+  using Block = std::pair<std::uint64_t, std::uint64_t>;
+  std::vector<std::map<Block, std::vector<std::pair<ColRange, std::size_t>>>> blocks(tables.size());
+  std::set<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, int>>
+      on_gpu;
+  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int>
+      replicas;
+  std::vector<int> space_of(tables.size(), -1);
+  std::vector<std::size_t> first_shard_of(tables.size(), 0);
   for (std::size_t i = 0; i < plan.shards.size(); ++i) {
     const Shard& sh = plan.shards[i];
-    const std::string key = fmt::format("shards[{}]", i);
     if (sh.table >= tables.size()) {
-      throw plan_error(source, key,
-                       fmt::format("table index {} is out of range (the model has {} tables)",
-                                   sh.table, tables.size()));
+      report.shard(i, fmt::format("table index {} is out of range (the model has {} tables)",
+                                  sh.table, tables.size()));
     }
     const auto& t = tables[sh.table];
-    if (sh.gpu < 0 || sh.gpu >= cluster.num_gpus()) {
-      throw plan_error(source, key,
-                       fmt::format("table '{}': GPU {} does not exist (the cluster has {} GPUs)",
-                                   t.name, sh.gpu, cluster.num_gpus()));
+    if (sh.gpu < 0 || sh.gpu >= n) {
+      report.shard(i,
+                   fmt::format("table '{}': GPU {} does not exist (the cluster has {} GPUs, "
+                               "0 to {})",
+                               t.name, sh.gpu, n, n - 1),
+                   "GPU ids are global: node x GPUs per node + local id");
     }
+    const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
     if (sh.rows.begin >= sh.rows.end || sh.rows.end > t.rows) {
-      throw plan_error(source, key,
-                       fmt::format("table '{}': rows [{}, {}) are empty or outside [0, {})", t.name,
-                                   sh.rows.begin, sh.rows.end, t.rows));
+      report.shard(i, fmt::format("table '{}': {} [{}, {}) are empty or outside [0, {})", t.name,
+                                  unit, sh.rows.begin, sh.rows.end, t.rows));
     }
     if (sh.cols.begin >= sh.cols.end || sh.cols.end > t.dim) {
-      throw plan_error(source, key,
-                       fmt::format("table '{}': columns [{}, {}) are empty or outside [0, {})",
-                                   t.name, sh.cols.begin, sh.cols.end, t.dim));
+      report.shard(i, fmt::format("table '{}': columns [{}, {}) are empty or outside [0, {})",
+                                  t.name, sh.cols.begin, sh.cols.end, t.dim));
     }
-    auto& count = replicas[sh.table][{sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
-    if (count++ == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].push_back(sh.cols);
+    if (!aligned(sh.cols.begin, t.dim) || !aligned(sh.cols.end, t.dim)) {
+      report.shard(i,
+                   fmt::format("table '{}': columns [{}, {}) do not start and end on multiples "
+                               "of {} (or the last column, {})",
+                               t.name, sh.cols.begin, sh.cols.end, kColumnAlignment, t.dim),
+                   "embedding kernels load rows in 4-column vectors; cut columns at multiples "
+                   "of 4");
+    }
+    const int space = static_cast<int>(sh.row_space);
+    if (space_of[sh.table] < 0) {
+      space_of[sh.table] = space;
+      first_shard_of[sh.table] = i;
+    } else if (space_of[sh.table] != space) {
+      report.shard(
+          i,
+          fmt::format("table '{}': this shard counts rows by {} but shard {} counts "
+                      "them by {}",
+                      t.name, sh.row_space == RowSpace::rank ? "rank" : "row id",
+                      first_shard_of[sh.table], sh.row_space == RowSpace::rank ? "row id" : "rank"),
+          "all shards of a table use one row space (row_space: rank or row_id)");
+    }
+    if (!on_gpu.emplace(sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu)
+             .second) {
+      report.shard(
+          i,
+          fmt::format("table '{}': {} [{}, {}) columns [{}, {}) are placed twice on "
+                      "GPU {}",
+                      t.name, unit, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu),
+          "replicas of a block must be on different GPUs");
+    }
+    auto& count = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
+    if (count++ == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
   }
   for (std::size_t t = 0; t < tables.size(); ++t) {
-    const std::string key = fmt::format("table '{}'", tables[t].name);
-    if (blocks[t].empty()) throw plan_error(source, key, "the table is not placed on any GPU");
+    const std::string& name = tables[t].name;
+    const char* unit = space_of[t] == static_cast<int>(RowSpace::rank) ? "ranks" : "rows";
+    if (blocks[t].empty()) report.table(t, name, "the table is not placed on any GPU");
     std::uint64_t next_row = 0;
     for (auto& [rows, cols] : blocks[t]) {
       if (rows.first != next_row) {
-        throw plan_error(source, key,
-                         rows.first > next_row
-                             ? fmt::format("rows [{}, {}) are not placed", next_row, rows.first)
-                             : fmt::format("rows [{}, {}) are placed more than once", rows.first,
-                                           std::min(next_row, rows.second)));
+        if (rows.first > next_row) {
+          report.table(t, name,
+                       fmt::format("{} [{}, {}) are not placed", unit, next_row, rows.first));
+        }
+        report.shard(cols.front().second,
+                     fmt::format("table '{}': {} [{}, {}) are placed more than once", name, unit,
+                                 rows.first, std::min(next_row, rows.second)));
       }
       next_row = rows.second;
       std::sort(cols.begin(), cols.end(),
-                [](const ColRange& a, const ColRange& b) { return a.begin < b.begin; });
+                [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
       std::uint32_t next_col = 0;
-      for (const ColRange& c : cols) {
-        if (c.begin != next_col) {
-          throw plan_error(source, key,
-                           fmt::format("rows [{}, {}): columns from {} are {}", rows.first,
-                                       rows.second, std::min(c.begin, next_col),
-                                       c.begin > next_col ? "not placed" : "placed twice"));
+      for (const auto& [c, shard] : cols) {
+        if (c.begin > next_col) {
+          report.table(t, name,
+                       fmt::format("{} [{}, {}): columns [{}, {}) are not placed", unit, rows.first,
+                                   rows.second, next_col, c.begin));
+        }
+        if (c.begin < next_col) {
+          report.shard(shard, fmt::format("table '{}': {} [{}, {}): columns [{}, {}) are placed "
+                                          "twice",
+                                          name, unit, rows.first, rows.second, c.begin,
+                                          std::min(next_col, c.end)));
         }
         next_col = c.end;
       }
       if (next_col != tables[t].dim) {
-        throw plan_error(source, key,
-                         fmt::format("rows [{}, {}): columns [{}, {}) are not placed", rows.first,
-                                     rows.second, next_col, tables[t].dim));
+        report.table(t, name,
+                     fmt::format("{} [{}, {}): columns [{}, {}) are not placed", unit, rows.first,
+                                 rows.second, next_col, tables[t].dim));
       }
     }
     if (next_row != tables[t].rows) {
-      throw plan_error(source, key,
-                       fmt::format("rows [{}, {}) are not placed", next_row, tables[t].rows));
+      report.table(t, name,
+                   fmt::format("{} [{}, {}) are not placed", unit, next_row, tables[t].rows));
+    }
+  }
+
+  if (!plan.groups.empty()) {
+    std::vector<int> group_of(static_cast<std::size_t>(n), -1);
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+      if (plan.groups[g].empty()) {
+        report.other(source.groups_location, fmt::format("groups[{}]", g), "the group is empty",
+                     "list at least one GPU per group");
+      }
+      for (int gpu : plan.groups[g]) {
+        if (gpu < 0 || gpu >= n) {
+          report.other(source.groups_location, fmt::format("groups[{}]", g),
+                       fmt::format("GPU {} does not exist (the cluster has {} GPUs)", gpu, n),
+                       "GPU ids are 0 to num_gpus - 1");
+        }
+        if (group_of[gpu] >= 0) {
+          report.other(source.groups_location, fmt::format("groups[{}]", g),
+                       fmt::format("GPU {} is already in group {}", gpu, group_of[gpu]),
+                       "groups must not overlap");
+        }
+        group_of[gpu] = static_cast<int>(g);
+      }
+    }
+    for (int gpu = 0; gpu < n; ++gpu) {
+      if (group_of[gpu] < 0) {
+        report.other(source.groups_location, "groups", fmt::format("GPU {} is in no group", gpu),
+                     "groups must cover every GPU of the cluster");
+      }
+    }
+  }
+  for (std::size_t k = 0; k < plan.fetch_overrides.size(); ++k) {
+    const FetchOverride& f = plan.fetch_overrides[k];
+    const SourceLocation loc =
+        k < source.fetch_locations.size() ? source.fetch_locations[k] : SourceLocation{};
+    const std::string key = fmt::format("fetch[{}]", k);
+    if (f.shard >= plan.shards.size()) {
+      report.other(loc, key, fmt::format("shard {} does not exist", f.shard),
+                   "a fetch override names a replica of the plan");
+    }
+    if (f.requesting_gpu < 0 || f.requesting_gpu >= n) {
+      report.other(loc, key, fmt::format("GPU {} does not exist", f.requesting_gpu),
+                   "GPU ids are 0 to num_gpus - 1");
     }
   }
 }

@@ -7,18 +7,36 @@
 
 namespace shardsim {
 
-void expect_no_options(const YamlValue& options) {
-  if (!options.is_null()) options.expect_keys({});
-}
-
 const std::vector<PlannerInfo>& planner_registry() {
   static const std::vector<PlannerInfo> registry = {
-      {"table_wise", "whole tables to GPUs, greedy by estimated lookup cost (Neo §4.1)",
+      {"random", "whole tables to random GPUs with room (NeuroShard App. E baseline)",
+       make_random_planner},
+      {"round_robin", "whole tables to GPUs in turn (OPER §6.4's table-wise baseline)",
+       make_round_robin_planner},
+      {"table_wise",
+       "whole tables, largest cost first, to the least-loaded GPU with room (Neo §4.1; "
+       "NeuroShard App. E costs)",
        make_table_wise_planner},
-      {"row_wise", "every table split into even contiguous row ranges across all GPUs (Neo §4.1)",
+      {"row_wise", "every table split into contiguous row ranges across all GPUs (Neo §4.1)",
        make_row_wise_planner},
+      {"column_wise", "every table split into column blocks placed greedily (Neo §4.1)",
+       make_column_wise_planner},
       {"data_parallel", "every table replicated on every GPU (Neo §4.1)",
        make_data_parallel_planner},
+      {"table_row_wise", "tables to nodes, rows across the node's GPUs (Neo §4.1 hierarchical)",
+       make_table_row_wise_planner},
+      {"table_column_wise", "tables to nodes, columns across the node's GPUs (TorchRec TWCW)",
+       make_table_column_wise_planner},
+      {"karmarkar_karp", "whole tables by multi-way largest differencing (Neo §4.1)",
+       make_karmarkar_karp_planner},
+      {"memory_greedy", "equal bytes of embedding rows on every GPU (OPER §6.4 MG)",
+       make_memory_greedy_planner},
+      {"access_greedy",
+       "hottest rank chunks first to the GPU with the fewest lookups (OPER §6.4 AG)",
+       make_access_greedy_planner},
+      {"hybrid",
+       "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
+       make_hybrid_planner},
   };
   return registry;
 }

@@ -1,8 +1,16 @@
-// Row-wise placement: every table split into even contiguous row-id ranges, one per GPU
-// (Neo §4.1). Tables with fewer rows than GPUs get one row per GPU on the first GPUs.
-#include <algorithm>
+// Row-wise placement (Neo §4.1): every table split into contiguous row ranges, one per GPU, the
+// first range on GPU 0. Two ways to cut (option `split`):
+//   even: equal row-id ranges (Neo); balanced in accesses only when hot rows are scattered
+//         (workload.trace.layout: scattered);
+//   rank: ranges of popularity ranks (RowSpace::rank), cut so each GPU gets the same share of
+//         (accesses + rows) / 2 (splits.hpp): balanced in accesses whatever the layout, at the
+//         price of uneven row counts (up to 2x the mean).
+// Tables with fewer rows than GPUs get one row on each of the first GPUs.
+#include <fmt/format.h>
 
+#include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/splits.hpp"
 
 namespace shardsim {
 
@@ -10,38 +18,52 @@ namespace {
 
 class RowWisePlanner final : public Planner {
  public:
+  RowWisePlanner(bool by_rank, double headroom) : by_rank_(by_rank), headroom_(headroom) {}
   std::string name() const override { return "row_wise"; }
 
   Plan plan(const PlanningContext& ctx) const override {
-    const auto n = static_cast<std::uint64_t>(ctx.cluster.num_gpus());
+    const int n = ctx.cluster.num_gpus();
+    MemoryBudget budget(ctx, headroom_);
     Plan plan;
     plan.planner = name();
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
-      const std::uint64_t parts = std::min<std::uint64_t>(n, table.rows);
-      const std::uint64_t base = table.rows / parts, extra = table.rows % parts;
-      std::uint64_t begin = 0;
-      for (std::uint64_t g = 0; g < parts; ++g) {
-        const std::uint64_t size = base + (g < extra ? 1 : 0);
+      const std::vector<RowRange> ranges =
+          by_rank_ ? rank_balanced_ranges(ctx.trace.profile(t), static_cast<std::uint64_t>(n))
+                   : even_row_ranges(table.rows, static_cast<std::uint64_t>(n));
+      for (std::size_t i = 0; i < ranges.size(); ++i) {
         Shard sh;
         sh.table = t;
-        sh.rows = {begin, begin + size};
+        sh.rows = ranges[i];
+        sh.row_space = by_rank_ ? RowSpace::rank : RowSpace::row_id;
         sh.cols = {0, table.dim};
-        sh.gpu = static_cast<int>(g);
+        sh.gpu = static_cast<int>(i);
         sh.kind = ShardKind::row_wise;
+        const double bytes = budget.shard_bytes(sh, n);
+        if (!budget.fits(sh.gpu, bytes)) {
+          const int g = sh.gpu;
+          budget.fail(fmt::format("row_wise: table '{}' {} [{}, {})", table.name,
+                                  by_rank_ ? "ranks" : "rows", sh.rows.begin, sh.rows.end),
+                      bytes, std::span<const int>(&g, 1));
+        }
+        budget.add(sh.gpu, bytes);
         plan.shards.push_back(sh);
-        begin += size;
       }
     }
     return plan;
   }
+
+ private:
+  bool by_rank_;
+  double headroom_;
 };
 
 }  // namespace
 
 std::unique_ptr<Planner> make_row_wise_planner(const YamlValue& options) {
-  expect_no_options(options);
-  return std::make_unique<RowWisePlanner>();
+  const PlannerOptions opts(options, {"split"});
+  const bool by_rank = opts.choice("split", {"even", "rank"}, "even") == "rank";
+  return std::make_unique<RowWisePlanner>(by_rank, opts.headroom(0));
 }
 
 }  // namespace shardsim

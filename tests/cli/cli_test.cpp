@@ -6,14 +6,14 @@
 #include <fstream>
 #include <string>
 
-#include "cli/cli_run.hpp"
+#include "support/cli_run.hpp"
 
 namespace {
 
-using shardsim::test::Result;
-using shardsim::test::run;
-using shardsim::test::unique_temp;
-using shardsim::test::write_temp;
+using shardsim::testing::Result;
+using shardsim::testing::run;
+using shardsim::testing::unique_temp;
+using shardsim::testing::write_temp;
 
 const char* kSmall = R"(name: small
 cluster: {preset: dgx-a100, nodes: 1}

@@ -8,14 +8,14 @@
 #include <sstream>
 #include <string>
 
-#include "cli/cli_run.hpp"
+#include "support/cli_run.hpp"
 
 namespace {
 
-using shardsim::test::Result;
-using shardsim::test::run;
-using shardsim::test::unique_temp;
-using shardsim::test::write_temp;
+using shardsim::testing::Result;
+using shardsim::testing::run;
+using shardsim::testing::unique_temp;
+using shardsim::testing::write_temp;
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 

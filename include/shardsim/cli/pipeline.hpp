@@ -14,13 +14,18 @@ struct RunOptions {
   bool record_timings = false;  // put wall-clock planning time into the reports
 };
 
-// Runs every planner of the scenario. A plan that does not fit in memory yields a report with
-// fits_in_memory = false and fit_error set, and is not simulated. Bad input throws InputError.
+// Runs every planner of the scenario, then the plan of `placement.file` if any (its report's
+// planner is plan_file_planner_name). Every report of a plan carries its plan statistics. A plan
+// that does not fit in memory yields a report with fits_in_memory = false and fit_error set, and is
+// not simulated. Bad input throws InputError.
 std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
 // The options for planner `planner` from `placement.options`: when the scenario lists several
 // planners, options may be keyed by planner name ({table_wise: {cost: size}}); otherwise the
 // options apply to the planner(s) as given.
 YamlValue planner_options(const PlacementSpec& placement, const std::string& planner);
+
+// "file:<file name>": how reports name the plan of `placement.file`.
+std::string plan_file_planner_name(const std::string& path);
 
 }  // namespace shardsim

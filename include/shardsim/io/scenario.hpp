@@ -18,10 +18,14 @@ struct ClusterSpec {
 };
 
 struct PlacementSpec {
-  std::vector<std::string> planners;  // one or more, compared side by side in order
+  std::vector<std::string> planners;  // zero or more, compared side by side in order
   YAML::Node options;                 // `placement.options` (may be null); validated by planner
   std::string options_file;           // for messages
   std::string options_path = "placement.options";
+  // `placement.file`: a plan file (docs/planners.md "Plan files") simulated after the planners;
+  // resolved against the scenario's folder. Empty when none. At least one planner or a file.
+  std::string plan_file;
+  SourceLocation plan_file_location;  // where `file:` was written, for messages
 };
 
 // One axis of a `sweep:` block: a dotted key and its values (as YAML nodes).

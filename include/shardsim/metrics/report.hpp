@@ -3,11 +3,13 @@
 // prints. Field names carry units; the JSON keys are the DESIGN.md §3 contract.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/core/input_hashes.hpp"
+#include "shardsim/plan/plan_stats.hpp"
 
 namespace shardsim {
 
@@ -85,6 +87,9 @@ struct Report {
   // The inputs that produced it (scenario document, hardware preset, cost parameters); empty
   // when the report was not built from a loaded scenario. Lets `compare` detect stale baselines.
   InputHashes input_hashes;
+  // What the plan puts on each GPU and how balanced it is, from the plan and the cost model
+  // (plan/plan_stats.hpp); absent when there is no plan (the planner could not place the tables).
+  std::optional<PlanStats> plan_stats;
 };
 
 }  // namespace shardsim

@@ -33,6 +33,8 @@ double shard_activation_bytes(const Shard& shard, const DlrmModel& model, Mode m
 GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model, const Workload& workload);
 
 // Samples a shard serves: all samples of the GPUs it serves (see fetch rules in plan.hpp).
+// Shards of one table with the same columns on one GPU share one output buffer: their
+// activations are counted once (for the most samples any of them serves).
 std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload);
 

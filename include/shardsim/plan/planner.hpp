@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
@@ -20,6 +21,11 @@ struct PlanningContext {
   const DlrmModel& model;
   const Workload& workload;
   const TraceSource& trace;  // for access profiles
+  // The scenario's cost parameters, for planners that estimate costs with the cost model;
+  // null means default_cost_params(). Read it through cost_params().
+  const CostParams* cost = nullptr;
+
+  const CostParams& cost_params() const;
 };
 
 class Planner {

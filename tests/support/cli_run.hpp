@@ -1,6 +1,5 @@
 #pragma once
-// Running the `shardsim` binary from the end-to-end tests: exit code, stdout, stderr.
-#include <gtest/gtest.h>
+// Runs the `shardsim` binary from tests: exit code, stdout, and stderr through a scratch file.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,14 +9,16 @@
 #include <fstream>
 #include <string>
 
-namespace shardsim::test {
+#include <gtest/gtest.h>
+
+namespace shardsim::testing {
 
 struct Result {
   int code = -1;
   std::string out;
 };
 
-// A scratch path unique to this test process and call: ctest runs the tests of a file in
+// A scratch path unique to this test process and call: ctest runs the tests of this file in
 // parallel processes, so a shared file name would let one test read another's stderr.
 inline std::string unique_temp(const std::string& stem) {
   static int counter = 0;
@@ -51,4 +52,4 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
   return path;
 }
 
-}  // namespace shardsim::test
+}  // namespace shardsim::testing

@@ -1,0 +1,116 @@
+// Benchmarks of the planners (issue 5): the goal is `hybrid` planning 1000 tables onto 1024 GPUs
+// in under 2 s. Each iteration starts from a fresh trace source, so the access profiles' lazy
+// indices are built inside the timing, as they are when a user runs `shardsim plan`.
+// Run: scripts/bench.sh --benchmark_filter=Planner
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+
+#include "shardsim/core/log.hpp"
+#include "shardsim/core/rng.hpp"
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/hw/hardware_preset.hpp"
+#include "shardsim/plan/plan_stats.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+namespace {
+
+// `tables` tables: lognormal rows (median 10^6, sigma 2, 10 .. max_rows), dims
+// {32, 64, 128, 256}, pooling 1 .. 40, Zipf exponents 0.8 .. 1.3. With max_rows = 2·10^9 the
+// largest tables (up to 2 TB) fit no GPU whole; with 10^7 (at most 10 GB) whole tables fit the 80
+// GB GPUs.
+DlrmModel big_model(int tables, double max_rows) {
+  Rng rng(stream_seed(5, {1000}));
+  DlrmModel m;
+  for (int i = 0; i < tables; ++i) {
+    EmbeddingTable t;
+    t.name = "t" + std::to_string(i);
+    t.rows =
+        static_cast<std::uint64_t>(std::clamp(rng.lognormal(std::log(1e6), 2.0), 10.0, max_rows));
+    t.dim = 32u << rng.below(4);
+    t.pooling.value = std::floor(rng.uniform(1, 41));
+    t.alpha = rng.uniform(0.8, 1.3);
+    m.tables.push_back(t);
+  }
+  m.dense_features = 13;
+  m.bottom_mlp = {512, 256, 128};
+  m.top_mlp = {1024, 512, 256, 1};
+  m.table_precision = Precision::fp32;
+  return m;
+}
+
+struct Setup {
+  Cluster cluster;
+  DlrmModel model;
+  Workload workload;
+  CostParams cost = default_cost_params();
+};
+
+Setup setup(int gpus, int tables, double max_rows, std::uint32_t batch_per_gpu = 4096) {
+  const HardwarePreset preset = builtin_preset("dgx-h100");
+  Setup s{Cluster(preset, gpus / preset.gpus_per_node), big_model(tables, max_rows), Workload{}};
+  s.workload.batch_per_gpu = batch_per_gpu;
+  return s;
+}
+
+void run_planner(benchmark::State& state, const std::string& name, double max_rows,
+                 std::uint32_t batch_per_gpu = 4096) {
+  setup_logging(Verbosity::quiet);
+  const int gpus = static_cast<int>(state.range(0));
+  const int tables = static_cast<int>(state.range(1));
+  const Setup s = setup(gpus, tables, max_rows, batch_per_gpu);
+  const auto planner = find_planner(name, {}, "bench").make(YamlValue(YAML::Node(), "", ""));
+  std::size_t shards = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const auto trace = make_synthetic_trace_source(s.model, s.workload);
+    state.ResumeTiming();
+    const Plan plan =
+        planner->plan(PlanningContext{s.cluster, s.model, s.workload, *trace, &s.cost});
+    shards = plan.shards.size();
+    benchmark::DoNotOptimize(shards);
+  }
+  state.counters["shards"] = static_cast<double>(shards);
+}
+
+void BM_PlannerHybrid(benchmark::State& state) {
+  run_planner(state, "hybrid", 2e9);
+}
+BENCHMARK(BM_PlannerHybrid)->Args({1024, 1000})->Unit(benchmark::kMillisecond);
+
+void BM_PlannerTableWise(benchmark::State& state) {
+  run_planner(state, "table_wise", 1e7);
+}
+BENCHMARK(BM_PlannerTableWise)->Args({1024, 1000})->Unit(benchmark::kMillisecond);
+
+void BM_PlannerKarmarkarKarp(benchmark::State& state) {
+  run_planner(state, "karmarkar_karp", 1e7);
+}
+BENCHMARK(BM_PlannerKarmarkarKarp)->Args({1024, 1000})->Unit(benchmark::kMillisecond);
+
+// Rank chunks of one table land on many GPUs, and each holds a partial-sum buffer for the whole
+// global batch: at 1024 GPUs x 4096 samples that does not fit (a correct DoesNotFitError), so
+// this one plans a smaller batch.
+void BM_PlannerAccessGreedy(benchmark::State& state) {
+  run_planner(state, "access_greedy", 1e7, 256);
+}
+BENCHMARK(BM_PlannerAccessGreedy)->Args({1024, 1000})->Unit(benchmark::kMillisecond);
+
+// Plan statistics of the hybrid plan (they are in every run report).
+void BM_PlanStatsOfHybrid(benchmark::State& state) {
+  setup_logging(Verbosity::quiet);
+  const Setup s = setup(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), 2e9);
+  const auto trace = make_synthetic_trace_source(s.model, s.workload);
+  const Plan plan = find_planner("hybrid", {}, "bench")
+                        .make(YamlValue(YAML::Node(), "", ""))
+                        ->plan(PlanningContext{s.cluster, s.model, s.workload, *trace, &s.cost});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        compute_plan_stats(plan, s.cluster, s.model, s.workload, *trace, s.cost));
+  }
+}
+BENCHMARK(BM_PlanStatsOfHybrid)->Args({1024, 1000})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace shardsim

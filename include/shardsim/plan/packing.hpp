@@ -1,0 +1,131 @@
+#pragma once
+// Memory-aware packing, shared by every planner: what each GPU already holds, whether a shard
+// still fits, the least-loaded GPU that can take it, and the DoesNotFitError when none can.
+//
+// A shard's bytes are counted with the same formulas as plan_memory (plan/memory.hpp): weights,
+// optimizer state and the activations of the samples it serves; every GPU starts from
+// base_gpu_memory (MLP state and activations, the preset's reserved memory). On top of that a
+// planner may keep `headroom` (a fraction of HBM) free, so a plan that fits here also passes
+// check_fits.
+#include <functional>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+
+class MemoryBudget {
+ public:
+  // headroom_fraction in [0, 1): the part of each GPU's HBM the planner leaves unused.
+  MemoryBudget(const PlanningContext& ctx, double headroom_fraction);
+
+  int num_gpus() const { return static_cast<int>(used_.size()); }
+  double capacity_bytes() const { return capacity_bytes_; }  // HBM x (1 - headroom)
+  double hbm_bytes() const { return hbm_bytes_; }
+  double headroom_fraction() const { return headroom_; }
+  double base_bytes() const { return base_bytes_; }  // what every GPU holds before any shard
+  double used_bytes(int gpu) const { return used_[static_cast<std::size_t>(gpu)]; }
+  double free_bytes(int gpu) const { return capacity_bytes_ - used_bytes(gpu); }
+  bool fits(int gpu, double bytes) const { return used_bytes(gpu) + bytes <= capacity_bytes_; }
+  void add(int gpu, double bytes) { used_[static_cast<std::size_t>(gpu)] += bytes; }
+
+  // Bytes of `shard` serving the batches of `served_gpus` GPUs (plan_memory's per-shard
+  // formulas): weights, optimizer state and activations.
+  double shard_bytes(const Shard& shard, double served_gpus) const;
+  // What placing `shard` on `gpu` adds there: as shard_bytes, except that the activations are
+  // shared with a shard of the same table and columns already placed there with place() (they
+  // pool into one output buffer, as plan_memory counts them).
+  double bytes_on(int gpu, const Shard& shard, double served_gpus) const;
+  bool fits_on(int gpu, const Shard& shard, double served_gpus) const {
+    return fits(gpu, bytes_on(gpu, shard, served_gpus));
+  }
+  // Adds bytes_on(gpu, ...) to `gpu` and records the shard's activation buffer. Planners that
+  // never put two shards of one table and column range on one GPU may use add() instead.
+  void place(int gpu, const Shard& shard, double served_gpus);
+
+  // Throws DoesNotFitError for `what` needing `bytes` on one of `candidates` (all GPUs when
+  // empty), naming the candidate with the most free memory, its need and its capacity.
+  [[noreturn]] void fail(const std::string& what, double bytes,
+                         std::span<const int> candidates = {}) const;
+
+ private:
+  const PlanningContext& ctx_;
+  double hbm_bytes_ = 0;
+  double headroom_ = 0;
+  double capacity_bytes_ = 0;
+  double base_bytes_ = 0;
+  std::vector<double> used_;
+  // Activation buffers placed with place(): (gpu, table, first col, end col) -> served GPUs.
+  std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, double> buffers_;
+};
+
+// Per-GPU load (whatever a planner balances: a cost function, seconds, bytes) with the GPUs
+// ordered by (load, id), so the least-loaded GPU that still fits is found in O(log N) when the
+// least-loaded ones have room (O(N) in the worst case, when most GPUs are full).
+class LoadTracker {
+ public:
+  explicit LoadTracker(int num_gpus);
+  double load(int gpu) const { return load_[static_cast<std::size_t>(gpu)]; }
+  const std::vector<double>& loads() const { return load_; }
+  void add(int gpu, double cost);
+  // The least-loaded GPU (ties to the lowest id) with room for `bytes`, or -1.
+  int least_loaded_fitting(const MemoryBudget& budget, double bytes) const;
+  // The same among `gpus` only (a linear scan).
+  int least_loaded_fitting(const MemoryBudget& budget, double bytes,
+                           std::span<const int> gpus) const;
+  // With the bytes each GPU would take for `shard` (MemoryBudget::bytes_on), among `gpus` or
+  // all GPUs when empty.
+  int least_loaded_fitting(const MemoryBudget& budget, const Shard& shard, double served_gpus,
+                           std::span<const int> gpus = {}) const;
+
+ private:
+  std::vector<double> load_;
+  std::set<std::pair<double, int>> order_;
+};
+
+// One shard waiting to be placed: everything but its GPU, its load and how many GPUs' batches
+// it serves (for its activation memory; the number of GPUs for a shard with one replica).
+struct PackItem {
+  Shard shard;
+  double cost = 0;
+  double served_gpus = 1;
+  std::string what;  // for the error message, e.g. "table 'ads' columns [0, 32)"
+};
+
+// Places `items` in the given order, each on the least-loaded GPU that fits (among `gpus`, or all
+// when empty), appending the shards to `plan`. Throws DoesNotFitError when one fits nowhere.
+void pack_least_loaded(std::span<const PackItem> items, MemoryBudget& budget, LoadTracker& loads,
+                       Plan& plan, std::span<const int> gpus = {});
+
+// Sorts items by cost, largest first; ties by bytes (largest first), then by table and rows, so
+// the order never depends on the sort's stability.
+void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget);
+
+// A shard with its GPU already chosen, and its load.
+struct PlacedShard {
+  Shard shard;
+  double cost = 0;
+};
+// Splits table `table` over the GPUs of one node, given least-loaded first.
+using NodeSplit =
+    std::function<std::vector<PlacedShard>(std::size_t table, const std::vector<int>& node_gpus)>;
+
+// Neo §4.1's hierarchical schemes: each table of `order` goes to the least-loaded node (sum of
+// its GPUs' loads; ties to the lower id) on whose GPUs all the shards of `split` fit; the shards
+// are appended to `plan`. Throws DoesNotFitError naming the table when no node can take it.
+// O(nodes · GPUs per node) per table in the worst case.
+void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
+                          const NodeSplit& split, const std::string& planner, MemoryBudget& budget,
+                          LoadTracker& loads, Plan& plan);
+
+// The GPUs of `node`, in id order.
+std::vector<int> gpus_of_node(const Cluster& cluster, int node);
+
+}  // namespace shardsim

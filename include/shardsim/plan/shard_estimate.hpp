@@ -1,0 +1,57 @@
+#pragma once
+// What a planner can know about a shard before anything is simulated: its expected work per
+// iteration (from the table's access profile, the same expectations the iteration builder uses
+// in `expected` trace mode) and its estimated cost in seconds (from the pure cost model).
+// Planners balance these estimates; plan statistics (plan_stats.hpp) sum them per GPU.
+#include <cstddef>
+
+#include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+
+// Expected work of rows x cols of `table` serving the batches of `served_gpus` GPUs:
+//   lookups  = served_gpus · B · E[pooling] · mass(rows)
+//   distinct = expected_distinct(rows, served_gpus · B · E[pooling])
+//   outputs  = served_gpus · B
+// A range holding the whole table is queried in rank space (the same rows under any layout),
+// which spares the profile its row-id index.
+EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRange rows,
+                            RowSpace space, ColRange cols, double served_gpus);
+
+// Where the GPUs a shard serves sit, seen from the shard's GPU.
+struct ServedPeers {
+  double in_domain = 0;   // other GPUs of its scale-up domain
+  double off_domain = 0;  // GPUs outside it
+};
+// The peers of a shard on one GPU serving all `num_gpus` GPUs of a homogeneous cluster.
+ServedPeers all_gpu_peers(const Cluster& cluster);
+
+// A GPU's share of an AlltoAll: its bytes over its own links, the per-GPU terms of
+// alltoallv_bounds (cost/collective_cost.hpp, docs/model.md "AlltoAll(v)"):
+//   max( max(sent_up, received_up) / scale_up_Bps,
+//        max(sent_off, received_off) / scale_out_Bps_per_gpu ) / collective_bandwidth_efficiency.
+// Tier uplinks and latencies are left out (they are shared, not per GPU). A link with no
+// bandwidth that must carry bytes costs +infinity.
+double gpu_alltoall_share_s(const Cluster& cluster, const CostParams& p, double sent_up_bytes,
+                            double received_up_bytes, double sent_off_bytes,
+                            double received_off_bytes);
+
+struct ShardCost {
+  double lookups = 0;        // expected per iteration
+  double fwd_compute_s = 0;  // roofline bytes / achievable HBM bandwidth (no launch: the
+  double bwd_compute_s = 0;  //   fused kernel launches once per GPU, not per shard)
+  double fwd_comm_s = 0;     // its pooled outputs to the peers (AlltoAll share)
+  double bwd_comm_s = 0;     // their gradients back (training)
+  double total_s() const { return fwd_compute_s + bwd_compute_s + fwd_comm_s + bwd_comm_s; }
+};
+
+// The estimated cost of one shard serving `served_gpus` GPUs' batches, `peers` of which are
+// other GPUs. Training adds the backward (kernel and gradient traffic).
+ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
+                              RowSpace space, ColRange cols, double served_gpus, ServedPeers peers);
+// The same from an expected work already computed (column blocks of one row range share it:
+// only `work.cols` differs).
+ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers);
+
+}  // namespace shardsim

@@ -1,0 +1,229 @@
+#include "shardsim/cli/cmd_plan.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "shardsim/cli/pipeline.hpp"
+#include "shardsim/core/error.hpp"
+#include "shardsim/core/log.hpp"
+#include "shardsim/io/plan_stats_writer.hpp"
+#include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/plan_file.hpp"
+#include "shardsim/plan/plan_stats.hpp"
+#include "shardsim/plan/plan_validation.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+
+struct PlanCommand::Flags {
+  CLI::App* cmd = nullptr;
+  std::string scenario;
+  std::string planner;
+  std::string out;
+  std::string format = "text";
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  bool stats = false;
+  bool force = false;
+  bool verbose = false;
+  bool quiet = false;
+};
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The options for `name` when it was chosen with --planner: the scenario's options if they are
+// keyed by planner name (that planner's entry) or if the scenario lists this planner; otherwise
+// none (they were written for other planners), with a warning.
+YamlValue options_for(const PlacementSpec& placement, const std::string& name) {
+  const YamlValue all(placement.options, placement.options_file, placement.options_path);
+  if (all.is_null()) return all;
+  const auto names = planner_names();
+  bool keyed = false;
+  for (const std::string& k : all.keys()) {
+    keyed = keyed || std::find(names.begin(), names.end(), k) != names.end();
+  }
+  if (keyed) {
+    if (auto o = all.find(name)) return *o;
+    return YamlValue(YAML::Node(), placement.options_file, placement.options_path + "." + name);
+  }
+  if (std::find(placement.planners.begin(), placement.planners.end(), name) !=
+      placement.planners.end()) {
+    return planner_options(placement, name);
+  }
+  spdlog::warn(
+      "{}: placement.options are for {}; planner '{}' runs without them", placement.options_file,
+      placement.planners.empty() ? std::string("no planner") : placement.planners.front(), name);
+  return YamlValue(YAML::Node(), placement.options_file, placement.options_path);
+}
+
+// Writes `content` to `path` through a temporary file and a rename, so a reader never sees a
+// half-written plan. An existing file is refused without `force`; a directory always.
+void write_atomically(const std::string& path, const std::string& content, bool force) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw InputError(SourceLocation{path}, "--out", "is a directory",
+                     "give a file name such as plan.yaml");
+  }
+  if (fs::exists(path, ec) && !force) {
+    throw InputError(SourceLocation{path}, "--out", "the file already exists",
+                     "pass --force to overwrite it");
+  }
+  const fs::path target(path);
+  if (target.has_parent_path() && !fs::is_directory(target.parent_path(), ec)) {
+    throw InputError(SourceLocation{path}, "--out",
+                     fmt::format("the folder '{}' does not exist", target.parent_path().string()),
+                     "create it first");
+  }
+  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << content;
+    f.flush();
+    if (!f) {
+      fs::remove(tmp, ec);
+      throw InputError(SourceLocation{path}, "--out", "cannot write the file",
+                       "check the folder's permissions and free space");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(SourceLocation{path}, "--out", "cannot move the file into place",
+                     "check the folder's permissions");
+  }
+}
+
+struct NamedPlan {
+  Plan plan;
+  PlanStats stats;
+};
+
+}  // namespace
+
+PlanCommand::PlanCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
+  Flags& f = *flags_;
+  f.cmd = app.add_subcommand(
+      "plan", "run a planner without simulating: write the plan file and/or its statistics");
+  f.cmd->add_option("scenario", f.scenario, "scenario YAML file (none: the built-in default)");
+  f.cmd->add_option("--planner", f.planner,
+                    "planner to run (default: the scenario's, or its placement.file)");
+  f.cmd->add_option("--out", f.out,
+                    "write the plan here (.json: JSON, otherwise YAML); without --out and "
+                    "--stats the plan is printed");
+  f.cmd->add_flag("--force", f.force, "overwrite an existing --out file");
+  f.cmd->add_flag("--stats", f.stats, "print the plan statistics");
+  f.cmd->add_option("--format", f.format, "format of --stats on stdout")
+      ->check(CLI::IsMember({"text", "json"}));
+  f.cmd->add_option("--set", f.sets, "override a scenario value: dotted.key=value (repeatable)")
+      ->take_all();
+  f.cmd->add_option("--seed", f.seed, "override workload.seed");
+  f.cmd->add_flag("-v,--verbose", f.verbose, "debug logging on stderr");
+  f.cmd->add_flag("--quiet", f.quiet, "errors only on stderr");
+}
+
+PlanCommand::~PlanCommand() = default;
+
+bool PlanCommand::selected() const {
+  return flags_->cmd->parsed();
+}
+
+int PlanCommand::run() const {
+  const Flags& f = *flags_;
+  setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
+  std::vector<Override> overrides;
+  for (const auto& s : f.sets) overrides.push_back(parse_override(s));
+  if (f.seed) overrides.push_back({"workload.seed", std::to_string(*f.seed)});
+  const Scenario sc = f.scenario.empty() ? load_default_scenario(overrides)
+                                         : load_scenario_file(f.scenario, overrides);
+  if (!sc.sweep.empty()) {
+    spdlog::warn("{}: has a sweep block; `plan` ignores it", sc.source);
+  }
+  const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
+  const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
+  const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost};
+
+  // Which plans: --planner, else the scenario's planners, else its plan file.
+  std::vector<NamedPlan> plans;
+  auto add = [&](Plan plan) {
+    PlanStats stats = compute_plan_stats(plan, cluster, sc.model, sc.workload, *trace, sc.cost);
+    plans.push_back(NamedPlan{std::move(plan), std::move(stats)});
+  };
+  auto run_planner = [&](const std::string& name, const YamlValue& options) {
+    const PlannerInfo& info = find_planner(name, SourceLocation{"--planner"}, "--planner");
+    Plan plan = info.make(options)->plan(ctx);
+    plan.planner = name;
+    validate_plan(plan, cluster, sc.model, "plan from planner '" + name + "'");
+    add(std::move(plan));
+  };
+  if (!f.planner.empty()) {
+    run_planner(f.planner, options_for(sc.placement, f.planner));
+  } else {
+    for (const std::string& name : sc.placement.planners) {
+      run_planner(name, planner_options(sc.placement, name));
+    }
+    if (!sc.placement.plan_file.empty()) {
+      add(read_plan_file(sc.placement.plan_file, sc.model, cluster));
+    }
+  }
+  if (!f.out.empty() && plans.size() != 1) {
+    throw InputError(SourceLocation{sc.source}, "--out",
+                     fmt::format("the scenario gives {} plans; --out writes one", plans.size()),
+                     "choose one with --planner NAME");
+  }
+
+  // A plan over a GPU's capacity is reported, never written.
+  int code = 0;
+  for (const NamedPlan& p : plans) {
+    try {
+      check_fits(plan_memory(p.plan, cluster, sc.model, sc.workload), cluster);
+    } catch (const DoesNotFitError& e) {
+      spdlog::error("{}: {}", p.plan.planner, e.what());
+      code = static_cast<int>(ExitCode::does_not_fit);
+    }
+  }
+  if (!f.out.empty() && code == 0) {
+    std::ostringstream text;
+    write_plan(text, plans.front().plan, sc.model, cluster, plan_format_for_path(f.out),
+               PlanFileInfo{sc.name});
+    write_atomically(f.out, text.str(), f.force);
+    spdlog::info("wrote the {} plan ({} shards) to {}", plans.front().plan.planner,
+                 plans.front().plan.shards.size(), f.out);
+  }
+  if (f.stats) {
+    if (f.format == "json") {
+      nlohmann::ordered_json j;
+      if (plans.size() == 1) {
+        j = plan_stats_to_json(plans.front().stats);
+      } else {
+        j["plans"] = nlohmann::ordered_json::array();
+        for (const NamedPlan& p : plans) j["plans"].push_back(plan_stats_to_json(p.stats));
+      }
+      std::cout << j.dump(2) << '\n';
+    } else {
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        if (i > 0) std::cout << '\n';
+        std::cout << fmt::format("scenario {} | planner {} | {} GPUs | {} tables\n\n", sc.name,
+                                 plans[i].plan.planner, cluster.num_gpus(), sc.model.tables.size());
+        write_plan_stats_text(std::cout, plans[i].stats, 0);
+      }
+    }
+  } else if (f.out.empty()) {
+    for (const NamedPlan& p : plans) {
+      write_plan(std::cout, p.plan, sc.model, cluster, PlanFormat::yaml, PlanFileInfo{sc.name});
+    }
+  }
+  std::cout.flush();
+  return code;
+}
+
+}  // namespace shardsim

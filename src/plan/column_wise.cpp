@@ -1,0 +1,75 @@
+// Column-wise placement (Neo §4.1, Fig. 5c): every table split along its embedding dimension
+// into column blocks that are placed as tables of their own, largest cost first, each on the
+// least-loaded GPU that fits (the greedy of table_wise over the blocks). Every block receives
+// all of the table's indices (column-wise sharding duplicates the input indices).
+// Block bounds are multiples of 4 columns (splits.hpp).
+#include <fmt/format.h>
+
+#include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/splits.hpp"
+#include "shardsim/plan/table_cost.hpp"
+
+namespace shardsim {
+
+namespace {
+
+class ColumnWisePlanner final : public Planner {
+ public:
+  ColumnWisePlanner(TableCost cost, std::uint32_t cols_per_shard, double headroom)
+      : cost_(cost), cols_per_shard_(cols_per_shard), headroom_(headroom) {}
+  std::string name() const override { return "column_wise"; }
+
+  Plan plan(const PlanningContext& ctx) const override {
+    const int n = ctx.cluster.num_gpus();
+    MemoryBudget budget(ctx, headroom_);
+    LoadTracker loads(n);
+    std::vector<PackItem> items;
+    for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
+      const auto& table = ctx.model.tables[t];
+      const std::vector<ColRange> blocks =
+          cols_per_shard_ > 0 ? fixed_column_blocks(table.dim, cols_per_shard_)
+                              : column_blocks(table.dim, static_cast<std::uint32_t>(n));
+      for (const ColRange& c : blocks) {
+        Shard sh;
+        sh.table = t;
+        sh.rows = {0, table.rows};
+        sh.cols = c;
+        sh.kind = blocks.size() > 1 ? ShardKind::column_wise : ShardKind::table_wise;
+        items.push_back(PackItem{
+            sh, column_block_cost(ctx, t, c, cost_), static_cast<double>(n),
+            fmt::format("column_wise: table '{}' columns [{}, {})", table.name, c.begin, c.end)});
+      }
+    }
+    sort_largest_first(items, budget);
+    Plan plan;
+    plan.planner = name();
+    pack_least_loaded(items, budget, loads, plan);
+    return plan;
+  }
+
+ private:
+  TableCost cost_;
+  std::uint32_t cols_per_shard_;  // 0: as many blocks as GPUs (at least 4 columns each)
+  double headroom_;
+};
+
+}  // namespace
+
+std::unique_ptr<Planner> make_column_wise_planner(const YamlValue& options) {
+  const PlannerOptions opts(options, {"cost", "cols_per_shard"});
+  std::uint32_t cols = 0;
+  if (auto c = opts.find("cols_per_shard")) {
+    const std::uint64_t v = c->as_positive_int();
+    if (v % kColumnAlignment != 0 || v > (1u << 20)) {
+      throw c->error(
+          fmt::format("cols_per_shard must be a multiple of {} (found {})", kColumnAlignment, v),
+          "embedding kernels load rows in 4-column vectors; try 16, 32 or 64");
+    }
+    cols = static_cast<std::uint32_t>(v);
+  }
+  return std::make_unique<ColumnWisePlanner>(read_table_cost(opts, TableCost::lookup), cols,
+                                             opts.headroom(0));
+}
+
+}  // namespace shardsim

@@ -1,0 +1,227 @@
+#include "shardsim/plan/packing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include "shardsim/core/error.hpp"
+#include "shardsim/plan/memory.hpp"
+
+namespace shardsim {
+
+namespace {
+// 532 B, 12.3 KB, 45.6 MB, 7.891 GB: small shards stay readable next to whole GPUs.
+std::string human_bytes(double b) {
+  if (b < 1e3) return fmt::format("{:.0f} B", b);
+  if (b < 1e6) return fmt::format("{:.1f} KB", b / 1e3);
+  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
+  return fmt::format("{:.3f} GB", b / 1e9);
+}
+}  // namespace
+
+MemoryBudget::MemoryBudget(const PlanningContext& ctx, double headroom_fraction)
+    : ctx_(ctx),
+      hbm_bytes_(ctx.cluster.gpu().hbm_capacity_bytes),
+      headroom_(headroom_fraction),
+      capacity_bytes_(hbm_bytes_ * (1.0 - headroom_fraction)),
+      base_bytes_(base_gpu_memory(ctx.cluster, ctx.model, ctx.workload).total_bytes()),
+      used_(static_cast<std::size_t>(ctx.cluster.num_gpus()), base_bytes_) {}
+
+double MemoryBudget::shard_bytes(const Shard& shard, double served_gpus) const {
+  const Mode mode = ctx_.workload.mode;
+  const double samples = served_gpus * ctx_.workload.batch_per_gpu;
+  return shard_weight_bytes(shard, ctx_.model) + shard_optimizer_bytes(shard, ctx_.model, mode) +
+         shard_activation_bytes(shard, ctx_.model, mode, samples,
+                                ctx_.model.tables[shard.table].pooling.expected());
+}
+
+double MemoryBudget::bytes_on(int gpu, const Shard& shard, double served_gpus) const {
+  const double full = shard_bytes(shard, served_gpus);
+  const auto it = buffers_.find({gpu, shard.table, shard.cols.begin, shard.cols.end});
+  if (it == buffers_.end()) return full;
+  const double stored = shard_weight_bytes(shard, ctx_.model) +
+                        shard_optimizer_bytes(shard, ctx_.model, ctx_.workload.mode);
+  if (served_gpus <= it->second) return stored;
+  // A buffer for more samples than the one already there grows by the difference.
+  return full - (shard_bytes(shard, it->second) - stored);
+}
+
+void MemoryBudget::place(int gpu, const Shard& shard, double served_gpus) {
+  add(gpu, bytes_on(gpu, shard, served_gpus));
+  double& served = buffers_[{gpu, shard.table, shard.cols.begin, shard.cols.end}];
+  served = std::max(served, served_gpus);
+}
+
+void MemoryBudget::fail(const std::string& what, double bytes,
+                        std::span<const int> candidates) const {
+  int roomiest = -1;
+  auto consider = [&](int g) {
+    if (roomiest < 0 || used_bytes(g) < used_bytes(roomiest)) roomiest = g;
+  };
+  if (candidates.empty()) {
+    for (int g = 0; g < num_gpus(); ++g) consider(g);
+  } else {
+    for (int g : candidates) consider(g);
+  }
+  std::string detail = fmt::format(
+      "{} needs {} (weights, optimizer state and activations) but even the emptiest candidate, "
+      "GPU {}, has only {} free",
+      what, human_bytes(bytes), roomiest, human_bytes(std::max(0.0, free_bytes(roomiest))));
+  if (headroom_ > 0) {
+    detail +=
+        fmt::format(" (the planner keeps {:.0f}% of HBM free: option headroom)", headroom_ * 100);
+  }
+  detail += "; try more GPUs (cluster.nodes) or a planner that splits tables more finely";
+  throw DoesNotFitError(roomiest, used_bytes(roomiest) + bytes, capacity_bytes_, detail);
+}
+
+LoadTracker::LoadTracker(int num_gpus) : load_(static_cast<std::size_t>(num_gpus), 0.0) {
+  for (int g = 0; g < num_gpus; ++g) order_.emplace(0.0, g);
+}
+
+void LoadTracker::add(int gpu, double cost) {
+  auto& l = load_[static_cast<std::size_t>(gpu)];
+  order_.erase({l, gpu});
+  l += cost;
+  order_.emplace(l, gpu);
+}
+
+int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes) const {
+  for (const auto& [load, gpu] : order_) {
+    if (budget.fits(gpu, bytes)) return gpu;
+  }
+  return -1;
+}
+
+int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes,
+                                      std::span<const int> gpus) const {
+  int best = -1;
+  for (int g : gpus) {
+    if (!budget.fits(g, bytes)) continue;
+    if (best < 0 || load(g) < load(best) || (load(g) == load(best) && g < best)) best = g;
+  }
+  return best;
+}
+
+int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, const Shard& shard,
+                                      double served_gpus, std::span<const int> gpus) const {
+  if (gpus.empty()) {
+    for (const auto& [load, gpu] : order_) {
+      if (budget.fits_on(gpu, shard, served_gpus)) return gpu;
+    }
+    return -1;
+  }
+  int best = -1;
+  for (int g : gpus) {
+    if (!budget.fits_on(g, shard, served_gpus)) continue;
+    if (best < 0 || load(g) < load(best) || (load(g) == load(best) && g < best)) best = g;
+  }
+  return best;
+}
+
+void pack_least_loaded(std::span<const PackItem> items, MemoryBudget& budget, LoadTracker& loads,
+                       Plan& plan, std::span<const int> gpus) {
+  for (const PackItem& item : items) {
+    const int g = loads.least_loaded_fitting(budget, item.shard, item.served_gpus, gpus);
+    if (g < 0) budget.fail(item.what, budget.shard_bytes(item.shard, item.served_gpus), gpus);
+    Shard s = item.shard;
+    s.gpu = g;
+    budget.place(g, s, item.served_gpus);
+    loads.add(g, item.cost);
+    plan.shards.push_back(s);
+  }
+}
+
+void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget) {
+  std::vector<std::pair<double, std::size_t>> keyed;
+  keyed.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    keyed.emplace_back(budget.shard_bytes(items[i].shard, items[i].served_gpus), i);
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    const PackItem& x = items[a.second];
+    const PackItem& y = items[b.second];
+    if (x.cost != y.cost) return x.cost > y.cost;
+    if (a.first != b.first) return a.first > b.first;
+    return std::tie(x.shard.table, x.shard.rows.begin, x.shard.cols.begin, a.second) <
+           std::tie(y.shard.table, y.shard.rows.begin, y.shard.cols.begin, b.second);
+  });
+  std::vector<PackItem> sorted;
+  sorted.reserve(items.size());
+  for (const auto& k : keyed) sorted.push_back(std::move(items[k.second]));
+  items = std::move(sorted);
+}
+
+void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
+                          const NodeSplit& split, const std::string& planner, MemoryBudget& budget,
+                          LoadTracker& loads, Plan& plan) {
+  const Cluster& cluster = ctx.cluster;
+  const int nodes = cluster.num_nodes();
+  std::vector<std::vector<int>> node_gpus(static_cast<std::size_t>(nodes));
+  for (int node = 0; node < nodes; ++node) node_gpus[node] = gpus_of_node(cluster, node);
+  std::vector<double> node_load(static_cast<std::size_t>(nodes), 0.0);
+  std::vector<int> node_order(static_cast<std::size_t>(nodes));
+  for (std::size_t t : order) {
+    for (int node = 0; node < nodes; ++node) node_order[node] = node;
+    std::sort(node_order.begin(), node_order.end(), [&](int a, int b) {
+      return node_load[a] < node_load[b] || (node_load[a] == node_load[b] && a < b);
+    });
+    bool placed = false;
+    double worst_bytes = 0;
+    int worst_gpu = 0;
+    for (int node : node_order) {
+      std::vector<int> gpus = node_gpus[node];
+      std::stable_sort(gpus.begin(), gpus.end(),
+                       [&](int a, int b) { return loads.load(a) < loads.load(b); });
+      const std::vector<PlacedShard> shards = split(t, gpus);
+      // The shards of one table may share a GPU: sum their bytes per GPU before checking.
+      std::vector<std::pair<int, double>> need;
+      for (const PlacedShard& s : shards) {
+        const double b = budget.shard_bytes(s.shard, cluster.num_gpus());
+        auto it = std::find_if(need.begin(), need.end(),
+                               [&](const auto& p) { return p.first == s.shard.gpu; });
+        if (it == need.end()) {
+          need.emplace_back(s.shard.gpu, b);
+        } else {
+          it->second += b;
+        }
+      }
+      bool fits = true;
+      for (const auto& [g, b] : need) {
+        if (!budget.fits(g, b)) {
+          fits = false;
+          if (b > worst_bytes) {
+            worst_bytes = b;
+            worst_gpu = g;
+          }
+        }
+      }
+      if (!fits) continue;
+      for (const auto& [g, b] : need) budget.add(g, b);
+      for (const PlacedShard& s : shards) {
+        loads.add(s.shard.gpu, s.cost);
+        node_load[node] += s.cost;
+        plan.shards.push_back(s.shard);
+      }
+      placed = true;
+      break;
+    }
+    if (!placed) {
+      const int g = worst_gpu;
+      budget.fail(fmt::format("{}: table '{}' (its largest part on one GPU)", planner,
+                              ctx.model.tables[t].name),
+                  worst_bytes, std::span<const int>(&g, 1));
+    }
+  }
+}
+
+std::vector<int> gpus_of_node(const Cluster& cluster, int node) {
+  std::vector<int> out;
+  const int gpn = cluster.gpus_per_node();
+  for (int i = 0; i < gpn; ++i) out.push_back(node * gpn + i);
+  return out;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,425 @@
+#include "shardsim/plan/plan_file.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <tuple>
+#include <unordered_map>
+
+#include "shardsim/plan/plan_validation.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// ---------------------------------------------------------------- writing
+
+// One entry of a table's list: a block (rows, cols) and the GPUs of its replicas.
+struct Entry {
+  RowRange rows;
+  RowSpace space = RowSpace::row_id;
+  ColRange cols;
+  std::vector<std::pair<int, int>> replicas;  // (replica, gpu)
+  ShardKind kind = ShardKind::table_wise;
+};
+
+ShardKind inferred_kind(const Entry& e, const EmbeddingTable& t) {
+  if (e.replicas.size() > 1) return ShardKind::data_parallel;
+  if (e.cols.begin != 0 || e.cols.end != t.dim) return ShardKind::column_wise;
+  if (e.rows.begin != 0 || e.rows.end != t.rows) return ShardKind::row_wise;
+  return ShardKind::table_wise;
+}
+
+std::vector<std::vector<Entry>> entries_by_table(const Plan& plan, const DlrmModel& model) {
+  std::vector<std::vector<Entry>> out(model.tables.size());
+  std::vector<std::map<std::tuple<std::uint64_t, std::uint64_t, int, std::uint32_t, std::uint32_t>,
+                       std::size_t>>
+      index(model.tables.size());
+  for (const Shard& s : plan.shards) {
+    auto& entries = out.at(s.table);
+    const auto key = std::make_tuple(s.rows.begin, s.rows.end, static_cast<int>(s.row_space),
+                                     s.cols.begin, s.cols.end);
+    auto [it, inserted] = index[s.table].try_emplace(key, entries.size());
+    if (inserted) entries.push_back(Entry{s.rows, s.row_space, s.cols, {}, s.kind});
+    entries[it->second].replicas.emplace_back(s.replica, s.gpu);
+  }
+  for (auto& entries : out) {
+    for (Entry& e : entries) std::stable_sort(e.replicas.begin(), e.replicas.end());
+  }
+  return out;
+}
+
+bool plain_yaml_scalar(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
+      return false;
+    }
+  }
+  std::string lower = s;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word :
+       {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf", "infinity"}) {
+    if (lower == word) return false;
+  }
+  return true;
+}
+
+// A string as JSON writes it (double-quoted, escaped); valid YAML too.
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
+std::string yaml_name(const std::string& s) {
+  return plain_yaml_scalar(s) ? s : quoted(s);
+}
+
+std::string gpu_list(const std::vector<std::pair<int, int>>& replicas) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(replicas[i].second);
+  }
+  return s + "]";
+}
+
+// The fields of one entry, "key: value" pairs in YAML flow or JSON style.
+std::string entry_fields(const Entry& e, const EmbeddingTable& t, bool json) {
+  const char* q = json ? "\"" : "";
+  std::vector<std::string> f;
+  if (e.space == RowSpace::rank) {
+    f.push_back(fmt::format("{0}ranks{0}: [{1}, {2}]", q, e.rows.begin, e.rows.end));
+  } else if (e.rows.begin != 0 || e.rows.end != t.rows) {
+    f.push_back(fmt::format("{0}rows{0}: [{1}, {2}]", q, e.rows.begin, e.rows.end));
+  }
+  if (e.cols.begin != 0 || e.cols.end != t.dim) {
+    f.push_back(fmt::format("{0}cols{0}: [{1}, {2}]", q, e.cols.begin, e.cols.end));
+  }
+  if (e.replicas.size() == 1) {
+    f.push_back(fmt::format("{0}gpu{0}: {1}", q, e.replicas.front().second));
+  } else {
+    f.push_back(fmt::format("{0}gpus{0}: {1}", q, gpu_list(e.replicas)));
+  }
+  if (e.kind != inferred_kind(e, t)) {
+    f.push_back(json ? fmt::format("\"kind\": \"{}\"", to_string(e.kind))
+                     : fmt::format("kind: {}", to_string(e.kind)));
+  }
+  std::string s;
+  for (std::size_t i = 0; i < f.size(); ++i) s += (i ? ", " : "") + f[i];
+  return s;
+}
+
+std::string fetch_fields(const Plan& plan, const FetchOverride& o, const DlrmModel& model,
+                         bool json) {
+  const Shard& s = plan.shards.at(o.shard);
+  const EmbeddingTable& t = model.tables.at(s.table);
+  const char* q = json ? "\"" : "";
+  std::string out = json ? fmt::format("\"table\": {}", quoted(t.name))
+                         : fmt::format("table: {}", yaml_name(t.name));
+  if (s.row_space == RowSpace::rank) {
+    out += fmt::format(", {0}ranks{0}: [{1}, {2}]", q, s.rows.begin, s.rows.end);
+  } else if (s.rows.begin != 0 || s.rows.end != t.rows) {
+    out += fmt::format(", {0}rows{0}: [{1}, {2}]", q, s.rows.begin, s.rows.end);
+  }
+  if (s.cols.begin != 0 || s.cols.end != t.dim) {
+    out += fmt::format(", {0}cols{0}: [{1}, {2}]", q, s.cols.begin, s.cols.end);
+  }
+  out += fmt::format(", {0}requester{0}: {1}, {0}server{0}: {2}", q, o.requesting_gpu, s.gpu);
+  return out;
+}
+
+std::string group_list(const std::vector<int>& g) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < g.size(); ++i) s += (i ? ", " : "") + std::to_string(g[i]);
+  return s + "]";
+}
+
+// ---------------------------------------------------------------- reading
+
+RowRange read_range(const YamlValue& v) {
+  v.expect_sequence();
+  if (v.size() != 2) {
+    throw v.error(fmt::format("expected [begin, end], found a list of {}", v.size()),
+                  "a half-open range: [0, 100] means 0 to 99");
+  }
+  const std::uint64_t b = v.at(0).as_nonnegative_int();
+  const std::uint64_t e = v.at(1).as_nonnegative_int();
+  if (e <= b) {
+    throw v.error(fmt::format("the range [{}, {}) is empty", b, e), "end must be above begin");
+  }
+  return {b, e};
+}
+
+int read_gpu(const YamlValue& v) {
+  const std::int64_t g = v.as_int();
+  if (g < 0 || g > (1 << 30)) throw v.error(fmt::format("GPU {} is not a GPU id", g));
+  return static_cast<int>(g);
+}
+
+ShardKind read_kind(const YamlValue& v) {
+  const std::string k =
+      v.as_choice({"table_wise", "row_wise", "column_wise", "data_parallel", "fine_grained"});
+  if (k == "row_wise") return ShardKind::row_wise;
+  if (k == "column_wise") return ShardKind::column_wise;
+  if (k == "data_parallel") return ShardKind::data_parallel;
+  if (k == "fine_grained") return ShardKind::fine_grained;
+  return ShardKind::table_wise;
+}
+
+struct BlockSpec {
+  RowRange rows;
+  RowSpace space = RowSpace::row_id;
+  ColRange cols;
+};
+
+// rows / ranks / cols of an entry (defaults: the whole table).
+BlockSpec read_block(const YamlValue& entry, const EmbeddingTable& t) {
+  BlockSpec b{{0, t.rows}, RowSpace::row_id, {0, t.dim}};
+  const auto rows = entry.find("rows");
+  const auto ranks = entry.find("ranks");
+  if (rows && ranks) {
+    throw ranks->error("give rows (row ids) or ranks (popularity ranks), not both");
+  }
+  if (rows) b.rows = read_range(*rows);
+  if (ranks) {
+    b.rows = read_range(*ranks);
+    b.space = RowSpace::rank;
+  }
+  if (auto c = entry.find("cols")) {
+    const RowRange r = read_range(*c);
+    if (r.end > t.dim) {
+      throw c->error(
+          fmt::format("columns [{}, {}) go past the table's dim {}", r.begin, r.end, t.dim));
+    }
+    b.cols = {static_cast<std::uint32_t>(r.begin), static_cast<std::uint32_t>(r.end)};
+  }
+  return b;
+}
+
+}  // namespace
+
+PlanFormat plan_format_for_path(const std::string& path) {
+  std::string lower = path;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".json") == 0 ? PlanFormat::json
+                                                                               : PlanFormat::yaml;
+}
+
+void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, const Cluster& cluster,
+                PlanFormat format, const PlanFileInfo& info) {
+  const auto entries = entries_by_table(plan, model);
+  if (format == PlanFormat::yaml) {
+    out << "# A shardsim plan (docs/planners.md, \"Plan files\"). Edit it freely and simulate it\n"
+           "# with `placement: {file: <this file>}`; it is validated when read. Each shard:\n"
+           "# rows: [begin, end) of row ids (or ranks: popularity ranks), cols: [begin, end),\n"
+           "# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table.\n";
+    out << "format: " << kPlanFormatTag << "\n";
+    out << "planner: " << yaml_name(plan.planner.empty() ? "unknown" : plan.planner) << "\n";
+    if (!info.scenario.empty()) out << "scenario: " << yaml_name(info.scenario) << "\n";
+    out << "num_gpus: " << cluster.num_gpus() << "\n";
+    out << "tables:\n";
+    for (std::size_t t = 0; t < model.tables.size(); ++t) {
+      out << "  " << yaml_name(model.tables[t].name) << ":";
+      if (entries[t].empty()) {
+        out << " []\n";
+        continue;
+      }
+      out << "\n";
+      for (const Entry& e : entries[t]) {
+        out << "    - {" << entry_fields(e, model.tables[t], false) << "}\n";
+      }
+    }
+    if (!plan.groups.empty()) {
+      out << "groups:\n";
+      for (const auto& g : plan.groups) out << "  - " << group_list(g) << "\n";
+    }
+    if (!plan.fetch_overrides.empty()) {
+      out << "fetch:\n";
+      for (const FetchOverride& o : plan.fetch_overrides) {
+        out << "  - {" << fetch_fields(plan, o, model, false) << "}\n";
+      }
+    }
+    return;
+  }
+  out << "{\n";
+  out << "  \"format\": " << quoted(kPlanFormatTag) << ",\n";
+  out << "  \"planner\": " << quoted(plan.planner.empty() ? "unknown" : plan.planner) << ",\n";
+  if (!info.scenario.empty()) out << "  \"scenario\": " << quoted(info.scenario) << ",\n";
+  out << "  \"num_gpus\": " << cluster.num_gpus() << ",\n";
+  out << "  \"tables\": {";
+  for (std::size_t t = 0; t < model.tables.size(); ++t) {
+    out << (t ? ",\n" : "\n") << "    " << quoted(model.tables[t].name) << ": [";
+    for (std::size_t i = 0; i < entries[t].size(); ++i) {
+      out << (i ? ",\n" : "\n") << "      {" << entry_fields(entries[t][i], model.tables[t], true)
+          << "}";
+    }
+    out << (entries[t].empty() ? "]" : "\n    ]");
+  }
+  out << (model.tables.empty() ? "}" : "\n  }");
+  if (!plan.groups.empty()) {
+    out << ",\n  \"groups\": [";
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+      out << (g ? ", " : "") << group_list(plan.groups[g]);
+    }
+    out << "]";
+  }
+  if (!plan.fetch_overrides.empty()) {
+    out << ",\n  \"fetch\": [";
+    for (std::size_t k = 0; k < plan.fetch_overrides.size(); ++k) {
+      out << (k ? ",\n" : "\n") << "    {"
+          << fetch_fields(plan, plan.fetch_overrides[k], model, true) << "}";
+    }
+    out << "\n  ]";
+  }
+  out << "\n}\n";
+}
+
+Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmModel& model,
+               const Cluster& cluster) {
+  const YamlValue root(root_node, file, "");
+  if (root.is_null()) {
+    throw InputError(SourceLocation{file, 0, 0}, "", "the plan file is empty",
+                     "write one with `shardsim plan SCENARIO --planner NAME --out plan.yaml`");
+  }
+  root.expect_map();
+  root.expect_keys({"format", "planner", "scenario", "num_gpus", "tables", "groups", "fetch"});
+  if (auto f = root.find("format")) {
+    if (f->as_string() != kPlanFormatTag) {
+      throw f->error(fmt::format("unknown plan format '{}'", f->as_string()),
+                     fmt::format("this shardsim reads '{}'", kPlanFormatTag));
+    }
+  }
+  if (auto n = root.find("num_gpus")) {
+    if (n->as_positive_int() != static_cast<std::uint64_t>(cluster.num_gpus())) {
+      throw n->error(fmt::format("the plan was made for {} GPUs but the cluster has {}",
+                                 n->as_positive_int(), cluster.num_gpus()),
+                     "plan again for this cluster, or change cluster.nodes");
+    }
+  }
+  Plan plan;
+  plan.planner = root.has("planner") ? root.get("planner").as_string() : "file";
+  PlanSource source;
+  source.name = file;
+  source.table_locations.assign(model.tables.size(), SourceLocation{file, 0, 0});
+
+  std::unordered_map<std::string, std::size_t> by_name;
+  std::vector<std::string> names;
+  for (std::size_t t = 0; t < model.tables.size(); ++t) {
+    by_name.emplace(model.tables[t].name, t);
+    names.push_back(model.tables[t].name);
+  }
+  const YamlValue tables = root.get("tables");
+  tables.expect_map();
+  std::vector<bool> seen(model.tables.size(), false);
+  for (auto it = tables.node().begin(); it != tables.node().end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const YamlValue key(it->first, file, "tables." + name);
+    const auto found = by_name.find(name);
+    if (found == by_name.end()) {
+      const auto best = did_you_mean(name, names);
+      throw key.error("the model has no table of this name",
+                      best ? fmt::format("did you mean '{}'?", *best)
+                           : "plan tables are keyed by the names of the scenario's tables");
+    }
+    const std::size_t t = found->second;
+    if (seen[t]) throw key.error("the table is listed twice", "list each table once");
+    seen[t] = true;
+    source.table_locations[t] = key.location();
+    const EmbeddingTable& table = model.tables[t];
+    const YamlValue list(it->second, file, "tables." + name);
+    if (list.is_null()) continue;  // no shards: validation reports the table as not placed
+    list.expect_sequence();
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int> replica;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YamlValue entry = list.at(i);
+      entry.expect_map();
+      entry.expect_keys({"rows", "ranks", "cols", "gpu", "gpus", "kind"});
+      const BlockSpec b = read_block(entry, table);
+      std::vector<int> gpus;
+      const auto gpu = entry.find("gpu");
+      const auto gpu_list = entry.find("gpus");
+      if (gpu && gpu_list) throw gpu_list->error("give gpu or gpus, not both");
+      if (gpu) {
+        gpus.push_back(read_gpu(*gpu));
+      } else if (gpu_list) {
+        gpu_list->expect_sequence();
+        if (gpu_list->size() == 0) throw gpu_list->error("the list of GPUs is empty");
+        for (const YamlValue& g : gpu_list->elements()) gpus.push_back(read_gpu(g));
+      } else {
+        throw entry.error("missing required key 'gpu' (or 'gpus' for replicas)",
+                          "e.g. {rows: [0, 1000], gpu: 3}");
+      }
+      Entry e{b.rows, b.space, b.cols, {}, ShardKind::table_wise};
+      for (int g : gpus) e.replicas.emplace_back(0, g);
+      const ShardKind kind =
+          entry.has("kind") ? read_kind(entry.get("kind")) : inferred_kind(e, table);
+      for (int g : gpus) {
+        int& r = replica[{b.rows.begin, b.rows.end, b.cols.begin, b.cols.end}];
+        plan.shards.push_back(Shard{t, b.rows, b.space, b.cols, g, r++, kind});
+        source.shard_locations.push_back(entry.location());
+        source.shard_keys.push_back(entry.path());
+      }
+    }
+  }
+  if (auto g = root.find("groups")) {
+    source.groups_location = g->location();
+    g->expect_sequence();
+    for (const YamlValue& group : g->elements()) {
+      group.expect_sequence();
+      std::vector<int> members;
+      for (const YamlValue& m : group.elements()) members.push_back(read_gpu(m));
+      plan.groups.push_back(std::move(members));
+    }
+  }
+  // Shards are validated before fetch overrides are resolved against them.
+  validate_plan(plan, cluster, model, source);
+  if (auto f = root.find("fetch")) {
+    f->expect_sequence();
+    for (const YamlValue& o : f->elements()) {
+      o.expect_map();
+      o.expect_keys({"table", "rows", "ranks", "cols", "requester", "server"});
+      const YamlValue tv = o.get("table");
+      const auto found = by_name.find(tv.as_string());
+      if (found == by_name.end()) {
+        const auto best = did_you_mean(tv.as_string(), names);
+        throw tv.error("the model has no table of this name",
+                       best ? fmt::format("did you mean '{}'?", *best) : std::string());
+      }
+      const BlockSpec b = read_block(o, model.tables[found->second]);
+      const int requester = read_gpu(o.get("requester"));
+      const YamlValue server_value = o.get("server");
+      const int server = read_gpu(server_value);
+      std::size_t shard = plan.shards.size();
+      for (std::size_t s = 0; s < plan.shards.size(); ++s) {
+        const Shard& sh = plan.shards[s];
+        if (sh.table == found->second && sh.rows == b.rows && sh.row_space == b.space &&
+            sh.cols == b.cols && sh.gpu == server) {
+          shard = s;
+          break;
+        }
+      }
+      if (shard == plan.shards.size()) {
+        throw server_value.error(
+            fmt::format("table '{}' has no shard with these rows and columns on GPU {}",
+                        tv.as_string(), server),
+            "a fetch override names a GPU that holds a replica of the block");
+      }
+      if (requester < 0 || requester >= cluster.num_gpus()) {
+        throw o.get("requester")
+            .error(fmt::format("GPU {} does not exist (the cluster has {} GPUs)", requester,
+                               cluster.num_gpus()));
+      }
+      plan.fetch_overrides.push_back(FetchOverride{shard, requester});
+    }
+  }
+  return plan;
+}
+
+Plan read_plan_file(const std::string& path, const DlrmModel& model, const Cluster& cluster) {
+  return read_plan(load_yaml_file(path), path, model, cluster);
+}
+
+}  // namespace shardsim

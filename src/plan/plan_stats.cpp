@@ -1,0 +1,218 @@
+#include "shardsim/plan/plan_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/plan/serving.hpp"
+#include "shardsim/plan/shard_estimate.hpp"
+
+namespace shardsim {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+template <typename F>
+BalanceStat balance_of(const std::vector<GpuPlanStats>& gpus, F value, double lower_bound) {
+  BalanceStat b;
+  if (gpus.empty()) return b;
+  double sum = 0;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const double v = value(gpus[i]);
+    sum += v;
+    if (b.min_gpu < 0 || v < b.min) {
+      b.min = v;
+      b.min_gpu = gpus[i].gpu;
+    }
+    if (b.max_gpu < 0 || v > b.max) {
+      b.max = v;
+      b.max_gpu = gpus[i].gpu;
+    }
+  }
+  b.mean = sum / static_cast<double>(gpus.size());
+  b.lower_bound = std::isnan(lower_bound) ? b.mean : lower_bound;
+  return b;
+}
+
+}  // namespace
+
+int GpuPlanStats::shards() const {
+  return std::accumulate(shards_by_kind.begin(), shards_by_kind.end(), 0);
+}
+
+double BalanceStat::max_over_mean() const {
+  return mean > 0 ? max / mean : kNaN;
+}
+
+double BalanceStat::gap_to_bound() const {
+  if (!(lower_bound > 0)) return kNaN;
+  const double gap = max / lower_bound - 1.0;
+  // max >= bound by construction; a last-bit difference (the mean as bound) is no gap.
+  return gap < 0 && gap > -1e-12 ? 0.0 : gap;
+}
+
+PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                             const Workload& workload, const TraceSource& trace,
+                             const CostParams& p) {
+  const int n = cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const bool training = workload.mode == Mode::training;
+  const double batch = workload.batch_per_gpu;
+  const double comm_elem = bytes_per_element(model.comm_precision);
+  const auto& shards = plan.shards;
+
+  PlanStats st;
+  st.planner = plan.planner;
+  st.num_gpus = n;
+  st.num_tables = static_cast<int>(model.tables.size());
+  st.hbm_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
+  st.gpus.resize(un);
+  const std::vector<GpuMemory> memory = plan_memory(plan, cluster, model, workload);
+  for (int g = 0; g < n; ++g) {
+    GpuPlanStats& s = st.gpus[g];
+    s.gpu = g;
+    s.node = cluster.node_of(g);
+    s.memory = memory[g];
+    s.hbm_used_bytes = memory[g].total_bytes();
+    s.hbm_capacity_bytes = st.hbm_capacity_bytes;
+  }
+  for (const Shard& sh : shards) {
+    st.gpus.at(sh.gpu).shards_by_kind[static_cast<int>(sh.kind)] += 1;
+    st.shards_by_kind[static_cast<int>(sh.kind)] += 1;
+  }
+
+  // Work per shard: the lookups of the GPUs each replica serves (serving.hpp), expected.
+  const ServingMap serving = build_serving_map(plan, cluster);
+  std::vector<EmbeddingWork> work(shards.size());
+  std::vector<double> served(shards.size(), 0.0);
+  std::vector<int> domain(un);
+  for (int g = 0; g < n; ++g) domain[g] = cluster.scale_up_domain_of(g);
+  // Pooled-embedding bytes per GPU and level (0: in its scale-up domain, 1: outside), forward.
+  std::vector<double> sent_up(un, 0.0), sent_off(un, 0.0), recv_up(un, 0.0), recv_off(un, 0.0);
+  ByteMatrix fwd(n);
+  std::map<std::vector<int>, double> sync_bytes_by_gpus;
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    const ReplicaSet& set = serving.sets[k];
+    const AccessProfile& profile = trace.profile(set.table);
+    const double lookups_per_gpu = batch * model.tables[set.table].pooling.expected();
+    // A whole table is the same rows in either space; rank space needs no row-id index.
+    const bool whole = set.rows.begin == 0 && set.rows.end == profile.num_rows();
+    const RowSpace space = whole ? RowSpace::rank : set.row_space;
+    const double mass = profile.mass(set.rows, space);
+    const double vector_bytes = batch * set.cols.size() * comm_elem;
+    for (std::size_t s : set.shards) served[s] = 0;
+    for (int g = 0; g < n; ++g) {
+      const std::size_t s = serving.server(k, g);
+      served[s] += 1;
+      const int owner = shards[s].gpu;
+      if (owner == g) continue;
+      fwd.at(owner, g) += vector_bytes;
+      if (domain[owner] == domain[g]) {
+        sent_up[owner] += vector_bytes;
+        recv_up[g] += vector_bytes;
+      } else {
+        sent_off[owner] += vector_bytes;
+        recv_off[g] += vector_bytes;
+      }
+    }
+    std::unordered_map<double, double> distinct_by_served;  // replicas often serve alike
+    for (std::size_t s : set.shards) {
+      EmbeddingWork& w = work[s];
+      const double total = served[s] * lookups_per_gpu;
+      w.lookups = total * mass;
+      auto [it, fresh] = distinct_by_served.try_emplace(served[s], 0.0);
+      if (fresh && total > 0) it->second = profile.expected_distinct(set.rows, space, total);
+      w.distinct_rows = std::min(it->second, w.lookups);
+      w.pooled_outputs = served[s] * batch;
+      w.cols = set.cols.size();
+      w.precision = model.table_precision;
+    }
+    if (training && set.shards.size() > 1) {
+      std::vector<int> gpus;
+      for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
+      std::sort(gpus.begin(), gpus.end());
+      gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+      sync_bytes_by_gpus[gpus] +=
+          static_cast<double>(set.rows.size()) * set.cols.size() * comm_elem;
+    }
+  }
+
+  // Kernels: all shards of a GPU in one fused kernel (as the iteration builder costs them).
+  std::vector<std::vector<EmbeddingWork>> works(un);
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    GpuPlanStats& g = st.gpus[shards[s].gpu];
+    g.lookups += work[s].lookups;
+    g.input_bytes += work[s].lookups * p.index_bytes_per_lookup;
+    g.output_bytes += work[s].pooled_outputs * work[s].cols * comm_elem;
+    works[shards[s].gpu].push_back(work[s]);
+  }
+  const GpuSpec& spec = cluster.gpu();
+  for (int g = 0; g < n; ++g) {
+    GpuPlanStats& s = st.gpus[g];
+    s.fwd_compute_s = embedding_forward_s(spec, works[g], p);
+    if (training) s.bwd_compute_s = embedding_backward_s(spec, works[g], model.optimizer, p);
+    s.fwd_comm_s =
+        gpu_alltoall_share_s(cluster, p, sent_up[g], recv_up[g], sent_off[g], recv_off[g]);
+    s.comm_sent_bytes = sent_up[g] + sent_off[g];
+    s.comm_received_bytes = recv_up[g] + recv_off[g];
+    if (training) {
+      // Gradients flow back the same pairs in reverse.
+      s.bwd_comm_s =
+          gpu_alltoall_share_s(cluster, p, recv_up[g], sent_up[g], recv_off[g], sent_off[g]);
+      s.comm_sent_bytes *= 2;
+      s.comm_received_bytes *= 2;
+    }
+  }
+  for (const auto& [gpus, bytes] : sync_bytes_by_gpus) {
+    const double t = allreduce_s(cluster, gpus, bytes, p);
+    for (int g : gpus) {
+      st.gpus[g].sync_comm_s += t;
+      st.gpus[g].sync_bytes += bytes;
+    }
+  }
+  st.alltoall_fwd_s = alltoallv_s(cluster, fwd, p);
+  if (training) {
+    ByteMatrix bwd(n);  // the transpose: gradients go back to the owners
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) bwd.at(b, a) = fwd.at(a, b);
+    }
+    st.alltoall_bwd_s = alltoallv_s(cluster, bwd, p);
+  }
+
+  // Balance and lower bounds.
+  const GpuMemory base = base_gpu_memory(cluster, model, workload);
+  double table_bytes = 0, all_lookups = 0;
+  for (std::size_t t = 0; t < model.tables.size(); ++t) {
+    const auto& table = model.tables[t];
+    const Shard whole{t, {0, table.rows},      RowSpace::row_id, {0, table.dim}, 0,
+                      0, ShardKind::table_wise};
+    table_bytes +=
+        shard_weight_bytes(whole, model) + shard_optimizer_bytes(whole, model, workload.mode);
+    all_lookups += n * batch * table.pooling.expected();
+  }
+  st.memory_bytes = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.hbm_used_bytes; },
+      base.total_bytes() + table_bytes / n);
+  st.lookups = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.lookups; }, all_lookups / n);
+  st.compute_s = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.compute_s(); }, kNaN);
+  st.comm_bytes = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.comm_bytes(); }, kNaN);
+  st.comm_s = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.comm_s(); }, kNaN);
+  st.total_s = balance_of(
+      st.gpus, [](const GpuPlanStats& g) { return g.total_s(); }, kNaN);
+  st.degree_of_balance = st.comm_s.max > 0 ? st.comm_s.min / st.comm_s.max : 1.0;
+  st.estimated_embedding_s = st.total_s.max;
+  return st;
+}
+
+}  // namespace shardsim

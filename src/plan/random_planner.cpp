@@ -1,0 +1,72 @@
+// Random placement (NeuroShard §4 / App. E's "random sharding" baseline): every whole table to a
+// GPU drawn uniformly among those with room for it, tables in index order. Seeded: the same
+// seed gives the same plan.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "shardsim/core/rng.hpp"
+#include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/planners.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// Purpose key of the planner's random stream (stream_seed).
+constexpr std::uint64_t kRandomPlannerStream = 0x52414e44504c4eULL;  // "RANDPLN"
+
+class RandomPlanner final : public Planner {
+ public:
+  RandomPlanner(std::optional<std::uint64_t> seed, double headroom)
+      : seed_(seed), headroom_(headroom) {}
+  std::string name() const override { return "random"; }
+
+  Plan plan(const PlanningContext& ctx) const override {
+    const int n = ctx.cluster.num_gpus();
+    MemoryBudget budget(ctx, headroom_);
+    Rng rng(stream_seed(seed_.value_or(ctx.workload.seed), {kRandomPlannerStream}));
+    Plan plan;
+    plan.planner = name();
+    std::vector<int> fitting;
+    for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
+      const auto& table = ctx.model.tables[t];
+      Shard sh;
+      sh.table = t;
+      sh.rows = {0, table.rows};
+      sh.cols = {0, table.dim};
+      sh.kind = ShardKind::table_wise;
+      const double bytes = budget.shard_bytes(sh, n);
+      // A first draw over all GPUs; if it has no room, a draw among those that have. Either
+      // way every GPU with room is equally likely.
+      int g = static_cast<int>(rng.below(static_cast<std::uint64_t>(n)));
+      if (!budget.fits(g, bytes)) {
+        fitting.clear();
+        for (int k = 0; k < n; ++k) {
+          if (budget.fits(k, bytes)) fitting.push_back(k);
+        }
+        if (fitting.empty()) budget.fail(fmt::format("random: table '{}'", table.name), bytes);
+        g = fitting[rng.below(fitting.size())];
+      }
+      sh.gpu = g;
+      budget.add(g, bytes);
+      plan.shards.push_back(sh);
+    }
+    return plan;
+  }
+
+ private:
+  std::optional<std::uint64_t> seed_;
+  double headroom_;
+};
+
+}  // namespace
+
+std::unique_ptr<Planner> make_random_planner(const YamlValue& options) {
+  const PlannerOptions opts(options, {"seed"});
+  std::optional<std::uint64_t> seed;
+  if (auto s = opts.find("seed")) seed = s->as_nonnegative_int();
+  return std::make_unique<RandomPlanner>(seed, opts.headroom(0));
+}
+
+}  // namespace shardsim

@@ -1,0 +1,71 @@
+#include "shardsim/plan/shard_estimate.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace shardsim {
+
+EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRange rows,
+                            RowSpace space, ColRange cols, double served_gpus) {
+  const AccessProfile& profile = ctx.trace.profile(table);
+  if (rows.begin == 0 && rows.end == profile.num_rows()) space = RowSpace::rank;
+  const double samples = served_gpus * ctx.workload.batch_per_gpu;
+  const double table_lookups = samples * ctx.model.tables[table].pooling.expected();
+  EmbeddingWork w;
+  w.lookups = table_lookups * profile.mass(rows, space);
+  w.distinct_rows = table_lookups > 0 ? profile.expected_distinct(rows, space, table_lookups) : 0;
+  w.distinct_rows = std::min(w.distinct_rows, w.lookups);
+  w.pooled_outputs = samples;
+  w.cols = cols.size();
+  w.precision = ctx.model.table_precision;
+  return w;
+}
+
+ServedPeers all_gpu_peers(const Cluster& cluster) {
+  const double domain = cluster.gpus_per_scale_up_domain();
+  return ServedPeers{domain - 1, cluster.num_gpus() - domain};
+}
+
+double gpu_alltoall_share_s(const Cluster& cluster, const CostParams& p, double sent_up_bytes,
+                            double received_up_bytes, double sent_off_bytes,
+                            double received_off_bytes) {
+  auto over = [](double bytes, double rate_Bps) {
+    if (bytes <= 0) return 0.0;
+    if (!(rate_Bps > 0)) return std::numeric_limits<double>::infinity();
+    return bytes / rate_Bps;
+  };
+  const double up =
+      over(std::max(sent_up_bytes, received_up_bytes), cluster.scale_up_Bps_per_gpu());
+  const double off =
+      over(std::max(sent_off_bytes, received_off_bytes), cluster.scale_out_Bps_per_gpu());
+  return std::max(up, off) / p.collective_bandwidth_efficiency;
+}
+
+ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
+                              RowSpace space, ColRange cols, double served_gpus,
+                              ServedPeers peers) {
+  return cost_of_work(ctx, expected_work(ctx, table, rows, space, cols, served_gpus), peers);
+}
+
+ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers) {
+  const CostParams& p = ctx.cost_params();
+  const GpuSpec& gpu = ctx.cluster.gpu();
+  const bool training = ctx.workload.mode == Mode::training;
+  ShardCost c;
+  c.lookups = work.lookups;
+  c.fwd_compute_s = embedding_forward_bytes(work, p) / gpu.hbm_achievable_Bps;
+  if (training) {
+    c.bwd_compute_s =
+        embedding_backward_bytes(work, ctx.model.optimizer, p) / gpu.hbm_achievable_Bps;
+  }
+  // One pooled vector (or partial sum) per sample of every peer, forward; its gradient back.
+  const double vector_bytes = static_cast<double>(ctx.workload.batch_per_gpu) * work.cols *
+                              bytes_per_element(ctx.model.comm_precision);
+  const double up = peers.in_domain * vector_bytes;
+  const double off = peers.off_domain * vector_bytes;
+  c.fwd_comm_s = gpu_alltoall_share_s(ctx.cluster, p, up, 0, off, 0);
+  if (training) c.bwd_comm_s = gpu_alltoall_share_s(ctx.cluster, p, 0, up, 0, off);
+  return c;
+}
+
+}  // namespace shardsim

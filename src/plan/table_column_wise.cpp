@@ -1,0 +1,67 @@
+// Table-column-wise placement (TorchRec's TWCW; a hierarchical scheme in the sense of Neo §4.1):
+// tables go to nodes (largest cost first, each to the least-loaded node with room), and inside
+// its node a table is split into column blocks (multiples of 4), one per GPU of the node, the
+// widest block on the node's least-loaded GPU.
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/splits.hpp"
+#include "shardsim/plan/table_cost.hpp"
+
+namespace shardsim {
+
+namespace {
+
+class TableColumnWisePlanner final : public Planner {
+ public:
+  TableColumnWisePlanner(TableCost cost, double headroom) : cost_(cost), headroom_(headroom) {}
+  std::string name() const override { return "table_column_wise"; }
+
+  Plan plan(const PlanningContext& ctx) const override {
+    const auto& tables = ctx.model.tables;
+    const auto gpn = static_cast<std::uint32_t>(ctx.cluster.gpus_per_node());
+    std::vector<double> cost(tables.size());
+    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = table_cost(ctx, t, cost_);
+    std::vector<std::size_t> order(tables.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
+      const auto blocks = column_blocks(tables[t].dim, gpn);
+      std::vector<PlacedShard> out;
+      for (std::size_t i = 0; i < blocks.size(); ++i) {  // blocks are widest first
+        Shard sh;
+        sh.table = t;
+        sh.rows = {0, tables[t].rows};
+        sh.cols = blocks[i];
+        sh.gpu = gpus[i];
+        sh.kind = blocks.size() > 1 ? ShardKind::column_wise : ShardKind::table_wise;
+        out.push_back(PlacedShard{sh, column_block_cost(ctx, t, blocks[i], cost_)});
+      }
+      return out;
+    };
+    MemoryBudget budget(ctx, headroom_);
+    LoadTracker loads(ctx.cluster.num_gpus());
+    Plan plan;
+    plan.planner = name();
+    pack_tables_on_nodes(ctx, order, split, name(), budget, loads, plan);
+    return plan;
+  }
+
+ private:
+  TableCost cost_;
+  double headroom_;
+};
+
+}  // namespace
+
+std::unique_ptr<Planner> make_table_column_wise_planner(const YamlValue& options) {
+  const PlannerOptions opts(options, {"cost"});
+  return std::make_unique<TableColumnWisePlanner>(read_table_cost(opts, TableCost::lookup),
+                                                  opts.headroom(0));
+}
+
+}  // namespace shardsim

@@ -1,0 +1,67 @@
+#include "shardsim/plan/table_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "shardsim/plan/shard_estimate.hpp"
+
+namespace shardsim {
+
+std::string to_string(TableCost c) {
+  switch (c) {
+    case TableCost::lookup:
+      return "lookup";
+    case TableCost::size:
+      return "size";
+    case TableCost::dim:
+      return "dim";
+    case TableCost::size_lookup:
+      return "size_lookup";
+    case TableCost::estimated:
+      return "estimated";
+  }
+  return "?";
+}
+
+TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost) {
+  const std::string s = options.choice(
+      "cost", {"lookup", "size", "dim", "size_lookup", "estimated"}, to_string(default_cost));
+  if (s == "size") return TableCost::size;
+  if (s == "dim") return TableCost::dim;
+  if (s == "size_lookup") return TableCost::size_lookup;
+  if (s == "estimated") return TableCost::estimated;
+  return TableCost::lookup;
+}
+
+double table_cost(const PlanningContext& ctx, std::size_t table, TableCost cost) {
+  const EmbeddingTable& t = ctx.model.tables[table];
+  return column_block_cost(ctx, table, ColRange{0, t.dim}, cost);
+}
+
+double column_block_cost(const PlanningContext& ctx, std::size_t table, ColRange cols,
+                         TableCost cost) {
+  const EmbeddingTable& t = ctx.model.tables[table];
+  const double dim = cols.size();
+  const double pooling = t.pooling.expected();
+  const double rows = static_cast<double>(t.rows);
+  // NeuroShard App. E (cost functions of the greedy baselines).
+  switch (cost) {
+    case TableCost::size:
+      return rows * dim;
+    case TableCost::dim:
+      return dim;
+    case TableCost::lookup:
+      return dim * pooling;
+    case TableCost::size_lookup:
+      // log10(rows), as NeuroShard's released code computes it (App. E's text says "table
+      // size"); clamped at 10 rows so a tiny table keeps a positive cost.
+      return dim * pooling * std::log10(std::max(10.0, rows));
+    case TableCost::estimated:
+      return estimate_shard_cost(ctx, table, RowRange{0, t.rows}, RowSpace::row_id, cols,
+                                 ctx.cluster.num_gpus(), all_gpu_peers(ctx.cluster))
+          .total_s();
+  }
+  return 0;
+}
+
+}  // namespace shardsim

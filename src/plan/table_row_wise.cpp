@@ -1,0 +1,72 @@
+// Table-row-wise placement, Neo §4.1's hierarchical "table-wise then row-wise" scheme: tables
+// go to nodes (largest cost first, each to the least-loaded node with room), and inside its
+// node a table is split into even contiguous row ranges, one per GPU of the node. The AlltoAll
+// then carries partial sums from the node's GPUs (fast NVLink inside the node); fewer tables
+// share a node than a GPU, which evens out the load.
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/splits.hpp"
+#include "shardsim/plan/table_cost.hpp"
+
+namespace shardsim {
+
+namespace {
+
+class TableRowWisePlanner final : public Planner {
+ public:
+  TableRowWisePlanner(TableCost cost, double headroom) : cost_(cost), headroom_(headroom) {}
+  std::string name() const override { return "table_row_wise"; }
+
+  Plan plan(const PlanningContext& ctx) const override {
+    const auto& tables = ctx.model.tables;
+    std::vector<double> cost(tables.size());
+    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = table_cost(ctx, t, cost_);
+    std::vector<std::size_t> order(tables.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    // Rows in id order across the node's GPUs in id order (the first range on the first GPU).
+    const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
+      std::vector<int> by_id = gpus;
+      std::sort(by_id.begin(), by_id.end());
+      const auto ranges = even_row_ranges(tables[t].rows, by_id.size());
+      std::vector<PlacedShard> out;
+      for (std::size_t i = 0; i < ranges.size(); ++i) {
+        Shard sh;
+        sh.table = t;
+        sh.rows = ranges[i];
+        sh.cols = {0, tables[t].dim};
+        sh.gpu = by_id[i];
+        sh.kind = ranges.size() > 1 ? ShardKind::row_wise : ShardKind::table_wise;
+        const double share =
+            static_cast<double>(ranges[i].size()) / static_cast<double>(tables[t].rows);
+        out.push_back(PlacedShard{sh, cost[t] * share});
+      }
+      return out;
+    };
+    MemoryBudget budget(ctx, headroom_);
+    LoadTracker loads(ctx.cluster.num_gpus());
+    Plan plan;
+    plan.planner = name();
+    pack_tables_on_nodes(ctx, order, split, name(), budget, loads, plan);
+    return plan;
+  }
+
+ private:
+  TableCost cost_;
+  double headroom_;
+};
+
+}  // namespace
+
+std::unique_ptr<Planner> make_table_row_wise_planner(const YamlValue& options) {
+  const PlannerOptions opts(options, {"cost"});
+  return std::make_unique<TableRowWisePlanner>(read_table_cost(opts, TableCost::lookup),
+                                               opts.headroom(0));
+}
+
+}  // namespace shardsim

@@ -1,0 +1,160 @@
+// `shardsim plan` and `placement: {file: ...}` end to end: plan files written atomically and
+// never overwritten without --force, statistics on stdout and in every run report, hand-made
+// plans simulated, bad plans and plans that do not fit reported with the right exit codes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/cli_run.hpp"
+
+namespace {
+
+using shardsim::testing::Result;
+using shardsim::testing::run;
+using shardsim::testing::unique_temp;
+
+const char* kScenario = R"(name: plans
+cluster: {preset: dgx-a100, nodes: 1}
+model:
+  tables:
+    - {name: a, rows: 100000, dim: 32, pooling: 4, alpha: 1.05}
+    - {name: b, rows: 2000000, dim: 64, pooling: 2, alpha: 0.9}
+    - {name: c, rows: 5000, dim: 16, pooling: 1, alpha: 1.2}
+  bottom_mlp: [64, 32]
+  top_mlp: [64, 1]
+workload: {batch_per_gpu: 1024, iterations: 2, warmup: 1, seed: 7}
+)";
+
+// A folder of its own with scenario.yaml (kScenario + `placement`), for relative plan paths.
+std::string scenario_dir(const std::string& placement) {
+  const std::string dir = unique_temp("shardsim_plan_cmd");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/scenario.yaml") << kScenario << placement;
+  return dir;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(PlanCommand, WritesAPlanFileAndRefusesToOverwriteIt) {
+  const std::string dir = scenario_dir("placement: {planner: table_wise}\n");
+  const std::string out = dir + "/plan.yaml";
+  std::string err;
+  Result r = run("plan " + dir + "/scenario.yaml --planner hybrid --out " + out, &err);
+  ASSERT_EQ(r.code, 0) << err;
+  const std::string text = read(out);
+  EXPECT_NE(text.find("format: shardsim-plan-1"), std::string::npos) << text;
+  EXPECT_NE(text.find("planner: hybrid"), std::string::npos) << text;
+  r = run("plan " + dir + "/scenario.yaml --planner row_wise --out " + out, &err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(err.find("already exists"), std::string::npos) << err;
+  EXPECT_NE(err.find("--force"), std::string::npos) << err;
+  EXPECT_EQ(read(out), text);  // untouched
+  r = run("plan " + dir + "/scenario.yaml --planner row_wise --force --out " + out, &err);
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_NE(read(out).find("planner: row_wise"), std::string::npos);
+  // No temporary file is left behind.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 2);  // scenario.yaml, plan.yaml
+  // JSON by extension.
+  r = run("plan " + dir + "/scenario.yaml --out " + dir + "/plan.json", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  const auto j = nlohmann::json::parse(read(dir + "/plan.json"));
+  EXPECT_EQ(j["planner"], "table_wise");
+  EXPECT_EQ(j["tables"].size(), 3u);
+}
+
+TEST(PlanCommand, StatsAsTextAndJson) {
+  const std::string dir = scenario_dir("placement: {planner: [table_wise, row_wise]}\n");
+  std::string err;
+  Result r = run("plan " + dir + "/scenario.yaml --stats", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  for (const char* part : {"planner table_wise", "planner row_wise", "HBM GB", "fwd comp ms",
+                           "max/mean", "gap", "DoB"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+  r = run("plan " + dir + "/scenario.yaml --planner access_greedy --stats --format json", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["planner"], "access_greedy");
+  EXPECT_EQ(j["per_gpu"]["gpu"].size(), 8u);
+  EXPECT_TRUE(j["balance"]["lookups"].contains("gap_to_bound"));
+  // Two plans and --out: which one? An error.
+  r = run("plan " + dir + "/scenario.yaml --out " + dir + "/x.yaml", &err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(err.find("--planner"), std::string::npos) << err;
+}
+
+TEST(PlanCommand, AHandMadePlanIsSimulatedFromAPathRelativeToTheScenario) {
+  const std::string dir =
+      scenario_dir("placement:\n  planner: table_wise\n  file: plans/mine.yaml\n");
+  std::filesystem::create_directories(dir + "/plans");
+  std::ofstream(dir + "/plans/mine.yaml") << R"(tables:
+  a: [{gpu: 0}]
+  b:
+    - {rows: [0, 1000000], gpu: 1}
+    - {rows: [1000000, 2000000], cols: [0, 32], gpu: 2}
+    - {rows: [1000000, 2000000], cols: [32, 64], gpu: 3}
+  c: [{gpus: [4, 5, 6, 7]}]
+)";
+  std::string err;
+  const Result r = run("run " + dir + "/scenario.yaml --format json --quiet", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["reports"].size(), 2u);
+  EXPECT_EQ(j["reports"][1]["planner"], "file:mine.yaml");
+  for (const auto& rep : j["reports"]) {
+    ASSERT_TRUE(rep["plan_stats"].is_object()) << rep.dump();
+    EXPECT_EQ(rep["plan_stats"]["per_gpu"]["hbm_used_bytes"].size(), 8u);
+  }
+  const auto& kinds = j["reports"][1]["plan_stats"]["shards_by_kind"];
+  EXPECT_EQ(kinds["table_wise"], 1);
+  EXPECT_EQ(kinds["row_wise"], 1);
+  EXPECT_EQ(kinds["column_wise"], 2);
+  EXPECT_EQ(kinds["data_parallel"], 4);
+  // `plan --stats` reads the file too when the scenario names no planner.
+  const std::string only = scenario_dir("placement: {file: plans/mine.yaml}\n");
+  std::filesystem::create_directories(only + "/plans");
+  std::filesystem::copy_file(dir + "/plans/mine.yaml", only + "/plans/mine.yaml");
+  const Result s = run("plan " + only + "/scenario.yaml --stats", &err);
+  EXPECT_EQ(s.code, 0) << err;
+  EXPECT_NE(s.out.find("1 TW"), std::string::npos) << s.out;
+}
+
+TEST(PlanCommand, BadPlanFilesExitTwoAndPlansThatDoNotFitExitThree) {
+  const std::string dir = scenario_dir("placement: {file: bad.yaml}\n");
+  std::ofstream(dir + "/bad.yaml") << "tables:\n  a: [{gpu: 0}]\n  b:\n"
+                                      "    - {rows: [0, 1500000], gpu: 1}\n  c: [{gpu: 2}]\n";
+  std::string err;
+  Result r = run("run " + dir + "/scenario.yaml", &err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(err.find("bad.yaml:3:"), std::string::npos) << err;
+  EXPECT_NE(err.find("table 'b'"), std::string::npos) << err;
+  EXPECT_NE(err.find("rows [1500000, 2000000) are not placed"), std::string::npos) << err;
+  // A missing plan file is reported at the scenario's `file:` line.
+  const std::string missing = scenario_dir("placement: {file: nowhere.yaml}\n");
+  r = run("run " + missing + "/scenario.yaml", &err);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(err.find("scenario.yaml:11:"), std::string::npos) << err;
+  EXPECT_NE(err.find("no plan file"), std::string::npos) << err;
+  // A data-parallel replica of table b (2M x 64 fp32: 512 MB) does not fit 0.5 GiB GPUs: exit 3,
+  // GPU named.
+  const std::string tiny = scenario_dir("placement: {planner: data_parallel}\n");
+  r = run("plan " + tiny +
+              "/scenario.yaml --set cluster.overrides.gpu.hbm_capacity_GiB=0.5 "
+              "--set cluster.overrides.reserved_memory_GiB=0 --stats",
+          &err);
+  EXPECT_EQ(r.code, 3) << err;
+  EXPECT_NE(err.find("GPU 0 needs"), std::string::npos) << err;
+  EXPECT_NE(err.find("the replica of table"), std::string::npos) << err;
+}
+
+}  // namespace

@@ -1,0 +1,218 @@
+// Plan files: YAML and JSON round trips, hand-written plans, and bad plans reported with the
+// file, the line, the table and the rows at fault.
+#include "shardsim/plan/plan_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "plan/plan_fixture.hpp"
+#include "shardsim/core/error.hpp"
+#include "shardsim/plan/serving.hpp"
+
+namespace shardsim {
+namespace {
+
+using testing::model_of;
+using testing::PlanFixture;
+
+auto key(const Shard& s) {
+  return std::make_tuple(s.table, s.rows.begin, s.rows.end, static_cast<int>(s.row_space),
+                         s.cols.begin, s.cols.end, s.gpu, s.replica, static_cast<int>(s.kind));
+}
+
+std::vector<decltype(key(Shard{}))> sorted_keys(const Plan& p) {
+  std::vector<decltype(key(Shard{}))> k;
+  for (const Shard& s : p.shards) k.push_back(key(s));
+  std::sort(k.begin(), k.end());
+  return k;
+}
+
+std::string to_text(const Plan& p, const PlanFixture& f, PlanFormat format) {
+  std::ostringstream out;
+  write_plan(out, p, f.model, f.cluster, format, PlanFileInfo{"scenario-x"});
+  return out.str();
+}
+
+Plan from_text(const std::string& text, const PlanFixture& f, const std::string& file = "p.yaml") {
+  return read_plan(parse_yaml(text, file), file, f.model, f.cluster);
+}
+
+// The InputError message of reading `text`, or "" if it reads.
+std::string error_of(const std::string& text, const PlanFixture& f) {
+  try {
+    from_text(text, f);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(PlanFile, EveryPlannersPlanRoundTripsThroughYamlAndJson) {
+  const PlanFixture f(
+      testing::hand_preset(2), 2,
+      model_of({{1000, 64, 4, 1.1}, {200, 16, 2, 0.9}, {50000, 32, 8, 1.2}, {7, 6, 1, 0.5}}), 32,
+      true, HotRowLayout::clustered);
+  for (const std::string& name : planner_names()) {
+    SCOPED_TRACE(name);
+    const Plan p = f.valid_plan(name);
+    for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
+      const std::string text = to_text(p, f, format);
+      const Plan back = from_text(text, f, format == PlanFormat::json ? "p.json" : "p.yaml");
+      EXPECT_EQ(back.planner, name);
+      EXPECT_EQ(sorted_keys(back), sorted_keys(p)) << text;
+      // Writing what was read gives the same bytes.
+      EXPECT_EQ(to_text(back, f, format), text);
+    }
+  }
+}
+
+TEST(PlanFile, JsonIsValidJson) {
+  const PlanFixture f(testing::hand_preset(2), 1, model_of({{100, 16}, {10, 8}}));
+  const std::string text = to_text(f.valid_plan("data_parallel"), f, PlanFormat::json);
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["format"], kPlanFormatTag);
+  EXPECT_EQ(j["num_gpus"], 2);
+  EXPECT_EQ(j["tables"]["t0"][0]["gpus"], nlohmann::json::parse("[0, 1]"));
+  EXPECT_EQ(plan_format_for_path("a/b/Plan.JSON"), PlanFormat::json);
+  EXPECT_EQ(plan_format_for_path("plan.yaml"), PlanFormat::yaml);
+}
+
+TEST(PlanFile, HandWrittenPlanWithGroupsAndFetch) {
+  const PlanFixture f(testing::hand_preset(2), 2, model_of({{100, 16}, {10, 8}}));
+  const Plan p = from_text(R"(
+tables:
+  t0:
+    - {rows: [0, 50], gpus: [0, 2]}
+    - {rows: [50, 100], cols: [0, 8], gpu: 1}
+    - {rows: [50, 100], cols: [8, 16], gpu: 3}
+  t1:
+    - {gpus: [0, 1, 2, 3]}
+groups: [[0, 1], [2, 3]]
+fetch:
+  - {table: t1, requester: 1, server: 3}
+)",
+                           f);
+  ASSERT_EQ(p.shards.size(), 8u);
+  EXPECT_EQ(p.planner, "file");
+  EXPECT_EQ(p.shards[0].replica, 0);
+  EXPECT_EQ(p.shards[1].replica, 1);
+  EXPECT_EQ(p.shards[1].gpu, 2);
+  EXPECT_EQ(p.shards[0].kind, ShardKind::data_parallel);  // inferred: replicated
+  EXPECT_EQ(p.shards[2].kind, ShardKind::column_wise);
+  EXPECT_EQ(p.groups.size(), 2u);
+  ASSERT_EQ(p.fetch_overrides.size(), 1u);
+  EXPECT_EQ(p.shards[p.fetch_overrides[0].shard].gpu, 3);
+  const ServingMap s = build_serving_map(p, f.cluster);
+  // Table t1's replica set: GPU 1 is served by GPU 3's replica (the override).
+  for (std::size_t k = 0; k < s.sets.size(); ++k) {
+    if (s.sets[k].table == 1) {
+      EXPECT_EQ(p.shards[s.server(k, 1)].gpu, 3);
+    }
+  }
+  // And it round trips, groups and fetch included.
+  const std::string text = to_text(p, f, PlanFormat::yaml);
+  EXPECT_TRUE(has(text, "groups:")) << text;
+  EXPECT_TRUE(has(text, "{table: t1, requester: 1, server: 3}")) << text;
+  EXPECT_EQ(sorted_keys(from_text(text, f)), sorted_keys(p));
+  const std::string json = to_text(p, f, PlanFormat::json);
+  const Plan pj = from_text(json, f, "p.json");
+  EXPECT_EQ(pj.groups, p.groups);
+  ASSERT_EQ(pj.fetch_overrides.size(), 1u);
+}
+
+TEST(PlanFile, TableNamesThatNeedQuotingRoundTrip) {
+  DlrmModel m = model_of({{10, 8}, {10, 8}, {10, 8}});
+  m.tables[0].name = "user id";
+  m.tables[1].name = "true";
+  m.tables[2].name = "a:b#c";
+  const PlanFixture f(testing::hand_preset(2), 1, m);
+  const Plan p = f.valid_plan("round_robin");
+  for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
+    EXPECT_EQ(sorted_keys(from_text(to_text(p, f, format), f)), sorted_keys(p));
+  }
+}
+
+TEST(PlanFile, BadPlansNameTheFileLineTableAndRows) {
+  const PlanFixture f(testing::hand_preset(2), 1, model_of({{100, 16}, {10, 8}}));
+  // Rows missing: reported at the table's line (3), naming the rows.
+  std::string e = error_of("tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {rows: [0, 60], gpu: 1}\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:3:")) << e;
+  EXPECT_TRUE(has(e, "tables.t0")) << e;
+  EXPECT_TRUE(has(e, "rows [60, 100) are not placed")) << e;
+  // Rows placed twice: reported at the overlapping shard's line (5).
+  e = error_of(
+      "tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {rows: [0, 60], gpu: 1}\n"
+      "    - {rows: [50, 100], gpu: 0}\n",
+      f);
+  EXPECT_TRUE(has(e, "p.yaml:5:")) << e;
+  EXPECT_TRUE(has(e, "rows [50, 60) are placed more than once")) << e;
+  // GPU out of range.
+  e = error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{gpu: 7}]\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:3:")) << e;
+  EXPECT_TRUE(has(e, "GPU 7 does not exist")) << e;
+  // Columns not on multiples of 4.
+  e = error_of(
+      "tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {cols: [0, 6], gpu: 0}\n"
+      "    - {cols: [6, 16], gpu: 1}\n",
+      f);
+  EXPECT_TRUE(has(e, "p.yaml:4:")) << e;
+  EXPECT_TRUE(has(e, "multiples of 4")) << e;
+  // Columns missing.
+  e = error_of("tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {cols: [0, 8], gpu: 0}\n", f);
+  EXPECT_TRUE(has(e, "columns [8, 16) are not placed")) << e;
+  // A table missing altogether.
+  e = error_of("tables:\n  t1: [{gpu: 0}]\n", f);
+  EXPECT_TRUE(has(e, "tables.t0")) << e;
+  EXPECT_TRUE(has(e, "not placed on any GPU")) << e;
+  // An unknown table, with a suggestion.
+  e = error_of("tables:\n  t0: [{gpu: 0}]\n  t1: [{gpu: 0}]\n  t2: [{gpu: 1}]\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:4:")) << e;
+  EXPECT_TRUE(has(e, "no table of this name")) << e;
+  // Rows past the end, an empty range, rows and ranks together, no GPU, unknown keys.
+  EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 101], gpu: 0}]\n", f),
+                  "outside [0, 100)"));
+  EXPECT_TRUE(
+      has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [5, 5], gpu: 0}]\n", f), "is empty"));
+  EXPECT_TRUE(has(
+      error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 100], ranks: [0, 100], gpu: 0}]\n", f),
+      "not both"));
+  EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{rows: [0, 100]}]\n", f),
+                  "missing required key 'gpu'"));
+  EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{gpuu: 0}]\n", f), "did you mean"));
+  EXPECT_TRUE(has(error_of("tabels: {}\n", f), "did you mean 'tables'"));
+  // One table in two row spaces.
+  e = error_of(
+      "tables:\n  t1: [{gpu: 0}]\n  t0:\n    - {rows: [0, 50], gpu: 0}\n"
+      "    - {ranks: [50, 100], gpu: 1}\n",
+      f);
+  EXPECT_TRUE(has(e, "row space")) << e;
+  // Two replicas of one block on one GPU.
+  EXPECT_TRUE(has(error_of("tables:\n  t1: [{gpu: 0}]\n  t0: [{gpus: [1, 1]}]\n", f),
+                  "placed twice on GPU 1"));
+  // A plan for another cluster size; groups that do not cover every GPU; a bad fetch.
+  EXPECT_TRUE(has(error_of("num_gpus: 8\ntables: {t0: [{gpu: 0}], t1: [{gpu: 0}]}\n", f),
+                  "made for 8 GPUs but the cluster has 2"));
+  EXPECT_TRUE(has(error_of("tables: {t0: [{gpu: 0}], t1: [{gpu: 0}]}\ngroups: [[0]]\n", f),
+                  "GPU 1 is in no group"));
+  EXPECT_TRUE(has(error_of("tables: {t0: [{gpu: 0}], t1: [{gpu: 0}]}\n"
+                           "fetch: [{table: t0, requester: 1, server: 1}]\n",
+                           f),
+                  "no shard with these rows and columns on GPU 1"));
+  // An empty document, and a JSON plan with an error: JSON errors have lines too.
+  EXPECT_TRUE(has(error_of("", f), "empty"));
+  e = error_of(
+      "{\n  \"tables\": {\n    \"t0\": [{\"gpu\": 0}],\n    \"t1\": [{\"gpu\": 5}]\n  }\n}\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:4:")) << e;
+  EXPECT_TRUE(has(e, "GPU 5 does not exist")) << e;
+}
+
+}  // namespace
+}  // namespace shardsim
