@@ -101,6 +101,52 @@ ClusterSpec load_cluster(const YamlValue& c) {
   return spec;
 }
 
+// `workload.trace`. A recorded trace (`file`) replaces the synthetic generator, so the keys that
+// only shape synthetic traces are errors next to it rather than silently ignored.
+TraceOptions load_trace_options(const YamlValue& t) {
+  t.expect_map();
+  t.expect_keys({"layout", "mode", "unique_in_bag", "reuse", "file"});
+  TraceOptions opts;
+  if (auto l = t.find("layout")) {
+    opts.layout = l->as_choice({"clustered", "scattered"}) == "clustered" ? HotRowLayout::clustered
+                                                                          : HotRowLayout::scattered;
+  }
+  if (auto m = t.find("mode")) {
+    opts.mode = m->as_choice({"expected", "sampled"}) == "sampled" ? TraceMode::sampled
+                                                                   : TraceMode::expected;
+  }
+  if (auto u = t.find("unique_in_bag")) opts.unique_in_bag = u->as_bool();
+  if (auto r = t.find("reuse")) {
+    opts.reuse = r->as_nonnegative_double();
+    if (!(opts.reuse < 1.0)) {
+      throw r->error(fmt::format("reuse {} is not in [0, 1)", opts.reuse),
+                     "reuse is the fraction of lookup positions repeated from the previous "
+                     "iteration, e.g. 0.3");
+    }
+  }
+  if (auto f = t.find("file")) {
+    const std::string written = f->as_string();
+    if (written.empty()) throw f->error("the trace file path is empty", "omit `file` for synthetic traces");
+    for (const char* synthetic_only : {"layout", "mode", "unique_in_bag", "reuse"}) {
+      if (auto k = t.find(synthetic_only)) {
+        throw k->error(
+            fmt::format("`{}` shapes synthetic traces, but `file` replays a recorded one",
+                        synthetic_only),
+            fmt::format("remove `{}` (a trace file records its row ids and bags as they are)",
+                        synthetic_only));
+      }
+    }
+    opts.file = resolve_relative(written, t.file());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(opts.file, ec)) {
+      throw f->error(fmt::format("no trace file at '{}'", opts.file),
+                     "the path is relative to the scenario file's folder; write one with "
+                     "`shardsim trace gen SCENARIO --out FILE`");
+    }
+  }
+  return opts;
+}
+
 Workload load_workload(const YamlValue& w) {
   w.expect_map();
   w.expect_keys({"mode", "batch_per_gpu", "iterations", "warmup", "seed", "trace"});
@@ -118,19 +164,7 @@ Workload load_workload(const YamlValue& w) {
   if (auto it = w.find("iterations")) wl.iterations = read_int(*it, true);
   if (auto wu = w.find("warmup")) wl.warmup = read_int(*wu, false);
   if (auto s = w.find("seed")) wl.seed = s->as_nonnegative_int();
-  if (auto t = w.find("trace"); t && !t->is_null()) {
-    t->expect_map();
-    t->expect_keys({"layout", "mode"});
-    if (auto l = t->find("layout")) {
-      wl.trace.layout = l->as_choice({"clustered", "scattered"}) == "clustered"
-                            ? HotRowLayout::clustered
-                            : HotRowLayout::scattered;
-    }
-    if (auto m = t->find("mode")) {
-      wl.trace.mode = m->as_choice({"expected", "sampled"}) == "sampled" ? TraceMode::sampled
-                                                                         : TraceMode::expected;
-    }
-  }
+  if (auto t = w.find("trace"); t && !t->is_null()) wl.trace = load_trace_options(*t);
   return wl;
 }
 
