@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -97,21 +98,29 @@ struct RowCount {
   std::uint64_t count;
 };
 
+// A tail row standing for `weight` rows; its lookups count `lookup_weight` times its count each.
+struct TailRow {
+  std::uint64_t row;
+  std::uint64_t count;
+  double weight;
+  double lookup_weight = 1.0;
+};
+
 // Knots of a piecewise-linear CDF over row ids of weighted rows sorted by id: F(x) = weight of
 // rows with id < x, exact at every knot. A row where the cumulative weight crosses a multiple of
 // total/knots contributes knots on both sides of it, so a heavy row is a step, not a ramp.
-void build_knots(const std::vector<RowCount>& by_id, std::uint64_t table_rows,
-                 const std::function<double(const RowCount&)>& weight, std::uint32_t knots,
+void build_knots(const std::vector<TailRow>& by_id, std::uint64_t table_rows,
+                 const std::function<double(const TailRow&)>& weight, std::uint32_t knots,
                  std::vector<std::uint64_t>& xs, std::vector<double>& fs) {
   xs.assign(1, 0);
   fs.assign(1, 0.0);
   double total = 0;
-  for (const RowCount& rc : by_id) total += weight(rc);
+  for (const TailRow& rc : by_id) total += weight(rc);
   if (total > 0) {
     const double step = total / std::max<std::uint32_t>(1, knots);
     double cum = 0;
     double next = step;
-    for (const RowCount& rc : by_id) {
+    for (const TailRow& rc : by_id) {
       const double w = weight(rc);
       if (cum + w >= next) {
         if (xs.back() != rc.row) {
@@ -278,7 +287,7 @@ struct EmpiricalProfileBuilder::State {
       // The exact counts so far seed Space-Saving with its capacity's hottest rows.
       std::vector<RowCount> all;
       counts.for_each([&](std::uint64_t r, std::uint64_t c) { all.push_back({r, c}); });
-      const std::size_t k = 2 * options.head_rows;
+      const std::size_t k = options.hot_candidates;
       std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(
                                                        std::min(k, all.size())),
                         all.end(), [](const RowCount& a, const RowCount& b) {
@@ -303,7 +312,8 @@ EmpiricalProfileBuilder::EmpiricalProfileBuilder(std::uint64_t rows,
     : s_(std::make_unique<State>()) {
   if (rows == 0) throw std::invalid_argument("EmpiricalProfileBuilder: a table needs rows");
   if (options.head_rows == 0 || options.exact_rows < options.head_rows ||
-      options.tail_knots == 0 || options.max_groups < 64)
+      options.hot_candidates < options.head_rows || options.tail_knots == 0 ||
+      options.max_groups < 64)
     throw std::invalid_argument("EmpiricalProfileBuilder: bad options");
   s_->rows = rows;
   s_->options = options;
@@ -360,26 +370,38 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   // Head: the hottest rows by exact count.
   std::vector<RowCount> head;
   if (s.hot) {
+    // Space-Saving holds every row counted more than lookups / capacity times, so the candidates
+    // above that bound are exactly the rows above it: the head is complete down to there.
+    const double bound = static_cast<double>(s.lookups) /
+                         static_cast<double>(s.options.hot_candidates);
     s.candidates.for_each([&](std::uint64_t r, std::uint64_t c) {
-      if (c > 0) head.push_back({r, c});
+      if (static_cast<double>(c) > bound) head.push_back({r, c});
     });
   } else {
     s.counts.for_each([&](std::uint64_t r, std::uint64_t c) { head.push_back({r, c}); });
   }
   std::sort(head.begin(), head.end(), hotter);
-  std::vector<RowCount> tail;  // exact mode: the rest; sampled mode: from the sample
-  if (head.size() > s.options.head_rows) {
-    if (!s.hot) tail.assign(head.begin() + static_cast<std::ptrdiff_t>(s.options.head_rows), head.end());
-    head.resize(s.options.head_rows);
-  }
-  const double scale = std::ldexp(1.0, s.level);  // each sampled row stands for 2^level rows
+  // Tail rows with a weight: how many rows each stands for. Exact: every row past the head,
+  // weight 1. After an overflow, two strata: the rows counted more than the Space-Saving bound
+  // (all known, exactly) past the head, weight 1; and the sampled rows at or below the bound,
+  // weight 2^level each (a row is sampled by its id alone, so this is unbiased).
+  std::vector<TailRow> tail;
+  for (std::size_t i = std::min<std::size_t>(head.size(), s.options.head_rows); i < head.size();
+       ++i)
+    tail.push_back({head[i].row, head[i].count, 1.0});
+  const double scale = std::ldexp(1.0, s.level);
+  p->row_sample_share_ = 1.0 / scale;
+  std::uint64_t exact_tail_lookups = 0;
+  for (const TailRow& t : tail) exact_tail_lookups += t.count;
+  const std::size_t exact_tail = tail.size();
   if (s.hot) {
-    detail::RowCountMap in_head(head.size());
-    for (const RowCount& rc : head) in_head[rc.row] = 1;
+    detail::RowCountMap known(head.size());
+    for (const RowCount& rc : head) known[rc.row] = 1;
     s.counts.for_each([&](std::uint64_t r, std::uint64_t c) {
-      if (!in_head.find(r)) tail.push_back({r, c});
+      if (!known.find(r)) tail.push_back({r, c, scale});
     });
   }
+  head.resize(std::min<std::size_t>(head.size(), s.options.head_rows));
   const std::size_t h = head.size();
   p->head_ids_.resize(h);
   p->head_counts_.resize(h);
@@ -404,21 +426,27 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
     p->sorted_cum_[i + 1] = p->sorted_cum_[i] + head[order[i]].count;
   }
 
-  // Tail: exact lookups; rows and counts exact or scaled from the sample. The sample's lookups
-  // are rescaled to the exact tail total (a ratio estimator), so the masses sum to 1.
+  // Tail: its lookups are exact (all lookups minus the head's); the sampled stratum's counts are
+  // rescaled to the lookups it must hold (a ratio estimator), so the masses sum to 1.
   p->tail_lookups_ = s.lookups - p->head_cum_[h];
-  double sampled_lookups = 0;
-  for (const RowCount& rc : tail) sampled_lookups += static_cast<double>(rc.count) * scale;
-  const double lookup_scale =
-      sampled_lookups > 0 ? static_cast<double>(p->tail_lookups_) / sampled_lookups : 0.0;
-  p->tail_rows_ = std::min<std::uint64_t>(
-      static_cast<std::uint64_t>(static_cast<double>(tail.size()) * scale), s.rows - h);
+  double sampled_lookups = 0, tail_rows = 0;
+  for (std::size_t i = exact_tail; i < tail.size(); ++i)
+    sampled_lookups += static_cast<double>(tail[i].count) * tail[i].weight;
+  for (const TailRow& t : tail) tail_rows += t.weight;
+  const double sampled_target =
+      static_cast<double>(p->tail_lookups_) - static_cast<double>(exact_tail_lookups);
+  const double lookup_scale = sampled_lookups > 0 ? sampled_target / sampled_lookups : 0.0;
+  for (std::size_t i = exact_tail; i < tail.size(); ++i) tail[i].lookup_weight = lookup_scale;
+  p->tail_rows_ = std::min<std::uint64_t>(static_cast<std::uint64_t>(tail_rows), s.rows - h);
   if (p->tail_lookups_ > 0 && p->tail_rows_ == 0) p->tail_rows_ = 1;  // sample missed them all
-  std::map<std::uint64_t, double, std::greater<>> rows_by_count;
-  for (const RowCount& rc : tail) rows_by_count[rc.count] += scale;
+  std::map<std::uint64_t, CountGroup, std::greater<>> by_count;
+  for (const TailRow& t : tail) {
+    CountGroup& g = by_count[t.count];
+    g.rows += t.weight;
+    g.lookups += t.weight * static_cast<double>(t.count) * t.lookup_weight;
+  }
   std::vector<CountGroup> tail_groups;
-  for (const auto& [count, n] : rows_by_count)
-    tail_groups.push_back({n, n * static_cast<double>(count) * lookup_scale});
+  for (const auto& [count, g] : by_count) tail_groups.push_back(g);
   // Too many distinct counts: merge neighbours inside each octave (never across one).
   if (tail_groups.size() > s.options.max_groups) {
     std::vector<CountGroup> merged;
@@ -448,13 +476,13 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
 
   // Where the tail sits in row-id space.
   std::sort(tail.begin(), tail.end(),
-            [](const RowCount& a, const RowCount& b) { return a.row < b.row; });
+            [](const TailRow& a, const TailRow& b) { return a.row < b.row; });
   build_knots(
       tail, s.rows,
-      [&](const RowCount& rc) { return static_cast<double>(rc.count) * scale * lookup_scale; },
+      [&](const TailRow& t) { return static_cast<double>(t.count) * t.weight * t.lookup_weight; },
       s.options.tail_knots, p->lookup_knot_x_, p->lookup_knot_f_);
   build_knots(
-      tail, s.rows, [&](const RowCount&) { return scale; }, s.options.tail_knots,
+      tail, s.rows, [&](const TailRow& t) { return t.weight; }, s.options.tail_knots,
       p->row_knot_x_, p->row_knot_f_);
   return p;
 }

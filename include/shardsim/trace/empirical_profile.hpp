@@ -7,11 +7,13 @@
 //           beyond that it keeps counting only the rows whose hash falls in a shrinking share
 //           2^-s of all rows (distinct sampling: a row is kept or dropped by its id alone, so a
 //           kept row's count stays exact), and from the moment of overflow runs Space-Saving
-//           with 2·head_rows counters to find the hot rows;
+//           (Metwally et al. 2005) with `hot_candidates` counters to find the hot rows;
 //   pass 2  (only after an overflow) counts the Space-Saving candidates exactly.
 // The profile keeps:
 //   head  the `head_rows` most-accessed rows with their exact counts (ranks 0..H-1 in count
-//         order, ties by row id);
+//         order, ties by row id). After an overflow, only rows counted more than
+//         lookups / hot_candidates times, which Space-Saving is guaranteed to hold, so the head
+//         is always the true top H (H may then be smaller than head_rows);
 //   tail  the other touched rows: their number D_T (exact, or 2^s × sampled rows), their
 //         lookups (exact: all lookups minus the head's), their counts as groups of equal count
 //         (for statistics and expected_distinct), and where they sit in row-id space as two
@@ -42,6 +44,7 @@ namespace shardsim {
 struct EmpiricalProfileOptions {
   std::uint64_t head_rows = 4096;         // the hot rows kept exactly (ids and counts)
   std::uint64_t exact_rows = 1ULL << 20;  // distinct rows counted exactly while building
+  std::uint64_t hot_candidates = 1 << 15;  // Space-Saving counters once exact_rows overflow
   std::uint32_t tail_knots = 1024;        // quantiles of the tail's row-id CDFs
   std::uint32_t max_groups = 4096;        // count groups of the tail (merged within octaves)
 };
@@ -67,6 +70,10 @@ class EmpiricalProfile final : public AccessProfile {
   std::uint64_t lookups() const { return lookups_; }  // in the trace
   double distinct_rows() const { return static_cast<double>(head_ids_.size() + tail_rows_); }
   bool exact() const { return exact_; }  // every distinct row was counted exactly
+  // The share of the table's rows whose counts the tail summary kept: 1 when exact(), else
+  // 2^-s. A tail quantity summed over m rows of the sample has a relative error of about
+  // sqrt((1/share - 1) / m).
+  double row_sample_share() const { return row_sample_share_; }
   std::uint64_t head_size() const { return head_ids_.size(); }
   std::uint64_t head_row(std::uint64_t rank) const { return head_ids_.at(rank); }
   std::uint64_t head_count(std::uint64_t rank) const { return head_counts_.at(rank); }
@@ -88,6 +95,7 @@ class EmpiricalProfile final : public AccessProfile {
   std::uint64_t rows_ = 0;
   std::uint64_t lookups_ = 0;
   bool exact_ = true;
+  double row_sample_share_ = 1.0;
   // Head, by rank.
   std::vector<std::uint64_t> head_ids_;
   std::vector<std::uint64_t> head_counts_;
