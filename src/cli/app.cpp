@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "shardsim/cli/cmd_trace.hpp"
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -200,6 +201,8 @@ int run_cli(int argc, char** argv) {
   validate->add_option("scenario", scenario_path, "scenario YAML file")->required();
   add_common(validate, flags);
 
+  const TraceCommand trace(app);
+
   auto* hw = app.add_subcommand("hw", "hardware presets");
   hw->require_subcommand(1);
   auto* hw_list = hw->add_subcommand("list", "list the built-in presets");
@@ -219,6 +222,7 @@ int run_cli(int argc, char** argv) {
     if (*run) return cmd_run(flags, scenario_path);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs);
     if (*validate) return cmd_validate(flags, scenario_path);
+    if (trace.parsed()) return trace.run();
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {
         const HardwarePreset p = builtin_preset(name);
