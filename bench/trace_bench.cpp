@@ -6,6 +6,8 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -107,6 +109,112 @@ void BM_TracePowerLawDistinct(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_TracePowerLawDistinct)->Arg(0)->Arg(1);
+
+// A trace file of 8 tables x 4·10^6 lookups (~256 MB) in the temp folder, written once.
+const std::string& bench_trace_file() {
+  static const std::string path = [] {
+    const std::string p = (std::filesystem::temp_directory_path() /
+                           ("shardsim_bench_" + std::to_string(::getpid()) + ".bin"))
+                              .string();
+    const std::uint64_t samples = 1 << 18, pooling = 16;
+    std::vector<TraceTableInfo> tables;
+    for (int t = 0; t < 8; ++t)
+      tables.push_back({"t" + std::to_string(t), 1'000'000'000, samples * pooling});
+    const ZipfMandelbrotSampler sampler(zipf_table(1'000'000'000, 1.05));
+    write_trace_file(p, samples, tables, 2, [&](std::size_t t, TraceSectionWriter& w) {
+      const std::vector<std::uint32_t> lengths(samples, pooling);
+      w.write_lengths(lengths);
+      Rng rng(t);
+      std::vector<std::uint64_t> rows(1 << 16);
+      for (std::uint64_t done = 0; done < samples * pooling; done += rows.size()) {
+        sampler.fill(rng, rows);
+        w.write_rows(rows);
+      }
+    });
+    std::atexit([] { std::filesystem::remove(bench_trace_file()); });
+    return p;
+  }();
+  return path;
+}
+
+// Streaming every table of the file: reads, checksums, checks lengths and row ids (page cache).
+void BM_TraceFileRead(benchmark::State& state) {
+  const auto trace = open_recorded_trace(bench_trace_file());
+  std::uint64_t bytes = 0, sum = 0;
+  for (auto _ : state) {
+    for (std::size_t t = 0; t < trace->num_tables(); ++t)
+      trace->stream_table(
+          t, [&](std::span<const std::uint32_t> l) { bytes += l.size_bytes(); },
+          [&](std::span<const std::uint64_t> r) {
+            bytes += r.size_bytes();
+            sum += r.front();
+          });
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+}
+BENCHMARK(BM_TraceFileRead)->Unit(benchmark::kMillisecond);
+
+// Building the empirical profile of one table of the file (4·10^6 lookups, ~10^6 distinct rows).
+void BM_TraceEmpiricalProfileBuild(benchmark::State& state) {
+  const auto trace = open_recorded_trace(bench_trace_file());
+  for (auto _ : state) benchmark::DoNotOptimize(build_empirical_profile(*trace, 0));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * trace->table(0).lookups));
+}
+BENCHMARK(BM_TraceEmpiricalProfileBuild)->Unit(benchmark::kMillisecond);
+
+// Queries of an empirical profile of that table: mass and expected_distinct of 1/64 row-id
+// blocks and rank blocks (range 0: rank, 1: row id; range 1: 0 mass, 1 distinct).
+void BM_TraceEmpiricalQuery(benchmark::State& state) {
+  static const auto profile = build_empirical_profile(*open_recorded_trace(bench_trace_file()), 0);
+  const auto space = state.range(0) == 0 ? RowSpace::rank : RowSpace::row_id;
+  const std::uint64_t n = profile->num_rows();
+  std::uint64_t b = 0;
+  for (auto _ : state) {
+    const RowRange r{b * n / 64, (b + 1) * n / 64};
+    if (state.range(1) == 0)
+      benchmark::DoNotOptimize(profile->mass(r, space));
+    else
+      benchmark::DoNotOptimize(profile->expected_distinct(r, space, 65536.0 * 15));
+    b = (b + 1) % 64;
+  }
+}
+BENCHMARK(BM_TraceEmpiricalQuery)->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1});
+
+// The end-to-end goal: one iteration of a 1000-table model in expected mode, 64 K samples
+// (8 GPUs x 8192) x pooling 15 per table, each table split in 8 row-wise blocks: building every
+// table's profile and sampler (the trace source) and drawing the iteration. Tables of 10^4 to
+// 10^9 rows (log-uniform), alpha 0.8..1.3, scattered layout.
+void BM_TraceExpectedIteration1000Tables(benchmark::State& state) {
+  setup_logging(Verbosity::quiet);
+  DlrmModel model;
+  Rng rng(5);
+  for (int t = 0; t < 1000; ++t) {
+    EmbeddingTable e =
+        zipf_table(static_cast<std::uint64_t>(std::exp(rng.uniform(std::log(1e4), std::log(1e9)))),
+                   rng.uniform(0.8, 1.3));
+    e.name = "t" + std::to_string(t);
+    model.tables.push_back(e);
+  }
+  Workload w;
+  w.trace.mode = TraceMode::expected;
+  const int gpus = 8;
+  const std::uint32_t samples = 8192;
+  for (auto _ : state) {
+    const SyntheticTraceSource source(model, w);
+    double lookups = 0;
+    for (std::size_t t = 0; t < model.tables.size(); ++t) {
+      const std::uint64_t rows = model.tables[t].rows;
+      std::vector<RowBlock> blocks;
+      for (std::uint64_t b = 0; b < 8; ++b)
+        blocks.push_back({{b * rows / 8, (b + 1) * rows / 8}, RowSpace::row_id});
+      const TableIterationDraw d = source.draw(t, 0, gpus, samples, blocks);
+      lookups += d.lookups_by_block_gpu.front() + d.distinct_by_block.front();
+    }
+    benchmark::DoNotOptimize(lookups);
+  }
+}
+BENCHMARK(BM_TraceExpectedIteration1000Tables)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace shardsim

@@ -180,8 +180,8 @@ void print_text(std::ostream& out, const std::string& source, const TraceStats& 
     out << fmt::format(
         "{}: {} lookups, {}{} distinct rows, mean pooling {:.3f}, top 1% of rows {:.1f}% of "
         "lookups, alpha_fit {}\n",
-        t.name, t.lookups, t.distinct_exact ? "" : "~",
-        fmt::format("{:.0f}", t.distinct_rows), t.mean_pooling, 100 * t.top1pct_share,
+        t.name, t.lookups, t.distinct_exact ? "" : "~", fmt::format("{:.0f}", t.distinct_rows),
+        t.mean_pooling, 100 * t.top1pct_share,
         t.alpha_fit ? fmt::format("{:.4f}", *t.alpha_fit) : std::string("-"));
     std::string bins = "  accesses ", rows = "  rows     ", share = "  lookups% ";
     for (std::size_t j = 0; j < t.hist_distinct_by_count.size(); ++j) {
@@ -301,7 +301,8 @@ TraceCommand::TraceCommand(CLI::App& app) : s_(std::make_unique<State>()) {
   common(st.gen);
 
   st.stats = st.trace->add_subcommand(
-      "stats", "lookups, distinct rows, pooling, skew and fitted alpha of a trace file or scenario");
+      "stats",
+      "lookups, distinct rows, pooling, skew and fitted alpha of a trace file or scenario");
   st.stats->add_option("input", s.input, "trace file (binary or .csv) or scenario YAML")
       ->required();
   st.stats->add_option("--format", s.format, "text or json")

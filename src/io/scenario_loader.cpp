@@ -126,7 +126,8 @@ TraceOptions load_trace_options(const YamlValue& t) {
   }
   if (auto f = t.find("file")) {
     const std::string written = f->as_string();
-    if (written.empty()) throw f->error("the trace file path is empty", "omit `file` for synthetic traces");
+    if (written.empty())
+      throw f->error("the trace file path is empty", "omit `file` for synthetic traces");
     for (const char* synthetic_only : {"layout", "mode", "unique_in_bag", "reuse"}) {
       if (auto k = t.find(synthetic_only)) {
         throw k->error(

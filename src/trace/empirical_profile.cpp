@@ -180,8 +180,8 @@ double EmpiricalProfile::mass(RowRange rows, RowSpace space) const {
                 static_cast<double>(tail_rows_);
     return counts / total;
   }
-  const auto i0 = std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), rows.begin) -
-                  sorted_ids_.begin();
+  const auto i0 =
+      std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), rows.begin) - sorted_ids_.begin();
   const auto i1 =
       std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), rows.end) - sorted_ids_.begin();
   double counts = static_cast<double>(sorted_cum_[static_cast<std::size_t>(i1)] -
@@ -192,9 +192,16 @@ double EmpiricalProfile::mass(RowRange rows, RowSpace space) const {
 }
 
 double EmpiricalProfile::tail_distinct(double n) const {
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (cached_n_ == n) return cached_tail_distinct_;
+  }
   const double total = static_cast<double>(lookups_);
   double d = 0;
   for (const CountGroup& g : tail_groups_) d += g.rows * touch_probability(g.count() / total, n);
+  std::lock_guard lock(cache_mutex_);
+  cached_n_ = n;
+  cached_tail_distinct_ = d;
   return d;
 }
 
@@ -229,8 +236,8 @@ double EmpiricalProfile::expected_distinct(RowRange rows, RowSpace space, double
     return d;
   }
   const double total = static_cast<double>(lookups_);
-  const auto i0 = std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), rows.begin) -
-                  sorted_ids_.begin();
+  const auto i0 =
+      std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), rows.begin) - sorted_ids_.begin();
   const auto i1 =
       std::lower_bound(sorted_ids_.begin(), sorted_ids_.end(), rows.end) - sorted_ids_.begin();
   double d = 0;
@@ -239,9 +246,9 @@ double EmpiricalProfile::expected_distinct(RowRange rows, RowSpace space, double
         static_cast<double>(head_counts_[sorted_rank_[static_cast<std::size_t>(i)]]) / total, n);
   const double all_rows = row_knot_f_.back();
   if (all_rows > 0) {
-    const double share = (cdf(row_knot_x_, row_knot_f_, rows.end) -
-                          cdf(row_knot_x_, row_knot_f_, rows.begin)) /
-                         all_rows;
+    const double share =
+        (cdf(row_knot_x_, row_knot_f_, rows.end) - cdf(row_knot_x_, row_knot_f_, rows.begin)) /
+        all_rows;
     d += tail_distinct(n) * share;
   }
   return d;
@@ -288,8 +295,8 @@ struct EmpiricalProfileBuilder::State {
       std::vector<RowCount> all;
       counts.for_each([&](std::uint64_t r, std::uint64_t c) { all.push_back({r, c}); });
       const std::size_t k = options.hot_candidates;
-      std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(
-                                                       std::min(k, all.size())),
+      std::partial_sort(all.begin(),
+                        all.begin() + static_cast<std::ptrdiff_t>(std::min(k, all.size())),
                         all.end(), [](const RowCount& a, const RowCount& b) {
                           return a.count != b.count ? a.count > b.count : a.row < b.row;
                         });
@@ -357,8 +364,8 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   State& s = *s_;
   if (s.hot && s.second_lookups != s.lookups)
     throw std::logic_error("EmpiricalProfileBuilder: the second pass saw " +
-                           std::to_string(s.second_lookups) + " of " +
-                           std::to_string(s.lookups) + " row ids");
+                           std::to_string(s.second_lookups) + " of " + std::to_string(s.lookups) +
+                           " row ids");
   std::unique_ptr<EmpiricalProfile> p(new EmpiricalProfile());
   p->rows_ = s.rows;
   p->lookups_ = s.lookups;
@@ -372,8 +379,8 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   if (s.hot) {
     // Space-Saving holds every row counted more than lookups / capacity times, so the candidates
     // above that bound are exactly the rows above it: the head is complete down to there.
-    const double bound = static_cast<double>(s.lookups) /
-                         static_cast<double>(s.options.hot_candidates);
+    const double bound =
+        static_cast<double>(s.lookups) / static_cast<double>(s.options.hot_candidates);
     s.candidates.for_each([&](std::uint64_t r, std::uint64_t c) {
       if (static_cast<double>(c) > bound) head.push_back({r, c});
     });
@@ -468,9 +475,9 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   // All groups, hottest first: head runs, then the tail.
   for (std::size_t i = 0; i + 1 < p->run_begin_.size(); ++i) {
     const std::uint64_t n = p->run_begin_[i + 1] - p->run_begin_[i];
-    p->groups_.push_back({static_cast<double>(n),
-                          static_cast<double>(n) *
-                              static_cast<double>(p->head_counts_[p->run_begin_[i]])});
+    p->groups_.push_back(
+        {static_cast<double>(n),
+         static_cast<double>(n) * static_cast<double>(p->head_counts_[p->run_begin_[i]])});
   }
   p->groups_.insert(p->groups_.end(), tail_groups.begin(), tail_groups.end());
 
@@ -498,13 +505,13 @@ std::unique_ptr<EmpiricalProfile> build_empirical_profile(
   return b.finish();
 }
 
-std::unique_ptr<EmpiricalProfile> build_empirical_profile(const RecordedTrace& trace,
-                                                          std::size_t t,
+std::unique_ptr<EmpiricalProfile> build_empirical_profile(const RecordedTrace& trace, std::size_t t,
                                                           EmpiricalProfileOptions options) {
   return build_empirical_profile(
       trace.table(t).rows,
       [&](const std::function<void(std::span<const std::uint64_t>)>& sink) {
-        trace.stream_table(t, [](std::span<const std::uint32_t>) {}, sink);
+        trace.stream_table(
+            t, [](std::span<const std::uint32_t>) {}, sink);
       },
       options);
 }

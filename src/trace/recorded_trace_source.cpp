@@ -36,8 +36,7 @@ RecordedTraceSource::RecordedTraceSource(std::unique_ptr<RecordedTrace> trace,
     fail(fmt::format("the trace has {} tables but the model has {}", trace_->num_tables(),
                      model.tables.size()),
          "a trace replays the model it was recorded for: same tables, same order");
-  if (trace_->num_samples() == 0)
-    fail("the trace has no samples", "record at least one sample");
+  if (trace_->num_samples() == 0) fail("the trace has no samples", "record at least one sample");
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
     const TraceTableInfo& info = trace_->table(t);
     if (info.rows != model.tables[t].rows)
@@ -86,8 +85,8 @@ const AccessProfile& RecordedTraceSource::profile(std::size_t table) const {
   return empirical_profile(table);
 }
 
-void RecordedTraceSource::read_samples(std::size_t table, std::uint64_t first,
-                                       std::uint64_t count, std::vector<std::uint32_t>& lengths,
+void RecordedTraceSource::read_samples(std::size_t table, std::uint64_t first, std::uint64_t count,
+                                       std::vector<std::uint32_t>& lengths,
                                        std::vector<std::uint64_t>& rows) const {
   // Position of the first bag: the checkpoint before it plus the lengths in between.
   const std::uint64_t k = first / kCheckpointSamples;
@@ -116,8 +115,7 @@ TableIterationDraw RecordedTraceSource::draw(std::size_t table, int iteration, i
   const auto gpus = static_cast<std::size_t>(num_gpus);
   const std::uint64_t s = trace_->num_samples();
   const std::uint64_t batch = static_cast<std::uint64_t>(num_gpus) * samples_per_gpu;
-  if ((static_cast<unsigned __int128>(iteration) + 1) * batch > s &&
-      !warned_wrap_.exchange(true))
+  if ((static_cast<unsigned __int128>(iteration) + 1) * batch > s && !warned_wrap_.exchange(true))
     spdlog::warn(
         "the trace has {} samples a table; iteration {} of {} GPUs x {} samples goes past them, so "
         "the replay wraps around to the trace's first samples",

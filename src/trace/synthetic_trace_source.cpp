@@ -33,7 +33,9 @@ Rng stream(std::uint64_t seed, std::size_t table, int iteration, int gpu, TraceS
 double solve_draws_per_bag(const AccessProfile& profile, double bag) {
   const std::uint64_t rows = profile.num_rows();
   if (!(bag > 0)) return 0;
-  const auto distinct = [&](double n) { return profile.expected_distinct({0, rows}, RowSpace::rank, n); };
+  const auto distinct = [&](double n) {
+    return profile.expected_distinct({0, rows}, RowSpace::rank, n);
+  };
   // A bag of (nearly) every row: every row is in it.
   if (bag >= static_cast<double>(rows) * (1 - 1e-12)) return std::numeric_limits<double>::max();
   double lo = bag;
@@ -58,8 +60,8 @@ struct SyntheticTraceSource::Table {
         pooling_variance(t.pooling.variance()) {
     draws_per_bag = pooling_mean;
     if (workload.trace.unique_in_bag)
-      draws_per_bag = solve_draws_per_bag(
-          profile, std::min(pooling_mean, static_cast<double>(t.rows)));
+      draws_per_bag =
+          solve_draws_per_bag(profile, std::min(pooling_mean, static_cast<double>(t.rows)));
   }
   EmbeddingTable spec;
   PowerLawProfile profile;
@@ -169,10 +171,11 @@ void SyntheticTraceSource::split_expected(const Table& t, std::size_t table, int
     total += local[g];
   }
   // Under unique_in_bag a bag of L rows counts as nu(L) independent draws: L_total · nu / L̄.
-  const double draws = unique && t.pooling_mean > 0
-                           ? static_cast<double>(total) * (t.draws_per_bag / std::min(
-                                 t.pooling_mean, static_cast<double>(t.spec.rows)))
-                           : static_cast<double>(total);
+  const double draws =
+      unique && t.pooling_mean > 0
+          ? static_cast<double>(total) *
+                (t.draws_per_bag / std::min(t.pooling_mean, static_cast<double>(t.spec.rows)))
+          : static_cast<double>(total);
   for (std::size_t b = 0; b < num_blocks; ++b)
     if (blocks[b].rows.size() > 0)
       out.distinct_by_block[b] = t.profile.expected_distinct(blocks[b].rows, index.space(), draws);

@@ -58,16 +58,15 @@ void write_synthetic_trace(const std::string& path, const DlrmModel& model,
   // Pass 2: each table's bags, lengths first, then rows.
   Progress progress("writing the trace", n);
   std::mutex progress_mutex;
-  write_trace_file(path, shape.samples(), tables, jobs,
-                   [&](std::size_t t, TraceSectionWriter& w) {
-                     const BagGenerator& gen = *generators[t];
-                     for (int it = 0; it < shape.iterations; ++it)
-                       for (int g = 0; g < shape.gpus; ++g)
-                         w.write_lengths(gen.lengths(it, g, shape.samples_per_gpu));
-                     stream_synthetic_table(gen, shape, [&](const Bags& b) { w.write_rows(b.rows); });
-                     std::lock_guard lock(progress_mutex);
-                     progress.advance();
-                   });
+  write_trace_file(path, shape.samples(), tables, jobs, [&](std::size_t t, TraceSectionWriter& w) {
+    const BagGenerator& gen = *generators[t];
+    for (int it = 0; it < shape.iterations; ++it)
+      for (int g = 0; g < shape.gpus; ++g)
+        w.write_lengths(gen.lengths(it, g, shape.samples_per_gpu));
+    stream_synthetic_table(gen, shape, [&](const Bags& b) { w.write_rows(b.rows); });
+    std::lock_guard lock(progress_mutex);
+    progress.advance();
+  });
   progress.finish();
 }
 

@@ -34,8 +34,9 @@ class MemoryTrace final : public RecordedTrace {
       const std::function<void(std::span<const std::uint64_t>)>& on_rows) const override {
     const Table& tab = at(t);
     for (std::size_t i = 0; i < tab.lengths.size(); i += 2 * kTraceChunkEntries)
-      on_lengths(std::span(tab.lengths).subspan(
-          i, std::min<std::size_t>(2 * kTraceChunkEntries, tab.lengths.size() - i)));
+      on_lengths(
+          std::span(tab.lengths)
+              .subspan(i, std::min<std::size_t>(2 * kTraceChunkEntries, tab.lengths.size() - i)));
     for (std::size_t i = 0; i < tab.rows.size(); i += kTraceChunkEntries)
       on_rows(std::span(tab.rows).subspan(
           i, std::min<std::size_t>(kTraceChunkEntries, tab.rows.size() - i)));
@@ -47,8 +48,7 @@ class MemoryTrace final : public RecordedTrace {
       throw std::out_of_range("CSV trace: lengths past the end of the table");
     std::copy_n(tab.lengths.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
   }
-  void read_rows(std::size_t t, std::uint64_t first,
-                 std::span<std::uint64_t> out) const override {
+  void read_rows(std::size_t t, std::uint64_t first, std::span<std::uint64_t> out) const override {
     const Table& tab = at(t);
     if (first > tab.rows.size() || out.size() > tab.rows.size() - first)
       throw std::out_of_range("CSV trace: rows past the end of the table");
@@ -93,8 +93,9 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
     throw InputError(SourceLocation{path}, key, "cannot open the CSV trace",
                      "check the path (relative paths in a scenario are relative to its folder)");
   const auto fail = [&](std::uint64_t line, const std::string& problem, const std::string& hint) {
-    throw InputError(SourceLocation{path, static_cast<int>(std::min<std::uint64_t>(line, 1u << 30))},
-                     key, problem, hint);
+    throw InputError(
+        SourceLocation{path, static_cast<int>(std::min<std::uint64_t>(line, 1u << 30))}, key,
+        problem, hint);
   };
   std::vector<Lookup> lookups;
   std::vector<std::uint64_t> declared_rows;
@@ -143,22 +144,23 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
     const auto c1 = l.find(',');
     const auto c2 = c1 == std::string_view::npos ? c1 : l.find(',', c1 + 1);
     if (c2 == std::string_view::npos || l.find(',', c2 + 1) != std::string_view::npos ||
-        !parse_u64(l.substr(0, c1), x.table) || !parse_u64(l.substr(c1 + 1, c2 - c1 - 1), x.sample) ||
-        !parse_u64(l.substr(c2 + 1), x.row))
+        !parse_u64(l.substr(0, c1), x.table) ||
+        !parse_u64(l.substr(c1 + 1, c2 - c1 - 1), x.sample) || !parse_u64(l.substr(c2 + 1), x.row))
       fail(line, fmt::format("expected three whole numbers 'table,sample,row', found '{}'", l),
            "e.g. 0,12,4711: table 0, sample 12, row 4711");
     if (x.table >= kTraceMaxTables)
       fail(line, fmt::format("table {} (at most {} tables)", x.table, kTraceMaxTables), "");
     if (x.sample >= kTraceCsvMaxLines)
-      fail(line, fmt::format("sample {} is past the limit of {} samples", x.sample,
-                             kTraceCsvMaxLines),
+      fail(line,
+           fmt::format("sample {} is past the limit of {} samples", x.sample, kTraceCsvMaxLines),
            "number samples from 0");
     if (x.row >= kTraceMaxRows)
       fail(line, fmt::format("row {} is past the limit of 10^13 rows", x.row), "");
     lookups.push_back(x);
   }
   if (!header || lookups.empty())
-    fail(line, "the CSV trace has no lookups", "write 'table,sample,row' and then one lookup a line");
+    fail(line, "the CSV trace has no lookups",
+         "write 'table,sample,row' and then one lookup a line");
 
   std::uint64_t tables = 0, samples = 0;
   for (const Lookup& x : lookups) {
@@ -166,8 +168,9 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
     samples = std::max(samples, x.sample + 1);
   }
   if (!declared_rows.empty() && declared_rows.size() != tables)
-    fail(1, fmt::format("`# rows:` gives {} row counts but the trace has {} tables",
-                        declared_rows.size(), tables),
+    fail(1,
+         fmt::format("`# rows:` gives {} row counts but the trace has {} tables",
+                     declared_rows.size(), tables),
          "give one row count per table, table 0 first");
   // Group by (table, sample), keeping line order inside a bag.
   std::stable_sort(lookups.begin(), lookups.end(), [](const Lookup& a, const Lookup& b) {
@@ -181,8 +184,9 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
   for (const Lookup& x : lookups) {
     MemoryTrace::Table& tab = out[x.table];
     if (!declared_rows.empty() && x.row >= declared_rows[x.table])
-      fail(x.line, fmt::format("row {} of table {}, which has {} rows (`# rows:`)", x.row, x.table,
-                               declared_rows[x.table]),
+      fail(x.line,
+           fmt::format("row {} of table {}, which has {} rows (`# rows:`)", x.row, x.table,
+                       declared_rows[x.table]),
            "row ids run from 0 to rows - 1");
     if (tab.lengths[x.sample] == std::numeric_limits<std::uint32_t>::max())
       fail(x.line, "a bag of more than 2^32 - 1 lookups", "");

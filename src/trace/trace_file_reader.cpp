@@ -26,8 +26,9 @@ class BinaryTrace final : public RecordedTrace {
       : file_(detail::PosixFile::open_read(path, key)), key_(key) {
     const std::uint64_t size = file_.size();
     if (size < kTraceHeaderBytes)
-      fail(0, fmt::format("the file has {} bytes, fewer than the {}-byte header", size,
-                          kTraceHeaderBytes),
+      fail(0,
+           fmt::format("the file has {} bytes, fewer than the {}-byte header", size,
+                       kTraceHeaderBytes),
            "not a shardsim trace file, or one cut short");
     std::byte h[kTraceHeaderBytes];
     file_.read_at(0, h);
@@ -133,8 +134,8 @@ class BinaryTrace final : public RecordedTrace {
     std::vector<std::uint32_t> lengths(std::min<std::uint64_t>(samples_, 2 * kTraceChunkEntries));
     std::uint64_t sum = 0;
     for (std::uint64_t done = 0; done < samples_;) {
-      const std::size_t n = static_cast<std::size_t>(
-          std::min<std::uint64_t>(samples_ - done, lengths.size()));
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(samples_ - done, lengths.size()));
       const auto bytes = std::as_writable_bytes(std::span(lengths.data(), n));
       file_.read_at(sec.lengths_offset + 4 * done, bytes);
       hash.update(bytes);
@@ -158,8 +159,8 @@ class BinaryTrace final : public RecordedTrace {
     // Row ids.
     std::vector<std::uint64_t> rows(std::min<std::uint64_t>(sec.info.lookups, kTraceChunkEntries));
     for (std::uint64_t done = 0; done < sec.info.lookups;) {
-      const std::size_t n = static_cast<std::size_t>(
-          std::min<std::uint64_t>(sec.info.lookups - done, rows.size()));
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(sec.info.lookups - done, rows.size()));
       const auto bytes = std::as_writable_bytes(std::span(rows.data(), n));
       file_.read_at(sec.rows_offset + 8 * done, bytes);
       hash.update(bytes);
@@ -179,8 +180,8 @@ class BinaryTrace final : public RecordedTrace {
     std::byte stored[8];
     file_.read_at(sec.end, stored);
     if (get_u64(stored) != hash.digest())
-      fail(sec.end, fmt::format("table {} ('{}'): the checksum does not match the data", t,
-                                sec.info.name),
+      fail(sec.end,
+           fmt::format("table {} ('{}'): the checksum does not match the data", t, sec.info.name),
            "the file is corrupt; write it again");
   }
 
@@ -192,8 +193,7 @@ class BinaryTrace final : public RecordedTrace {
     file_.read_at(sec.lengths_offset + 4 * first, std::as_writable_bytes(out));
   }
 
-  void read_rows(std::size_t t, std::uint64_t first,
-                 std::span<std::uint64_t> out) const override {
+  void read_rows(std::size_t t, std::uint64_t first, std::span<std::uint64_t> out) const override {
     const Section& sec = section(t);
     if (first > sec.info.lookups || out.size() > sec.info.lookups - first)
       throw std::out_of_range("trace file: rows past the end of the table");

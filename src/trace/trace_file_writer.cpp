@@ -68,13 +68,13 @@ std::uint64_t PosixFile::size() const {
 void PosixFile::read_at(std::uint64_t offset, std::span<std::byte> out) const {
   std::size_t done = 0;
   while (done < out.size()) {
-    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0)
-      throw InputError(SourceLocation{path_}, key_,
-                       fmt::format("read error at byte {}: {}", offset + done,
-                                   std::strerror(errno)));
+      throw InputError(
+          SourceLocation{path_}, key_,
+          fmt::format("read error at byte {}: {}", offset + done, std::strerror(errno)));
     if (n == 0)
       throw InputError(SourceLocation{path_}, key_,
                        fmt::format("the file is truncated: it ends at byte {}, inside data that "
@@ -99,8 +99,8 @@ void write_at(int fd, const std::string& path, std::uint64_t offset,
               std::span<const std::byte> data) {
   std::size_t done = 0;
   while (done < data.size()) {
-    const ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
-                               static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw InputError(SourceLocation{path}, "",
@@ -139,8 +139,7 @@ TraceSectionWriter::TraceSectionWriter(int fd, std::string path, std::uint64_t o
     : s_(std::make_unique<State>()) {
   if (name.size() > kTraceMaxNameBytes)
     throw std::logic_error("trace section: table name longer than kTraceMaxNameBytes");
-  if (rows == 0 || rows > kTraceMaxRows)
-    throw std::logic_error("trace section: rows out of range");
+  if (rows == 0 || rows > kTraceMaxRows) throw std::logic_error("trace section: rows out of range");
   s_->fd = fd;
   s_->path = std::move(path);
   s_->offset = offset;
@@ -196,8 +195,9 @@ void TraceSectionWriter::write_lengths(std::span<const std::uint32_t> lengths) {
 
 void TraceSectionWriter::write_rows(std::span<const std::uint64_t> rows) {
   if (s_->lengths_written != s_->samples || s_->length_sum != s_->lookups)
-    throw std::logic_error("trace section: rows written before all lengths, or lengths that do "
-                           "not sum to the lookups");
+    throw std::logic_error(
+        "trace section: rows written before all lengths, or lengths that do "
+        "not sum to the lookups");
   if (s_->rows_written + rows.size() > s_->lookups)
     throw std::logic_error("trace section: more rows than lookups");
   std::uint64_t largest = 0;
@@ -213,9 +213,9 @@ void TraceSectionWriter::finish() {
   if (s_->finished) return;
   if (s_->lengths_written != s_->samples || s_->rows_written != s_->lookups ||
       s_->length_sum != s_->lookups)
-    throw std::logic_error(fmt::format(
-        "trace section: {} of {} lengths and {} of {} rows written", s_->lengths_written,
-        s_->samples, s_->rows_written, s_->lookups));
+    throw std::logic_error(fmt::format("trace section: {} of {} lengths and {} of {} rows written",
+                                       s_->lengths_written, s_->samples, s_->rows_written,
+                                       s_->lookups));
   std::byte sum[8];
   detail::put_u64(sum, s_->hash.digest());
   s_->buffer.insert(s_->buffer.end(), sum, sum + 8);  // the checksum is not hashed
@@ -241,8 +241,7 @@ void write_trace_file(const std::string& path, std::uint64_t samples,
 
   std::vector<std::uint64_t> offsets(tables.size() + 1, kTraceHeaderBytes);
   for (std::size_t t = 0; t < tables.size(); ++t)
-    offsets[t + 1] =
-        offsets[t] + trace_section_bytes(tables[t].name, samples, tables[t].lookups);
+    offsets[t + 1] = offsets[t] + trace_section_bytes(tables[t].name, samples, tables[t].lookups);
 
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(tables.size());
@@ -272,12 +271,11 @@ void write_trace_file(const std::string& path, std::uint64_t samples,
 void write_trace_file(const std::string& path, const RecordedTrace& trace) {
   std::vector<TraceTableInfo> tables;
   for (std::size_t t = 0; t < trace.num_tables(); ++t) tables.push_back(trace.table(t));
-  write_trace_file(path, trace.num_samples(), tables, 1,
-                   [&](std::size_t t, TraceSectionWriter& w) {
-                     trace.stream_table(
-                         t, [&](std::span<const std::uint32_t> l) { w.write_lengths(l); },
-                         [&](std::span<const std::uint64_t> r) { w.write_rows(r); });
-                   });
+  write_trace_file(path, trace.num_samples(), tables, 1, [&](std::size_t t, TraceSectionWriter& w) {
+    trace.stream_table(
+        t, [&](std::span<const std::uint32_t> l) { w.write_lengths(l); },
+        [&](std::span<const std::uint64_t> r) { w.write_rows(r); });
+  });
 }
 
 }  // namespace shardsim

@@ -126,7 +126,8 @@ TraceStats compute_trace_stats(std::span<const EmpiricalProfile* const> profiles
     s.lookups = p.lookups();
     s.distinct_rows = p.distinct_rows();
     s.distinct_exact = p.exact();
-    s.mean_pooling = samples > 0 ? static_cast<double>(s.lookups) / static_cast<double>(samples) : 0;
+    s.mean_pooling =
+        samples > 0 ? static_cast<double>(s.lookups) / static_cast<double>(samples) : 0;
     std::vector<const CountGroup*> groups;
     for (const CountGroup& g : p.count_groups()) groups.push_back(&g);
     fill_counts(groups, s.rows, static_cast<double>(s.lookups), s);

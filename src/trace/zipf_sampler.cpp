@@ -43,20 +43,19 @@ ZipfMandelbrotSampler::ZipfMandelbrotSampler(const EmbeddingTable& table)
   if (m < rows_ && tail_mass > 0) {
     // Cells over the 1-based tail ranks k = m+1..N: [k, k + w - 1] with
     // ((k + q)/(k + w - 1 + q))^alpha >= kCellFloor, i.e. w - 1 <= (k + q)(rho - 1).
-    const double rho_minus_1 =
-        alpha_ > 0 ? std::expm1(-std::log(kCellFloor) / alpha_) : std::numeric_limits<double>::infinity();
+    const double rho_minus_1 = alpha_ > 0 ? std::expm1(-std::log(kCellFloor) / alpha_)
+                                          : std::numeric_limits<double>::infinity();
     std::vector<double> sums;
     double z = 0;
     for (std::uint64_t k = m + 1; k <= rows_;) {
       const double y = static_cast<double>(k) + q_;
       const double span = std::floor(y * rho_minus_1);  // may be inf
-      const std::uint64_t left = rows_ - k;              // ranks after k
+      const std::uint64_t left = rows_ - k;             // ranks after k
       const std::uint64_t extra =
           span >= static_cast<double>(left) ? left : static_cast<std::uint64_t>(span);
       const std::uint64_t last = k + extra;
       Cell c{k - 1, extra + 1, 0, y};
-      c.squeeze =
-          extra == 0 ? 0 : to_fixed(std::pow(y / (static_cast<double>(last) + q_), alpha_));
+      c.squeeze = extra == 0 ? 0 : to_fixed(std::pow(y / (static_cast<double>(last) + q_), alpha_));
       const double s = power_sum(alpha_, q_, k, last);
       cells_.push_back(c);
       sums.push_back(s);

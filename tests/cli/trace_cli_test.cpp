@@ -46,7 +46,8 @@ workload:
   iterations: 3
   warmup: 1
   seed: 7
-  trace: )" + trace + R"(
+  trace: )" +
+         trace + R"(
 placement: {planner: [table_wise, row_wise]}
 )";
 }
@@ -71,9 +72,10 @@ TEST(TraceCli, GenThenStatsOfTheFileEqualsStatsOfTheScenario) {
   const auto j = nlohmann::json::parse(from_file.out);
   ASSERT_EQ(j.size(), 2u);
   ASSERT_EQ(j["tables"].size(), 3u);
-  const std::set<std::string> keys = {"lookups",       "distinct_rows",          "mean_pooling",
-                                      "top1pct_share", "hist_distinct_by_count", "hist_lookups_by_count",
-                                      "alpha_fit"};
+  const std::set<std::string> keys = {
+      "lookups",       "distinct_rows",          "mean_pooling",
+      "top1pct_share", "hist_distinct_by_count", "hist_lookups_by_count",
+      "alpha_fit"};
   for (const auto& obj : {j["tables"]["a"], j["tables"]["b"], j["tables"]["c"], j["overall"]}) {
     std::set<std::string> got;
     for (const auto& [k, v] : obj.items()) got.insert(k);
@@ -163,14 +165,16 @@ TEST(TraceCli, BadTraceFilesExitWith2AndAMessage) {
     EXPECT_NE(run.err.find("workload.trace.file"), std::string::npos) << run.err;
   }
   // Options that shape synthetic traces next to `file`.
-  const auto both = run_shardsim("validate " + ws.write("b.yaml", scenario("{file: t.bin, reuse: 0.5}")));
+  const auto both =
+      run_shardsim("validate " + ws.write("b.yaml", scenario("{file: t.bin, reuse: 0.5}")));
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.err.find("workload.trace.reuse"), std::string::npos) << both.err;
   const auto reuse = run_shardsim("validate " + ws.write("r1.yaml", scenario("{reuse: 1.0}")));
   EXPECT_EQ(reuse.code, 2);
   EXPECT_NE(reuse.err.find("not in [0, 1)"), std::string::npos) << reuse.err;
   EXPECT_NE(reuse.err.find("r1.yaml:15:18"), std::string::npos) << reuse.err;
-  const auto typo = run_shardsim("validate " + ws.write("r2.yaml", scenario("{unique_in_bags: true}")));
+  const auto typo =
+      run_shardsim("validate " + ws.write("r2.yaml", scenario("{unique_in_bags: true}")));
   EXPECT_EQ(typo.code, 2);
   EXPECT_NE(typo.err.find("unique_in_bag"), std::string::npos) << typo.err;
 }

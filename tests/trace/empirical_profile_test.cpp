@@ -13,7 +13,8 @@
 namespace shardsim {
 namespace {
 
-std::unique_ptr<EmpiricalProfile> profile_of(std::uint64_t rows, const std::vector<std::uint64_t>& ids,
+std::unique_ptr<EmpiricalProfile> profile_of(std::uint64_t rows,
+                                             const std::vector<std::uint64_t>& ids,
                                              EmpiricalProfileOptions options = {}) {
   return build_empirical_profile(
       rows, [&](const auto& sink) { sink(std::span<const std::uint64_t>(ids)); }, options);
@@ -83,7 +84,7 @@ TEST(EmpiricalProfile, TailBeyondTheHead) {
   const auto p = profile_of(10, {3, 1, 3, 7, 3, 1}, o);
   EXPECT_EQ(p->head_size(), 1u);
   EXPECT_EQ(p->tail_rows(), 2u);
-  EXPECT_DOUBLE_EQ(p->mass({1, 3}, RowSpace::rank), 0.5);  // the tail's 3 lookups
+  EXPECT_DOUBLE_EQ(p->mass({1, 3}, RowSpace::rank), 0.5);   // the tail's 3 lookups
   EXPECT_DOUBLE_EQ(p->mass({1, 2}, RowSpace::rank), 0.25);  // half the tail by width
   EXPECT_NEAR(p->mass({1, 2}, RowSpace::row_id), 2.0 / 6, 1e-12);
   EXPECT_NEAR(p->mass({7, 8}, RowSpace::row_id), 1.0 / 6, 1e-12);
@@ -112,13 +113,13 @@ TEST(EmpiricalProfile, MatchesTheLawItWasSampledFrom) {
     const double m = law.mass({0, r}, RowSpace::rank);
     // The empirical top r are the top r by observed count: at least the law's share, and not
     // much more.
-    EXPECT_NEAR(p->mass({0, r}, RowSpace::rank), m, 5 * std::sqrt(m * (1 - m) / 1e6) + 0.003)
-        << r;
+    EXPECT_NEAR(p->mass({0, r}, RowSpace::rank), m, 5 * std::sqrt(m * (1 - m) / 1e6) + 0.003) << r;
   }
 }
 
 // Exact per-row counts, for comparison.
-std::unordered_map<std::uint64_t, std::uint64_t> exact_counts(const std::vector<std::uint64_t>& ids) {
+std::unordered_map<std::uint64_t, std::uint64_t> exact_counts(
+    const std::vector<std::uint64_t>& ids) {
   std::unordered_map<std::uint64_t, std::uint64_t> c;
   for (auto id : ids) ++c[id];
   return c;
@@ -175,7 +176,8 @@ TEST(EmpiricalProfile, BoundedSummaryOfALargeTrace) {
   for (std::uint64_t b = 0; b < 8; ++b) {
     const RowRange range{b * rows / 8, (b + 1) * rows / 8};
     const double mass_sd = std::sqrt(inv * c2[b]) / m;
-    const double distinct_sd = distinct[b] * std::sqrt(inv * (1 / strat_rows[b] + 1 / all_strat_rows));
+    const double distinct_sd =
+        distinct[b] * std::sqrt(inv * (1 / strat_rows[b] + 1 / all_strat_rows));
     EXPECT_NEAR(p->mass(range, RowSpace::row_id), mass[b], 4 * mass_sd) << b;
     EXPECT_NEAR(p->expected_distinct(range, RowSpace::row_id, n), distinct[b], 4 * distinct_sd)
         << b;

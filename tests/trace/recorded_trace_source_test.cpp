@@ -92,12 +92,13 @@ TEST(RecordedTraceSource, ReplayingAGeneratedTraceReproducesSampledMode) {
     EXPECT_EQ(replay.draw(t, 3, 4, 64, blocks).lookups_by_block_gpu,
               replay.draw(t, 0, 4, 64, blocks).lookups_by_block_gpu);
     // Rank-space blocks see the same lookups in total.
-    const auto by_rank = replay.draw(t, 1, 4, 64, blocks_of(model.tables[t].rows, 5, RowSpace::rank));
+    const auto by_rank =
+        replay.draw(t, 1, 4, 64, blocks_of(model.tables[t].rows, 5, RowSpace::rank));
     const auto by_id = replay.draw(t, 1, 4, 64, blocks);
-    EXPECT_EQ(std::accumulate(by_rank.lookups_by_block_gpu.begin(),
-                              by_rank.lookups_by_block_gpu.end(), 0.0),
-              std::accumulate(by_id.lookups_by_block_gpu.begin(), by_id.lookups_by_block_gpu.end(),
-                              0.0));
+    EXPECT_EQ(
+        std::accumulate(by_rank.lookups_by_block_gpu.begin(), by_rank.lookups_by_block_gpu.end(),
+                        0.0),
+        std::accumulate(by_id.lookups_by_block_gpu.begin(), by_id.lookups_by_block_gpu.end(), 0.0));
   }
   // The profile is the trace's: its mass of table 1 sums to 1 and its lookups are the file's.
   EXPECT_NEAR(replay.profile(1).mass({0, 3000}, RowSpace::row_id), 1.0, 1e-12);

@@ -266,9 +266,9 @@ TEST(SyntheticTrace, UniqueInBagMovesLookupsAwayFromHotRows) {
   EXPECT_EQ(u.lookups_by_block_gpu[0] + u.lookups_by_block_gpu[1], 2'000'000.0);
   // nu: 20 distinct rows in expectation among nu independent draws.
   EXPECT_GT(unique.draws_per_bag(0), 20.0);
-  EXPECT_NEAR(unique.profile(0).expected_distinct({0, 100'000}, RowSpace::rank,
-                                                  unique.draws_per_bag(0)),
-              20.0, 1e-6);
+  EXPECT_NEAR(
+      unique.profile(0).expected_distinct({0, 100'000}, RowSpace::rank, unique.draws_per_bag(0)),
+      20.0, 1e-6);
 }
 
 TEST(SyntheticTrace, SameDrawsWhateverTheThreadCount) {

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 // A scratch folder per test process (ctest runs tests in parallel).
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("shardsim_trace_file_test_" +
-                                                    std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("shardsim_trace_file_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir / name;
 }
@@ -35,7 +35,8 @@ std::vector<std::byte> read_bytes(const fs::path& p) {
 
 void write_bytes(const fs::path& p, const std::vector<std::byte>& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 std::uint64_t get64(const std::vector<std::byte>& b, std::size_t at) {
@@ -61,7 +62,9 @@ struct Table {
 std::vector<Table> sample_tables() {
   return {{"user_id", 1000, {2, 0, 3, 1, 1}, {5, 7, 999, 0, 5, 42, 7}},
           {"empty", 10, {0, 0, 0, 0, 0}, {}},
-          {std::string(100, 'x'), 1ULL << 40, {1, 1, 1, 1, 4},
+          {std::string(100, 'x'),
+           1ULL << 40,
+           {1, 1, 1, 1, 4},
            {1ULL << 39, 3, (1ULL << 40) - 1, 0, 1, 2, 3, 4}}};
 }
 
@@ -87,7 +90,10 @@ struct Read {
 Read stream(const RecordedTrace& trace, std::size_t t) {
   Read r;
   trace.stream_table(
-      t, [&](std::span<const std::uint32_t> l) { r.lengths.insert(r.lengths.end(), l.begin(), l.end()); },
+      t,
+      [&](std::span<const std::uint32_t> l) {
+        r.lengths.insert(r.lengths.end(), l.begin(), l.end());
+      },
       [&](std::span<const std::uint64_t> x) { r.ids.insert(r.ids.end(), x.begin(), x.end()); });
   return r;
 }
@@ -174,20 +180,20 @@ TEST(TraceFile, TheLayoutIsTheDocumentedOne) {
   write_tables(scratch("layout.bin"), sample_tables());
   const auto b = read_bytes(scratch("layout.bin"));
   EXPECT_EQ(std::memcmp(b.data(), "SHRDTRC\0", 8), 0);
-  EXPECT_EQ(std::to_integer<int>(b[8]), 1);  // version 1, little-endian
+  EXPECT_EQ(std::to_integer<int>(b[8]), 1);      // version 1, little-endian
   EXPECT_EQ(std::to_integer<int>(b[12]), 0x04);  // byte-order mark 0x01020304 stored LE
   EXPECT_EQ(std::to_integer<int>(b[15]), 0x01);
   EXPECT_EQ(get64(b, 16), 3u);  // tables
   EXPECT_EQ(get64(b, 24), 5u);  // samples
   EXPECT_EQ(get64(b, 32), 0u);  // reserved
   EXPECT_EQ(get64(b, 40), xxh64(std::span<const std::byte>(b.data(), 40)));
-  EXPECT_EQ(get64(b, kTable0), 1000u);      // rows
-  EXPECT_EQ(get64(b, kTable0 + 8), 7u);     // lookups
+  EXPECT_EQ(get64(b, kTable0), 1000u);                  // rows
+  EXPECT_EQ(get64(b, kTable0 + 8), 7u);                 // lookups
   EXPECT_EQ(std::to_integer<int>(b[kTable0 + 16]), 7);  // name bytes ("user_id")
   EXPECT_EQ(std::memcmp(b.data() + kTable0 + 24, "user_id\0", 8), 0);
   std::uint32_t len2;
   std::memcpy(&len2, b.data() + kTable0 + 32 + 8, 4);
-  EXPECT_EQ(len2, 3u);  // third length
+  EXPECT_EQ(len2, 3u);                    // third length
   EXPECT_EQ(get64(b, kTable0 + 56), 5u);  // first row id, after 5 lengths + 4 bytes of padding
   EXPECT_EQ(get64(b, kTable1 - 8),
             xxh64(std::span<const std::byte>(b.data() + kTable0, kTable1 - 8 - kTable0)));
@@ -246,7 +252,8 @@ TEST(TraceFile, BadFilesAreInputErrorsThatSayWhy) {
   expect_error(b, "100000 bytes long");
   // Truncated: cut inside the last table, and right after the header.
   expect_error(std::vector<std::byte>(good.begin(), good.end() - 20), "claims");
-  expect_error(std::vector<std::byte>(good.begin(), good.begin() + 60), "the 60 bytes the file has");
+  expect_error(std::vector<std::byte>(good.begin(), good.begin() + 60),
+               "the 60 bytes the file has");
   expect_error(std::vector<std::byte>(good.begin(), good.begin() + kTable2 + 10),
                "ends before table 2");
   // Trailing garbage.
@@ -328,8 +335,7 @@ TEST(TraceCsv, BadLinesNameTheirLine) {
   };
   EXPECT_NE(error_of("table,sample,row\n0,0,1\n0,x,2\n").find("bad.csv:3"), std::string::npos);
   EXPECT_NE(error_of("table,sample,row\n0,0\n").find("three whole numbers"), std::string::npos);
-  EXPECT_NE(error_of("table,sample,row\n0,0,1,2\n").find("three whole numbers"),
-            std::string::npos);
+  EXPECT_NE(error_of("table,sample,row\n0,0,1,2\n").find("three whole numbers"), std::string::npos);
   EXPECT_NE(error_of("row,table,sample\n").find("expected the header"), std::string::npos);
   EXPECT_NE(error_of("# only comments\n").find("no lookups"), std::string::npos);
   EXPECT_NE(error_of("# rows: 10\ntable,sample,row\n0,0,10\n").find("bad.csv:3"),

@@ -12,8 +12,8 @@ namespace {
 
 std::unique_ptr<EmpiricalProfile> profile_of(std::uint64_t rows,
                                              const std::vector<std::uint64_t>& ids) {
-  return build_empirical_profile(rows,
-                                 [&](const auto& sink) { sink(std::span<const std::uint64_t>(ids)); });
+  return build_empirical_profile(
+      rows, [&](const auto& sink) { sink(std::span<const std::uint64_t>(ids)); });
 }
 
 std::vector<std::uint64_t> zipf_ids(std::uint64_t rows, double alpha, std::uint32_t n,

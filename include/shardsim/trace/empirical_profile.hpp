@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -42,11 +43,11 @@
 namespace shardsim {
 
 struct EmpiricalProfileOptions {
-  std::uint64_t head_rows = 4096;         // the hot rows kept exactly (ids and counts)
-  std::uint64_t exact_rows = 1ULL << 20;  // distinct rows counted exactly while building
+  std::uint64_t head_rows = 4096;          // the hot rows kept exactly (ids and counts)
+  std::uint64_t exact_rows = 1ULL << 20;   // distinct rows counted exactly while building
   std::uint64_t hot_candidates = 1 << 15;  // Space-Saving counters once exact_rows overflow
-  std::uint32_t tail_knots = 1024;        // quantiles of the tail's row-id CDFs
-  std::uint32_t max_groups = 4096;        // count groups of the tail (merged within octaves)
+  std::uint32_t tail_knots = 1024;         // quantiles of the tail's row-id CDFs
+  std::uint32_t max_groups = 4096;         // count groups of the tail (merged within octaves)
 };
 
 // Rows that were accessed (about) `lookups / rows` times each.
@@ -113,6 +114,10 @@ class EmpiricalProfile final : public AccessProfile {
   std::vector<std::uint64_t> lookup_knot_x_, row_knot_x_;
   std::vector<double> lookup_knot_f_, row_knot_f_;
   std::vector<CountGroup> groups_;
+  // tail_distinct's last argument and value (a block split asks once per block for one n).
+  mutable std::mutex cache_mutex_;
+  mutable double cached_n_ = -1;
+  mutable double cached_tail_distinct_ = 0;
 };
 
 class EmpiricalProfileBuilder {
@@ -140,8 +145,7 @@ std::unique_ptr<EmpiricalProfile> build_empirical_profile(
     EmpiricalProfileOptions options = {});
 
 // The profile of table t of a recorded trace (its data is streamed, and checked, once or twice).
-std::unique_ptr<EmpiricalProfile> build_empirical_profile(const RecordedTrace& trace,
-                                                          std::size_t t,
+std::unique_ptr<EmpiricalProfile> build_empirical_profile(const RecordedTrace& trace, std::size_t t,
                                                           EmpiricalProfileOptions options = {});
 
 }  // namespace shardsim

@@ -18,7 +18,8 @@ struct SyntheticTraceShape {
   std::uint32_t samples_per_gpu = 0;
   int iterations = 1;
   std::uint64_t samples() const {
-    return static_cast<std::uint64_t>(gpus) * samples_per_gpu * static_cast<std::uint64_t>(iterations);
+    return static_cast<std::uint64_t>(gpus) * samples_per_gpu *
+           static_cast<std::uint64_t>(iterations);
   }
 };
 

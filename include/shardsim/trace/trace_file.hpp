@@ -21,7 +21,7 @@ inline constexpr char kTraceMagic[8] = {'S', 'H', 'R', 'D', 'T', 'R', 'C', '\0'}
 inline constexpr std::uint32_t kTraceVersion = 1;
 inline constexpr std::uint32_t kTraceByteOrderMark = 0x01020304;  // stored little-endian
 inline constexpr std::uint64_t kTraceHeaderBytes = 48;
-inline constexpr std::uint64_t kTraceMaxTables = 1'000'000;      // as `model.generate.count`
+inline constexpr std::uint64_t kTraceMaxTables = 1'000'000;            // as `model.generate.count`
 inline constexpr std::uint64_t kTraceMaxRows = 10'000'000'000'000ULL;  // as a table's rows
 inline constexpr std::uint32_t kTraceMaxNameBytes = 4096;
 // Streaming reads and writes go through buffers of this many 8-byte entries (1 MiB).

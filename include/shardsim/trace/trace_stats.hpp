@@ -16,10 +16,10 @@ struct TraceTableStats {
   std::uint64_t rows = 0;     // of the table (all tables, for `overall`)
   std::uint64_t samples = 0;  // bags (samples x tables, for `overall`)
   std::uint64_t lookups = 0;
-  double distinct_rows = 0;     // rows accessed at least once
-  bool distinct_exact = true;   // false when estimated from a sample of rows
-  double mean_pooling = 0;      // lookups / bags
-  double top1pct_share = 0;     // share of lookups of the ceil(rows / 100) most-accessed rows
+  double distinct_rows = 0;    // rows accessed at least once
+  bool distinct_exact = true;  // false when estimated from a sample of rows
+  double mean_pooling = 0;     // lookups / bags
+  double top1pct_share = 0;    // share of lookups of the ceil(rows / 100) most-accessed rows
   // Bin j holds the rows accessed c times with c in (2^(j-1), 2^j] ((0, 1] for j = 0): their
   // number, and their share of the lookups. As long as the largest bin with rows.
   std::vector<double> hist_distinct_by_count;
