@@ -101,7 +101,11 @@ bool ZipfMandelbrotSampler::accept(const Cell& c, std::uint64_t k, std::uint64_t
 }
 
 void ZipfMandelbrotSampler::fill(Rng& rng, std::span<std::uint64_t> ranks) const {
-  for (auto& r : ranks) r = (*this)(rng);
+  // A local copy of the generator: the output could alias its state as far as the compiler
+  // knows, which would force a reload and store of the state around every draw.
+  Rng local = rng;
+  for (auto& r : ranks) r = (*this)(local);
+  rng = local;
 }
 
 }  // namespace shardsim
