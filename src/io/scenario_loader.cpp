@@ -2,6 +2,7 @@
 #include "shardsim/io/scenario_loader.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <limits>
@@ -101,8 +102,8 @@ ClusterSpec load_cluster(const YamlValue& c) {
   return spec;
 }
 
-// `workload.trace`. A recorded trace (`file`) replaces the synthetic generator, so the keys that
-// only shape synthetic traces are errors next to it rather than silently ignored.
+// `workload.trace`. A recorded trace (`file`) replaces the synthetic generator; the keys that
+// only shape synthetic traces are then ignored with a warning naming them.
 TraceOptions load_trace_options(const YamlValue& t) {
   t.expect_map();
   t.expect_keys({"layout", "mode", "unique_in_bag", "reuse", "file"});
@@ -128,15 +129,17 @@ TraceOptions load_trace_options(const YamlValue& t) {
     const std::string written = f->as_string();
     if (written.empty())
       throw f->error("the trace file path is empty", "omit `file` for synthetic traces");
+    // Scenarios often spell out `layout` and `mode` (as the built-in default does), and `--set`
+    // cannot remove a key, so these are warnings, not errors: they do not apply to a replay.
     for (const char* synthetic_only : {"layout", "mode", "unique_in_bag", "reuse"}) {
       if (auto k = t.find(synthetic_only)) {
-        throw k->error(
-            fmt::format("`{}` shapes synthetic traces, but `file` replays a recorded one",
-                        synthetic_only),
-            fmt::format("remove `{}` (a trace file records its row ids and bags as they are)",
-                        synthetic_only));
+        spdlog::warn(
+            "{}: key '{}': ignored: `file` replays a recorded trace, whose rows and bags "
+            "are used as recorded",
+            k->location().to_string(), k->path());
       }
     }
+    opts = TraceOptions{};
     opts.file = resolve_relative(written, t.file());
     std::error_code ec;
     if (!std::filesystem::is_regular_file(opts.file, ec)) {

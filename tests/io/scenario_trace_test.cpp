@@ -52,10 +52,16 @@ TEST(ScenarioTrace, FileIsRelativeToTheScenarioFolder) {
   // An existing file (relative to "bad.yaml", i.e. to the working folder).
   const std::string present = "shardsim_present_" + std::to_string(::getpid()) + ".bin";
   std::ofstream(present) << "x";
-  expect_input_error(with_trace("{file: " + present + ", layout: clustered}"), 16,
-                     "workload.trace.layout", "replays a recorded one");
-  expect_input_error(with_trace("{file: " + present + ", unique_in_bag: true}"), 16,
-                     "workload.trace.unique_in_bag");
+  // Keys that only shape synthetic traces are ignored next to `file` (with a warning), but their
+  // values are still checked.
+  const Scenario replay = load_scenario_text(
+      with_trace("{file: " + present + ", layout: clustered, mode: sampled, reuse: 0.5}"),
+      "r.yaml");
+  EXPECT_EQ(replay.workload.trace.layout, HotRowLayout::scattered);
+  EXPECT_EQ(replay.workload.trace.mode, TraceMode::expected);
+  EXPECT_EQ(replay.workload.trace.reuse, 0.0);
+  EXPECT_EQ(replay.workload.trace.file, present);
+  expect_input_error(with_trace("{file: " + present + ", reuse: 2}"), 16, "workload.trace.reuse");
   fs::remove(present);
   fs::remove_all(dir);
 }
