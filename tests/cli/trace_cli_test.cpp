@@ -69,6 +69,9 @@ TEST(TraceCli, GenThenStatsOfTheFileEqualsStatsOfTheScenario) {
   ASSERT_EQ(from_file.code, 0) << from_file.err;
   ASSERT_EQ(from_scenario.code, 0) << from_scenario.err;
   EXPECT_EQ(from_file.out, from_scenario.out);
+  // Generating the tables on 3 threads changes nothing.
+  EXPECT_EQ(run_shardsim("trace stats " + yaml + " --format json --quiet --jobs 3").out,
+            from_scenario.out);
   const auto j = nlohmann::json::parse(from_file.out);
   ASSERT_EQ(j.size(), 2u);
   ASSERT_EQ(j["tables"].size(), 3u);

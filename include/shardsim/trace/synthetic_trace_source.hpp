@@ -51,8 +51,9 @@ class SyntheticTraceSource final : public TraceSource {
                           std::uint32_t samples_per_gpu,
                           std::span<const RowBlock> blocks) const override;
 
-  // L_g for every GPU: the first step of draw() in expected mode (sampled mode sums the bags'
-  // lengths, which equals this when samples_per_gpu <= exact_pooling_max_samples).
+  // L_g for every GPU: the first step of draw() in expected mode. Sampled mode sums the bags'
+  // lengths instead: the same draws when samples_per_gpu <= exact_pooling_max_samples, except
+  // for a fractional fixed pooling factor v, which this rounds to round(B·v).
   std::vector<std::uint64_t> local_lookups(std::size_t table, int iteration, int num_gpus,
                                            std::uint32_t samples_per_gpu) const;
   TraceMode mode() const { return workload_.trace.mode; }
