@@ -14,8 +14,10 @@
 //         order, ties by row id). After an overflow, only rows counted more than
 //         lookups / hot_candidates times, which Space-Saving is guaranteed to hold, so the head
 //         is always the true top H (H may then be smaller than head_rows);
-//   tail  the other touched rows: their number D_T (exact, or 2^s × sampled rows), their
-//         lookups (exact: all lookups minus the head's), their counts as groups of equal count
+//   tail  the other touched rows, exact or, after an overflow, in two strata: the rows above the
+//         Space-Saving bound (all known exactly) and a 2^-s sample of the rest (each standing for
+//         2^s rows). Kept: their number D_T, their lookups (exact: all lookups minus the head's;
+//         the sample rescaled to match), their counts as groups of equal count
 //         (for statistics and expected_distinct), and where they sit in row-id space as two
 //         piecewise-linear CDFs over row ids (of lookups and of rows) with about 2·tail_knots
 //         knots, exact at the knots.

@@ -5,8 +5,9 @@
 // its row ids, bag after bag.
 //
 // Reading never trusts a count before checking it against the bytes the file really has: a
-// header that claims 10^12 entries in a 1 KB file is an InputError, and nothing larger than a
-// fixed-size chunk (kTraceChunkEntries) is ever allocated from a count in a file.
+// header that claims 10^12 entries in a 1 KB file is an InputError, and every allocation sized
+// from a count in a file is bounded by the file's real size (the table directory) or by a
+// fixed-size chunk (kTraceChunkEntries entries, for the data).
 #include <cstdint>
 #include <functional>
 #include <memory>
