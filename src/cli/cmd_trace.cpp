@@ -1,4 +1,4 @@
-// `shardsim trace`: gen, stats, import (docs/traces.md §10).
+// `shardsim trace`: gen, stats, import (docs/traces.md §11).
 #include "shardsim/cli/cmd_trace.hpp"
 
 #include <fmt/format.h>

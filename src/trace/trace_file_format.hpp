@@ -1,6 +1,6 @@
 #pragma once
 // Private to the trace module: POSIX file access and little-endian encoding for trace files
-// (docs/traces.md §8).
+// (docs/traces.md §9).
 #include <bit>
 #include <cstdint>
 #include <cstring>

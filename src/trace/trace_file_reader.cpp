@@ -1,4 +1,4 @@
-// Reading binary trace files (docs/traces.md §8). Every count read from the file is checked
+// Reading binary trace files (docs/traces.md §9). Every count read from the file is checked
 // against the bytes that remain before anything is sized from it.
 #include <fmt/format.h>
 

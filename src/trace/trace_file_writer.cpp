@@ -1,4 +1,4 @@
-// Writing trace files (docs/traces.md §8): the header, and each table's section at its offset.
+// Writing trace files (docs/traces.md §9): the header, and each table's section at its offset.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>

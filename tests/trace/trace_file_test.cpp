@@ -176,7 +176,7 @@ TEST(TraceFile, BytesDoNotDependOnTheWriterThreads) {
 }
 
 TEST(TraceFile, TheLayoutIsTheDocumentedOne) {
-  // docs/traces.md §8, byte by byte, for the first table.
+  // docs/traces.md §9, byte by byte, for the first table.
   write_tables(scratch("layout.bin"), sample_tables());
   const auto b = read_bytes(scratch("layout.bin"));
   EXPECT_EQ(std::memcmp(b.data(), "SHRDTRC\0", 8), 0);

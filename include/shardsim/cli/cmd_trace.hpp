@@ -1,5 +1,5 @@
 #pragma once
-// `shardsim trace gen | stats | import` (docs/traces.md §10): write a scenario's synthetic trace
+// `shardsim trace gen | stats | import` (docs/traces.md §11): write a scenario's synthetic trace
 // to a trace file, summarise a trace file or a scenario's trace, convert a CSV trace.
 #include <memory>
 

@@ -1,5 +1,5 @@
 #pragma once
-// An access profile measured from a trace (docs/traces.md §5): exact counts for the hot head, a
+// An access profile measured from a trace (docs/traces.md §8): exact counts for the hot head, a
 // bounded summary of the tail, behind the same AccessProfile interface as the analytic profile.
 //
 // Built from a table's row ids in one or two passes (EmpiricalProfileBuilder):

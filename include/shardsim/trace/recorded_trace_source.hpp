@@ -1,5 +1,5 @@
 #pragma once
-// Replays a recorded trace (workload.trace.file; docs/traces.md §9) as a TraceSource.
+// Replays a recorded trace (workload.trace.file; docs/traces.md §10) as a TraceSource.
 //
 // The trace is a stream of samples per table; iteration i of a run with G GPUs of B samples
 // takes samples [i·G·B, (i + 1)·G·B) modulo the trace's S samples, GPU g the g-th B of them

@@ -13,7 +13,7 @@
 //                  checking the expected mode.
 // With unique_in_bag, expected mode treats a bag of L distinct rows as nu(L) independent draws
 // with the rows it holds kept once: row k is in the bag with probability 1 - (1 - p_k)^nu, nu
-// solving Σ_k 1 - (1 - p_k)^nu = L (docs/traces.md §6). Temporal reuse leaves every single
+// solving Σ_k 1 - (1 - p_k)^nu = L (docs/traces.md §7). Temporal reuse leaves every single
 // iteration's law unchanged, so expected mode is exact for it.
 // Every random stream is stream_seed(workload.seed, {table, iteration, gpu, TraceStream}), so a
 // draw never depends on call order or threads.

@@ -1,5 +1,5 @@
 #pragma once
-// Recorded traces: the binary trace file format (docs/traces.md §8 has it byte by byte), its
+// Recorded traces: the binary trace file format (docs/traces.md §9 has it byte by byte), its
 // streaming writer and reader, and small CSV traces. A trace holds T tables and S samples; each
 // sample has one bag (possibly empty) in every table; a table stores its S bag lengths and then
 // its row ids, bag after bag.

@@ -1,5 +1,5 @@
 #pragma once
-// Statistics of a trace (`shardsim trace stats`; docs/traces.md §10), per table and overall,
+// Statistics of a trace (`shardsim trace stats`; docs/traces.md §11), per table and overall,
 // from the tables' empirical profiles.
 #include <cstdint>
 #include <optional>

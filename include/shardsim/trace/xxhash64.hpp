@@ -1,5 +1,5 @@
 #pragma once
-// XXH64 (seed 0), the checksum of trace files (docs/traces.md §8), computed incrementally. The
+// XXH64 (seed 0), the checksum of trace files (docs/traces.md §9), computed incrementally. The
 // algorithm is Yann Collet's xxHash64 (https://github.com/Cyan4973/xxHash, doc/xxhash_spec.md),
 // so `xxhsum -H64` on the same bytes gives the same value.
 #include <cstddef>
