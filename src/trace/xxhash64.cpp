@@ -43,6 +43,7 @@ std::uint64_t merge_round(std::uint64_t acc, std::uint64_t val) {
 Xxh64::Xxh64() : acc_{kPrime1 + kPrime2, kPrime2, 0, 0 - kPrime1} {}
 
 void Xxh64::update(std::span<const std::byte> data) {
+  if (data.empty()) return;  // data() may be null, which memcpy must not see
   const std::byte* p = data.data();
   std::size_t n = data.size();
   total_ += n;
