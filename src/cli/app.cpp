@@ -13,6 +13,7 @@
 #include "shardsim/cli/cmd_baseline.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
 #include "shardsim/cli/cmd_plan.hpp"
+#include "shardsim/cli/cmd_trace.hpp"
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -204,6 +205,7 @@ int run_cli(int argc, char** argv) {
   add_common(validate, flags);
 
   const PlanCommand plan_command(app);
+  const TraceCommand trace(app);
 
   auto* hw = app.add_subcommand("hw", "hardware presets");
   hw->require_subcommand(1);
@@ -230,6 +232,7 @@ int run_cli(int argc, char** argv) {
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
+    if (trace.parsed()) return trace.run();
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {
         const HardwarePreset p = builtin_preset(name);

@@ -40,7 +40,7 @@ YamlValue planner_options(const PlacementSpec& placement, const std::string& pla
 
 std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options) {
   const Cluster cluster(scenario.cluster.preset, scenario.cluster.nodes);
-  const auto trace = make_synthetic_trace_source(scenario.model, scenario.workload);
+  const auto trace = make_trace_source(scenario.model, scenario.workload);
   const ReportHeader header{scenario.name, scenario.source, options.sweep_point};
   std::vector<Report> reports;
 

@@ -2,6 +2,7 @@
 #include "shardsim/io/scenario_loader.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <limits>
@@ -116,6 +117,55 @@ ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
   return spec;
 }
 
+// `workload.trace`. A recorded trace (`file`) replaces the synthetic generator; the keys that
+// only shape synthetic traces are then ignored with a warning naming them.
+TraceOptions load_trace_options(const YamlValue& t) {
+  t.expect_map();
+  t.expect_keys({"layout", "mode", "unique_in_bag", "reuse", "file"});
+  TraceOptions opts;
+  if (auto l = t.find("layout")) {
+    opts.layout = l->as_choice({"clustered", "scattered"}) == "clustered" ? HotRowLayout::clustered
+                                                                          : HotRowLayout::scattered;
+  }
+  if (auto m = t.find("mode")) {
+    opts.mode = m->as_choice({"expected", "sampled"}) == "sampled" ? TraceMode::sampled
+                                                                   : TraceMode::expected;
+  }
+  if (auto u = t.find("unique_in_bag")) opts.unique_in_bag = u->as_bool();
+  if (auto r = t.find("reuse")) {
+    opts.reuse = r->as_nonnegative_double();
+    if (!(opts.reuse < 1.0)) {
+      throw r->error(fmt::format("reuse {} is not in [0, 1)", opts.reuse),
+                     "reuse is the fraction of lookup positions repeated from the previous "
+                     "iteration, e.g. 0.3");
+    }
+  }
+  if (auto f = t.find("file")) {
+    const std::string written = f->as_string();
+    if (written.empty())
+      throw f->error("the trace file path is empty", "omit `file` for synthetic traces");
+    // Scenarios often spell out `layout` and `mode` (as the built-in default does), and `--set`
+    // cannot remove a key, so these are warnings, not errors: they do not apply to a replay.
+    for (const char* synthetic_only : {"layout", "mode", "unique_in_bag", "reuse"}) {
+      if (auto k = t.find(synthetic_only)) {
+        spdlog::warn(
+            "{}: key '{}': ignored: `file` replays a recorded trace, whose rows and bags "
+            "are used as recorded",
+            k->location().to_string(), k->path());
+      }
+    }
+    opts = TraceOptions{};
+    opts.file = resolve_relative(written, t.file());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(opts.file, ec)) {
+      throw f->error(fmt::format("no trace file at '{}'", opts.file),
+                     "the path is relative to the scenario file's folder; write one with "
+                     "`shardsim trace gen SCENARIO --out FILE`");
+    }
+  }
+  return opts;
+}
+
 Workload load_workload(const YamlValue& w) {
   w.expect_map();
   w.expect_keys({"mode", "batch_per_gpu", "iterations", "warmup", "seed", "trace"});
@@ -133,19 +183,7 @@ Workload load_workload(const YamlValue& w) {
   if (auto it = w.find("iterations")) wl.iterations = read_int(*it, true);
   if (auto wu = w.find("warmup")) wl.warmup = read_int(*wu, false);
   if (auto s = w.find("seed")) wl.seed = s->as_nonnegative_int();
-  if (auto t = w.find("trace"); t && !t->is_null()) {
-    t->expect_map();
-    t->expect_keys({"layout", "mode"});
-    if (auto l = t->find("layout")) {
-      wl.trace.layout = l->as_choice({"clustered", "scattered"}) == "clustered"
-                            ? HotRowLayout::clustered
-                            : HotRowLayout::scattered;
-    }
-    if (auto m = t->find("mode")) {
-      wl.trace.mode = m->as_choice({"expected", "sampled"}) == "sampled" ? TraceMode::sampled
-                                                                         : TraceMode::expected;
-    }
-  }
+  if (auto t = w.find("trace"); t && !t->is_null()) wl.trace = load_trace_options(*t);
   return wl;
 }
 

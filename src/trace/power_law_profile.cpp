@@ -80,6 +80,7 @@ std::uint64_t clamp_rank(double x, std::uint64_t lo, std::uint64_t hi) {
 struct PowerLawProfile::HeadIndex {
   std::vector<std::uint64_t> ids;  // row ids of the H hottest ranks, sorted
   std::vector<double> p;           // their probabilities, in the same order
+  std::vector<double> log1m_p;     // log1p(-p): 1 - (1 - p)^n = -expm1(n · log1m_p)
   std::vector<double> cum;         // cum[i] = p[0] + ... + p[i-1]
   std::uint64_t size = 0;          // H
   double beyond_mass = 0;          // mass of the ranks past the head
@@ -250,10 +251,12 @@ const PowerLawProfile::HeadIndex& PowerLawProfile::head_index() const {
     std::sort(entries.begin(), entries.end());
     head->ids.resize(h);
     head->p.resize(h);
+    head->log1m_p.resize(h);
     head->cum.assign(h + 1, 0.0);
     for (std::uint64_t i = 0; i < h; ++i) {
       head->ids[i] = entries[i].first;
       head->p[i] = entries[i].second;
+      head->log1m_p[i] = std::log1p(-std::min(entries[i].second, 1.0));
       head->cum[i + 1] = head->cum[i] + entries[i].second;
     }
     head->beyond_mass = rank_mass(h, rows_);
@@ -278,6 +281,20 @@ double PowerLawProfile::mass(RowRange rows, RowSpace space) const {
   return mass;
 }
 
+// The expected distinct rows of the ranks past the head, for `lookups`: the same for every
+// row-id range of one draw (a block split queries it once per block), so the last value is kept.
+double PowerLawProfile::beyond_head_distinct(double lookups) const {
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (cached_lookups_ == lookups) return cached_beyond_head_;
+  }
+  const double d = rank_distinct(head_index().size, rows_, lookups);
+  std::lock_guard lock(cache_mutex_);
+  cached_lookups_ = lookups;
+  cached_beyond_head_ = d;
+  return d;
+}
+
 double PowerLawProfile::expected_distinct(RowRange rows, RowSpace space, double lookups) const {
   check_range(rows);
   if (!(lookups > 0)) return 0.0;
@@ -287,11 +304,10 @@ double PowerLawProfile::expected_distinct(RowRange rows, RowSpace space, double 
   const auto i0 = std::lower_bound(head.ids.begin(), head.ids.end(), rows.begin) - head.ids.begin();
   const auto i1 = std::lower_bound(head.ids.begin(), head.ids.end(), rows.end) - head.ids.begin();
   double distinct = 0.0;
-  for (auto i = i0; i < i1; ++i) distinct += touch_probability(head.p[i], lookups);
+  for (auto i = i0; i < i1; ++i) distinct += -std::expm1(lookups * head.log1m_p[i]);
   if (rows_ > head.size) {
     const auto tail_rows = static_cast<double>(rows.size() - static_cast<std::uint64_t>(i1 - i0));
-    distinct += rank_distinct(head.size, rows_, lookups) * tail_rows /
-                static_cast<double>(rows_ - head.size);
+    distinct += beyond_head_distinct(lookups) * tail_rows / static_cast<double>(rows_ - head.size);
   }
   return distinct;
 }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,6 @@ namespace shardsim {
 
 namespace {
 
-constexpr std::uint64_t kLayoutStream = 0x4c41594f5554ULL;  // "LAYOUT"
 // Sampled mode warns when its set of touched rows needs more memory than this.
 constexpr double kSampledWarnBytes = 1e9;
 
@@ -28,24 +28,47 @@ Rng stream(std::uint64_t seed, std::size_t table, int iteration, int gpu, TraceS
       stream_seed(seed, {table, key(iteration), key(gpu), static_cast<std::uint64_t>(purpose)}));
 }
 
-}  // namespace
-
-std::uint64_t layout_seed(std::uint64_t workload_seed, std::size_t table) {
-  return stream_seed(workload_seed, {table, kLayoutStream});
+// nu with Σ_k 1 - (1 - p_k)^nu = bag (the expected distinct rows of nu independent lookups):
+// bisection in log(nu) from [bag, 2·bag], doubling the upper end until it covers.
+double solve_draws_per_bag(const AccessProfile& profile, double bag) {
+  const std::uint64_t rows = profile.num_rows();
+  if (!(bag > 0)) return 0;
+  const auto distinct = [&](double n) {
+    return profile.expected_distinct({0, rows}, RowSpace::rank, n);
+  };
+  // A bag of (nearly) every row: every row is in it.
+  if (bag >= static_cast<double>(rows) * (1 - 1e-12)) return std::numeric_limits<double>::max();
+  double lo = bag;
+  double hi = 2 * bag;
+  for (int i = 0; i < 200 && distinct(hi) < bag; ++i) lo = hi, hi *= 2;
+  for (int i = 0; i < 60 && hi / lo > 1 + 1e-12; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (distinct(mid) < bag ? lo : hi) = mid;
+  }
+  return std::sqrt(lo * hi);
 }
 
+}  // namespace
+
 struct SyntheticTraceSource::Table {
-  Table(const EmbeddingTable& t, HotRowLayout layout, std::uint64_t seed, PowerLawOptions options)
+  Table(const EmbeddingTable& t, std::size_t index, const Workload& workload,
+        PowerLawOptions options)
       : spec(t),
-        profile(t, layout, seed, options),
-        sampler(t),
+        profile(t, workload.trace.layout, layout_seed(workload.seed, index), options),
+        generator(t, index, workload),
         pooling_mean(t.pooling.expected()),
-        pooling_variance(t.pooling.variance()) {}
+        pooling_variance(t.pooling.variance()) {
+    draws_per_bag = pooling_mean;
+    if (workload.trace.unique_in_bag)
+      draws_per_bag =
+          solve_draws_per_bag(profile, std::min(pooling_mean, static_cast<double>(t.rows)));
+  }
   EmbeddingTable spec;
   PowerLawProfile profile;
-  ZipfMandelbrotSampler sampler;
+  BagGenerator generator;
   double pooling_mean;
   double pooling_variance;
+  double draws_per_bag;  // nu of the mean bag (unique_in_bag), else the mean pooling factor
 };
 
 SyntheticTraceSource::SyntheticTraceSource(const DlrmModel& model, const Workload& workload,
@@ -53,8 +76,7 @@ SyntheticTraceSource::SyntheticTraceSource(const DlrmModel& model, const Workloa
     : workload_(workload), options_(options) {
   tables_.reserve(model.tables.size());
   for (std::size_t i = 0; i < model.tables.size(); ++i)
-    tables_.push_back(std::make_unique<Table>(model.tables[i], workload.trace.layout,
-                                              layout_seed(workload.seed, i), options.profile));
+    tables_.push_back(std::make_unique<Table>(model.tables[i], i, workload, options.profile));
 }
 
 SyntheticTraceSource::~SyntheticTraceSource() = default;
@@ -68,6 +90,14 @@ const SyntheticTraceSource::Table& SyntheticTraceSource::table_at(std::size_t ta
 
 const AccessProfile& SyntheticTraceSource::profile(std::size_t table) const {
   return table_at(table).profile;
+}
+
+const BagGenerator& SyntheticTraceSource::bags(std::size_t table) const {
+  return table_at(table).generator;
+}
+
+double SyntheticTraceSource::draws_per_bag(std::size_t table) const {
+  return table_at(table).draws_per_bag;
 }
 
 std::vector<std::uint64_t> SyntheticTraceSource::local_lookups(
@@ -101,15 +131,17 @@ TableIterationDraw SyntheticTraceSource::draw(std::size_t table, int iteration, 
                                               std::uint32_t samples_per_gpu,
                                               std::span<const RowBlock> blocks) const {
   const Table& t = table_at(table);
-  const std::vector<std::uint64_t> local =
-      local_lookups(table, iteration, num_gpus, samples_per_gpu);
+  if (num_gpus < 1) throw std::invalid_argument("trace source: num_gpus must be >= 1");
   TableIterationDraw out;
   out.lookups_by_block_gpu.assign(blocks.size() * static_cast<std::size_t>(num_gpus), 0.0);
   out.distinct_by_block.assign(blocks.size(), 0.0);
-  if (workload_.trace.mode == TraceMode::sampled)
-    split_sampled(t, table, iteration, local, blocks, out);
-  else
+  if (workload_.trace.mode == TraceMode::sampled) {
+    split_sampled(t, iteration, num_gpus, samples_per_gpu, blocks, out);
+  } else {
+    const std::vector<std::uint64_t> local =
+        local_lookups(table, iteration, num_gpus, samples_per_gpu);
     split_expected(t, table, iteration, local, blocks, out);
+  }
   return out;
 }
 
@@ -120,9 +152,14 @@ void SyntheticTraceSource::split_expected(const Table& t, std::size_t table, int
   const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
   const std::size_t num_blocks = blocks.size();
   const std::size_t num_gpus = local.size();
+  // Share of a bag's lookups in each block: the block's mass, or under unique_in_bag the expected
+  // rows of the block among nu independent draws (which sum to the bag size over the blocks).
+  const bool unique = workload_.trace.unique_in_bag;
   std::vector<double> mass(num_blocks, 0.0);
   for (std::size_t b = 0; b < num_blocks; ++b)
-    if (blocks[b].rows.size() > 0) mass[b] = t.profile.mass(blocks[b].rows, index.space());
+    if (blocks[b].rows.size() > 0)
+      mass[b] = unique ? t.profile.expected_distinct(blocks[b].rows, index.space(), t.draws_per_bag)
+                       : t.profile.mass(blocks[b].rows, index.space());
   std::vector<std::uint64_t> counts(num_blocks);
   std::uint64_t total = 0;
   for (std::size_t g = 0; g < num_gpus; ++g) {
@@ -133,34 +170,39 @@ void SyntheticTraceSource::split_expected(const Table& t, std::size_t table, int
       out.lookups_by_block_gpu[b * num_gpus + g] = static_cast<double>(counts[b]);
     total += local[g];
   }
+  // Under unique_in_bag a bag of L rows counts as nu(L) independent draws: L_total · nu / L̄.
+  const double draws =
+      unique && t.pooling_mean > 0
+          ? static_cast<double>(total) *
+                (t.draws_per_bag / std::min(t.pooling_mean, static_cast<double>(t.spec.rows)))
+          : static_cast<double>(total);
   for (std::size_t b = 0; b < num_blocks; ++b)
     if (blocks[b].rows.size() > 0)
-      out.distinct_by_block[b] =
-          t.profile.expected_distinct(blocks[b].rows, index.space(), static_cast<double>(total));
+      out.distinct_by_block[b] = t.profile.expected_distinct(blocks[b].rows, index.space(), draws);
 }
 
-void SyntheticTraceSource::split_sampled(const Table& t, std::size_t table, int iteration,
-                                         std::span<const std::uint64_t> local,
+void SyntheticTraceSource::split_sampled(const Table& t, int iteration, int num_gpus,
+                                         std::uint32_t samples_per_gpu,
                                          std::span<const RowBlock> blocks,
                                          TableIterationDraw& out) const {
   const BlockIndex index(blocks, t.profile.num_rows());
-  const bool to_row_id = index.space() == RowSpace::row_id;
-  const std::size_t num_gpus = local.size();
+  const auto gpus = static_cast<std::size_t>(num_gpus);
   std::uint64_t total = 0;
-  for (std::uint64_t l : local) total += l;
+  for (int g = 0; g < num_gpus; ++g)
+    for (std::uint32_t l : t.generator.lengths(iteration, g, samples_per_gpu)) total += l;
   detail::TouchedRows touched(std::min(total, t.profile.num_rows()));
   if (8.0 * static_cast<double>(touched.capacity()) > kSampledWarnBytes)
     spdlog::warn(
         "sampled trace of table '{}': {} lookups need {:.1f} GB to count distinct rows; "
         "use `trace: {{mode: expected}}` for runs this large",
         t.spec.name, total, 8.0 * static_cast<double>(touched.capacity()) / 1e9);
-  for (std::size_t g = 0; g < num_gpus; ++g) {
-    Rng rng = stream(workload_.seed, table, iteration, static_cast<int>(g), TraceStream::indices);
-    for (std::uint64_t i = 0; i < local[g]; ++i) {
-      const std::uint64_t rank = t.sampler(rng);
-      const std::uint64_t row = to_row_id ? t.profile.row_of_rank(rank) : rank;
+  Bags bags;
+  for (std::size_t g = 0; g < gpus; ++g) {
+    bags.clear();
+    t.generator.append(iteration, static_cast<int>(g), samples_per_gpu, index.space(), bags);
+    for (const std::uint64_t row : bags.rows) {
       const std::size_t b = index.block_of(row);
-      out.lookups_by_block_gpu[b * num_gpus + g] += 1.0;
+      out.lookups_by_block_gpu[b * gpus + g] += 1.0;
       if (touched.insert(row)) out.distinct_by_block[b] += 1.0;
     }
   }

@@ -1,76 +1,111 @@
 #include "shardsim/trace/zipf_sampler.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
-#include "shardsim/core/rng.hpp"
 #include "shardsim/model/validation.hpp"
 #include "shardsim/trace/power_sum.hpp"
 
 namespace shardsim {
 
-ZipfMandelbrotSampler::ZipfMandelbrotSampler(const EmbeddingTable& table) {
+namespace {
+
+// Across a tail cell the law falls by at most this factor, so a uniform below it accepts at once
+// (and the rejection loop runs 1/(1 - ~2.5%) times on average).
+constexpr double kCellFloor = 0.95;
+constexpr double kTwo64 = 18446744073709551616.0;  // 2^64
+
+// floor(2^64 · x) for x in [0, 1], saturating at 2^64 - 1.
+std::uint64_t to_fixed(double x) {
+  if (!(x > 0)) return 0;
+  const double scaled = x * kTwo64;
+  if (scaled >= kTwo64) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(scaled);
+}
+
+}  // namespace
+
+ZipfMandelbrotSampler::ZipfMandelbrotSampler(const EmbeddingTable& table)
+    : alpha_(table.alpha), q_(table.q), rows_(table.rows) {
   if (auto problem = check_table(table))
     throw std::invalid_argument("table '" + table.name + "': " + problem->key + ": " +
                                 problem->problem);
-  heavy_count_ = table.heavy_hitters.size();
-  heavy_cum_.resize(heavy_count_);
-  double acc = 0;
-  for (std::uint64_t i = 0; i < heavy_count_; ++i) heavy_cum_[i] = acc += table.heavy_hitters[i];
-  heavy_total_ = acc;
-  tail_count_ = table.rows - heavy_count_;
-  tail_has_mass_ = tail_count_ > 0 && heavy_total_ < 1.0;
-  alpha_ = table.alpha;
-  shift_ = table.q + static_cast<double>(heavy_count_);
-  if (tail_has_mass_) {
-    // Apache Commons RNG's RejectionInversionZipfSampler, generalised to an offset.
-    h_integral_x1_ = h_integral(1.5) - h(1.0);
-    h_integral_n_ = h_integral(static_cast<double>(tail_count_) + 0.5);
-    squeeze_ = 2.0 - h_integral_inverse(h_integral(2.5) - h(2.0));
+  const std::uint64_t m = table.heavy_hitters.size();
+  std::vector<double> mass;
+  double heavy_total = 0;
+  for (std::uint64_t i = 0; i < m; ++i) {
+    cells_.push_back(Cell{i, 1, 0, static_cast<double>(i) + 1 + q_});
+    mass.push_back(table.heavy_hitters[i]);
+    heavy_total += table.heavy_hitters[i];
   }
-}
-
-double ZipfMandelbrotSampler::h(double x) const {
-  return std::pow(x + shift_, -alpha_);
-}
-
-// H(x) = ((x + shift)^(1-alpha) - 1) / (1 - alpha), ln(x + shift) at alpha = 1.
-double ZipfMandelbrotSampler::h_integral(double x) const {
-  const double log_y = std::log(x + shift_);
-  return expm1_over_x((1.0 - alpha_) * log_y) * log_y;
-}
-
-double ZipfMandelbrotSampler::h_integral_inverse(double u) const {
-  double t = u * (1.0 - alpha_);
-  if (t < -1.0) t = -1.0;  // rounding can push u just past the range of H
-  return std::exp(log1p_over_x(t) * u) - shift_;
-}
-
-std::uint64_t ZipfMandelbrotSampler::tail_draw(Rng& rng) const {
-  if (tail_count_ == 1) return 1;
-  if (alpha_ == 0.0) return 1 + rng.below(tail_count_);
-  const double n = static_cast<double>(tail_count_);
-  while (true) {
-    const double u = h_integral_n_ + rng.uniform01() * (h_integral_x1_ - h_integral_n_);
-    const double x = h_integral_inverse(u);
-    double k = std::floor(x + 0.5);
-    if (k < 1.0) k = 1.0;
-    if (k > n) k = n;
-    // Accept at once inside the squeeze, else when u falls under the point mass h(k).
-    if (k - x <= squeeze_ || u >= h_integral(k + 0.5) - h(k)) return static_cast<std::uint64_t>(k);
+  const double tail_mass = std::max(0.0, 1.0 - heavy_total);
+  if (m < rows_ && tail_mass > 0) {
+    // Cells over the 1-based tail ranks k = m+1..N: [k, k + w - 1] with
+    // ((k + q)/(k + w - 1 + q))^alpha >= kCellFloor, i.e. w - 1 <= (k + q)(rho - 1).
+    const double rho_minus_1 = alpha_ > 0 ? std::expm1(-std::log(kCellFloor) / alpha_)
+                                          : std::numeric_limits<double>::infinity();
+    std::vector<double> sums;
+    double z = 0;
+    for (std::uint64_t k = m + 1; k <= rows_;) {
+      const double y = static_cast<double>(k) + q_;
+      const double span = std::floor(y * rho_minus_1);  // may be inf
+      const std::uint64_t left = rows_ - k;             // ranks after k
+      const std::uint64_t extra =
+          span >= static_cast<double>(left) ? left : static_cast<std::uint64_t>(span);
+      const std::uint64_t last = k + extra;
+      Cell c{k - 1, extra + 1, 0, y};
+      c.squeeze = extra == 0 ? 0 : to_fixed(std::pow(y / (static_cast<double>(last) + q_), alpha_));
+      const double s = power_sum(alpha_, q_, k, last);
+      cells_.push_back(c);
+      sums.push_back(s);
+      z += s;
+      if (last == rows_) break;
+      k = last + 1;
+    }
+    for (double s : sums) mass.push_back(tail_mass * s / z);
   }
-}
 
-std::uint64_t ZipfMandelbrotSampler::operator()(Rng& rng) const {
-  if (heavy_count_ > 0) {
-    const double u = rng.uniform01();
-    if (u < heavy_total_ || !tail_has_mass_) {
-      const auto it = std::upper_bound(heavy_cum_.begin(), heavy_cum_.end(), u);
-      return std::min<std::uint64_t>(it - heavy_cum_.begin(), heavy_count_ - 1);
+  // Vose's alias construction over the categories' masses.
+  const std::size_t n = cells_.size();
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("ZipfMandelbrotSampler: too many categories");
+  double total = 0;
+  for (double p : mass) total += p;
+  std::vector<double> scaled(n);
+  std::vector<std::uint32_t> small, large;
+  for (std::size_t i = 0; i < n; ++i) {
+    scaled[i] = mass[i] / total * static_cast<double>(n);
+    (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
+  }
+  slots_.assign(n, Slot{});
+  while (!small.empty() && !large.empty()) {
+    const std::uint32_t s = small.back();
+    small.pop_back();
+    const std::uint32_t l = large.back();
+    slots_[s] = Slot{to_fixed(scaled[s]), l};
+    scaled[l] -= 1.0 - scaled[s];
+    if (scaled[l] < 1.0) {
+      large.pop_back();
+      small.push_back(l);
     }
   }
-  return heavy_count_ + tail_draw(rng) - 1;
+  // What is left has scaled mass 1 up to rounding: it keeps its own slot.
+  for (std::uint32_t i : large) slots_[i] = Slot{std::numeric_limits<std::uint64_t>::max(), i};
+  for (std::uint32_t i : small) slots_[i] = Slot{std::numeric_limits<std::uint64_t>::max(), i};
+}
+
+bool ZipfMandelbrotSampler::accept(const Cell& c, std::uint64_t k, std::uint64_t u) const {
+  const double ratio = c.y_first / (static_cast<double>(k) + 1.0 + q_);
+  return static_cast<double>(u) < std::pow(ratio, alpha_) * kTwo64;
+}
+
+void ZipfMandelbrotSampler::fill(Rng& rng, std::span<std::uint64_t> ranks) const {
+  // A local copy of the generator: the output could alias its state as far as the compiler
+  // knows, which would force a reload and store of the state around every draw.
+  Rng local = rng;
+  for (auto& r : ranks) r = (*this)(local);
+  rng = local;
 }
 
 }  // namespace shardsim

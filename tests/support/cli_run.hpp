@@ -16,6 +16,7 @@ namespace shardsim::testing {
 struct Result {
   int code = -1;
   std::string out;
+  std::string err;  // what the binary wrote on stderr
 };
 
 // A scratch path unique to this test process and call: ctest runs the tests of this file in
@@ -26,7 +27,8 @@ inline std::string unique_temp(const std::string& stem) {
          std::to_string(counter++);
 }
 
-// Runs the binary with `args`; stdout is captured, stderr goes to a file returned in `err`.
+// Runs the binary with `args`; stdout and stderr are captured (stderr through a scratch file),
+// and stderr is also copied to `*err` when given.
 inline Result run(const std::string& args, std::string* err = nullptr) {
   const std::string err_file = unique_temp("shardsim_stderr") + ".txt";
   const std::string cmd = std::string(SHARDSIM_BINARY) + " " + args + " 2>" + err_file;
@@ -38,10 +40,11 @@ inline Result run(const std::string& args, std::string* err = nullptr) {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (err) {
+  {
     std::ifstream in(err_file);
-    err->assign(std::istreambuf_iterator<char>(in), {});
+    r.err.assign(std::istreambuf_iterator<char>(in), {});
   }
+  if (err) *err = r.err;
   std::filesystem::remove(err_file);
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "shardsim/trace/row_blocks.hpp"
@@ -177,6 +178,125 @@ TEST(SyntheticTrace, ModesAgreeScatteredRowIds) {
 }
 TEST(SyntheticTrace, ModesAgreeRankBlocks) {
   expect_modes_agree(HotRowLayout::scattered, RowSpace::rank);
+}
+
+// The agreement test: over 100 seeds, per block, the lookups summed over the seeds differ
+// between the modes by less than 3σ of the difference of two independent binomial sums,
+// sqrt(2·100·n·p(1-p)), and the mean distinct rows agree within 2%. One iteration of
+// 8 GPUs x 512 samples on a 10^5-row table with alpha 1.05, in 4 blocks.
+struct Variant {
+  HotRowLayout layout;
+  RowSpace space;
+  double pooling;
+  bool unique;
+  double reuse;
+  int iteration;
+};
+
+void expect_modes_agree_over_seeds(const Variant& v) {
+  const std::uint64_t rows = 100'000;
+  DlrmModel model;
+  model.tables = {table(rows, 1.05, fixed(v.pooling))};
+  const auto blocks = equal_blocks(rows, 4, v.space);
+  const int gpus = 8;
+  const std::uint32_t samples = 512;
+  const int seeds = 100;
+  std::vector<double> lookups_e(4, 0), lookups_s(4, 0), distinct_e(4, 0), distinct_s(4, 0);
+  std::vector<double> share(4, 0);
+  double n = 0;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    Workload w = workload(v.layout, TraceMode::expected, static_cast<std::uint64_t>(seed));
+    w.trace.unique_in_bag = v.unique;
+    w.trace.reuse = v.reuse;
+    const SyntheticTraceSource expected(model, w);
+    w.trace.mode = TraceMode::sampled;
+    const SyntheticTraceSource sampled(model, w);
+    const auto de = expected.draw(0, v.iteration, gpus, samples, blocks);
+    const auto ds = sampled.draw(0, v.iteration, gpus, samples, blocks);
+    for (std::size_t b = 0; b < 4; ++b) {
+      lookups_e[b] += block_total(de, b, gpus);
+      lookups_s[b] += block_total(ds, b, gpus);
+      distinct_e[b] += de.distinct_by_block[b] / seeds;
+      distinct_s[b] += ds.distinct_by_block[b] / seeds;
+    }
+    n = gpus * samples * v.pooling;
+  }
+  double total = 0;
+  for (double l : lookups_e) total += l;
+  for (std::size_t b = 0; b < 4; ++b) {
+    const double p = lookups_e[b] / total;
+    const double sigma = std::sqrt(2 * seeds * n * p * (1 - p));
+    EXPECT_NEAR(lookups_e[b], lookups_s[b], 3 * sigma) << "block " << b;
+    EXPECT_NEAR(distinct_e[b], distinct_s[b], 0.02 * distinct_s[b]) << "block " << b;
+  }
+}
+
+TEST(SyntheticTrace, ModesAgreeOver100SeedsClustered) {
+  expect_modes_agree_over_seeds({HotRowLayout::clustered, RowSpace::row_id, 4, false, 0, 0});
+}
+TEST(SyntheticTrace, ModesAgreeOver100SeedsScattered) {
+  expect_modes_agree_over_seeds({HotRowLayout::scattered, RowSpace::row_id, 4, false, 0, 0});
+}
+TEST(SyntheticTrace, ModesAgreeOver100SeedsRankBlocks) {
+  expect_modes_agree_over_seeds({HotRowLayout::scattered, RowSpace::rank, 4, false, 0, 0});
+}
+TEST(SyntheticTrace, ModesAgreeOver100SeedsWithReuse) {
+  expect_modes_agree_over_seeds({HotRowLayout::scattered, RowSpace::row_id, 4, false, 0.5, 3});
+}
+TEST(SyntheticTrace, ModesAgreeOver100SeedsUniqueInBag) {
+  expect_modes_agree_over_seeds({HotRowLayout::clustered, RowSpace::row_id, 4, true, 0, 0});
+}
+TEST(SyntheticTrace, ModesAgreeOver100SeedsUniqueInLongBags) {
+  // Bags of 20 distinct rows: the hottest row (p ~ 0.1) would appear twice in a bag of 20
+  // independent draws about 60% of the time, so uniqueness moves lookups to colder blocks.
+  expect_modes_agree_over_seeds({HotRowLayout::clustered, RowSpace::row_id, 20, true, 0, 0});
+}
+
+TEST(SyntheticTrace, UniqueInBagMovesLookupsAwayFromHotRows) {
+  // Expected mode: the hottest 10 ranks get fewer lookups per bag when bags are unique.
+  DlrmModel model;
+  model.tables = {table(100'000, 1.05, fixed(20))};
+  const std::vector<RowBlock> blocks = {{{0, 10}, RowSpace::rank}, {{10, 100'000}, RowSpace::rank}};
+  Workload w = workload(HotRowLayout::clustered, TraceMode::expected);
+  const auto plain = SyntheticTraceSource(model, w).draw(0, 0, 1, 100'000, blocks);
+  w.trace.unique_in_bag = true;
+  const SyntheticTraceSource unique(model, w);
+  const auto u = unique.draw(0, 0, 1, 100'000, blocks);
+  EXPECT_LT(u.lookups_by_block_gpu[0], 0.9 * plain.lookups_by_block_gpu[0]);
+  EXPECT_EQ(u.lookups_by_block_gpu[0] + u.lookups_by_block_gpu[1], 2'000'000.0);
+  // nu: 20 distinct rows in expectation among nu independent draws.
+  EXPECT_GT(unique.draws_per_bag(0), 20.0);
+  EXPECT_NEAR(
+      unique.profile(0).expected_distinct({0, 100'000}, RowSpace::rank, unique.draws_per_bag(0)),
+      20.0, 1e-6);
+}
+
+TEST(SyntheticTrace, SameDrawsWhateverTheThreadCount) {
+  // Draws of 3 tables x 4 iterations in both modes, serially and from 4 threads at once.
+  DlrmModel model;
+  model.tables = {table(100'000, 1.05, lognormal(10, 0.5)), table(5000, 0.8, fixed(2)),
+                  table(1'000'000, 1.2, fixed(3))};
+  for (TraceMode mode : {TraceMode::expected, TraceMode::sampled}) {
+    Workload w = workload(HotRowLayout::scattered, mode);
+    w.trace.reuse = 0.2;
+    w.trace.unique_in_bag = true;
+    const SyntheticTraceSource source(model, w);
+    const auto blocks_of = [&](std::size_t t) { return equal_blocks(model.tables[t].rows, 3); };
+    std::vector<TableIterationDraw> serial, parallel(12);
+    for (int k = 0; k < 12; ++k)
+      serial.push_back(source.draw(k % 3, k / 3, 4, 256, blocks_of(k % 3)));
+    std::vector<std::thread> threads;
+    for (int th = 0; th < 4; ++th)
+      threads.emplace_back([&, th] {
+        for (int k = th; k < 12; k += 4)
+          parallel[k] = source.draw(k % 3, k / 3, 4, 256, blocks_of(k % 3));
+      });
+    for (auto& t : threads) t.join();
+    for (int k = 0; k < 12; ++k) {
+      EXPECT_EQ(serial[k].lookups_by_block_gpu, parallel[k].lookups_by_block_gpu) << k;
+      EXPECT_EQ(serial[k].distinct_by_block, parallel[k].distinct_by_block) << k;
+    }
+  }
 }
 
 TEST(SyntheticTrace, SampledScatteredFollowsTheHash) {

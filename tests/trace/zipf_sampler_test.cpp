@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -84,6 +85,70 @@ TEST(ZipfSampler, HugeTablesMatchRangeMasses) {
           << "alpha " << alpha << " ranks [" << edges[b] << ", " << edges[b + 1] << ")";
     }
   }
+}
+
+TEST(ZipfSampler, MidSizedTableMatchesEveryRank) {
+  // 3000 ranks span single-rank categories and multi-rank cells (where the within-cell rejection
+  // step decides the rank). 3 M draws; chi-square with 2999 degrees of freedom has mean 2999 and
+  // sd sqrt(2·2999) ~ 77; 6 sd above the mean is a 1e-8 false alarm. Ranks are pooled so that
+  // every expected count is >= 20 (the chi-square approximation needs that).
+  for (const double alpha : {0.7, 1.05, 2.0}) {
+    const auto t = table(3000, alpha, 0.5, {0.05});
+    const ZipfMandelbrotSampler sampler(t);
+    const PowerLawProfile prof(t, HotRowLayout::clustered, 1);
+    const int draws = 3'000'000;
+    std::vector<double> counts(t.rows, 0);
+    Rng rng(99);
+    for (int i = 0; i < draws; ++i) counts[sampler(rng)] += 1;
+    double chi2 = 0, observed = 0, expected = 0;
+    int bins = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      observed += counts[r];
+      expected += draws * prof.probability(r);
+      if (expected >= 20 || r + 1 == counts.size()) {
+        chi2 += (observed - expected) * (observed - expected) / expected;
+        observed = expected = 0;
+        ++bins;
+      }
+    }
+    const double df = bins - 1;
+    EXPECT_LT(chi2, df + 6 * std::sqrt(2 * df)) << "alpha " << alpha << ", " << bins << " bins";
+    // Most ranks sit in multi-rank cells, so the rejection step is what this checks.
+    EXPECT_LT(sampler.num_categories(), 1000u);
+  }
+}
+
+TEST(ZipfSampler, KolmogorovSmirnovOnABillionRows) {
+  // The empirical CDF of 10^6 draws over 10^9 ranks against the analytic CDF (profile mass of
+  // [0, r)) at 400 log-spaced ranks. By the Dvoretzky–Kiefer–Wolfowitz inequality,
+  // P(sup |F_n - F| > eps) <= 2 exp(-2 n eps^2): eps = sqrt(ln(2/1e-9) / (2n)) = 0.0033 for a
+  // 1e-9 false alarm (a sup over a subset of points is no larger).
+  for (const double alpha : {0.0, 0.5, 1.05, 1.3}) {
+    const auto t = table(1'000'000'000, alpha, alpha == 1.3 ? 3.0 : 0.0);
+    const ZipfMandelbrotSampler sampler(t);
+    const PowerLawProfile prof(t, HotRowLayout::clustered, 1);
+    const int n = 1'000'000;
+    std::vector<std::uint64_t> ranks(n);
+    Rng rng(2024);
+    sampler.fill(rng, ranks);
+    std::sort(ranks.begin(), ranks.end());
+    double worst = 0;
+    for (int i = 0; i <= 400; ++i) {
+      const auto r = static_cast<std::uint64_t>(std::pow(1e9, i / 400.0));
+      const double empirical =
+          static_cast<double>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin()) / n;
+      worst = std::max(worst, std::abs(empirical - prof.mass({0, r}, RowSpace::rank)));
+    }
+    EXPECT_LT(worst, std::sqrt(std::log(2 / 1e-9) / (2.0 * n))) << "alpha " << alpha;
+  }
+}
+
+TEST(ZipfSampler, FillEqualsRepeatedDraws) {
+  const ZipfMandelbrotSampler sampler(table(1'000'000, 1.05));
+  Rng a(8), b(8);
+  std::vector<std::uint64_t> filled(500);
+  sampler.fill(a, filled);
+  for (std::uint64_t r : filled) ASSERT_EQ(r, sampler(b));
 }
 
 TEST(ZipfSampler, HeavyHittersCoveringEverything) {

@@ -22,14 +22,26 @@ std::uint64_t stream_seed(std::uint64_t seed, std::initializer_list<std::uint64_
 class Rng {
  public:
   explicit Rng(std::uint64_t seed);
-  std::uint64_t next_u64();
-  double uniform01();  // in [0, 1), 53 random bits
+  // Inline: the samplers draw hundreds of millions of these a second.
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  double uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }  // [0, 1)
   double uniform(double lo, double hi);
   std::uint64_t below(std::uint64_t n);  // uniform in [0, n), unbiased; n > 0
   double normal();                       // standard normal (Box–Muller, no cached state)
   double lognormal(double mu, double sigma);
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
 };
 

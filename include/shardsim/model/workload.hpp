@@ -12,9 +12,19 @@ enum class TraceMode { expected, sampled };
 std::string to_string(HotRowLayout l);  // "clustered" | "scattered"
 std::string to_string(TraceMode m);     // "expected" | "sampled"
 
+// `workload.trace` (docs/scenario.md, docs/traces.md).
 struct TraceOptions {
   HotRowLayout layout = HotRowLayout::scattered;
   TraceMode mode = TraceMode::expected;
+  // Every bag holds distinct rows: a draw that repeats a row of its bag is drawn again
+  // (successive sampling), as in FBGEMM's TBE benchmark requests.
+  bool unique_in_bag = false;
+  // Temporal reuse: each lookup position of iteration i > 0 repeats, with this probability, the
+  // row at the same position (GPU, sample, slot in the bag) of iteration i - 1. In [0, 1).
+  double reuse = 0;
+  // A recorded trace to replay instead of the synthetic one (already resolved against the
+  // scenario file's folder); empty: synthetic.
+  std::string file;
 };
 
 struct Workload {

@@ -58,6 +58,7 @@ class PowerLawProfile final : public AccessProfile {
   double transition_distinct(std::uint64_t first, std::uint64_t last, double n) const;
   double series_distinct(std::uint64_t first, std::uint64_t last, double n) const;
   const HeadIndex& head_index() const;
+  double beyond_head_distinct(double lookups) const;
 
   std::uint64_t rows_;
   double alpha_;
@@ -70,6 +71,9 @@ class PowerLawProfile final : public AccessProfile {
   PowerLawOptions options_;
   mutable std::once_flag head_once_;
   mutable std::unique_ptr<HeadIndex> head_;
+  mutable std::mutex cache_mutex_;
+  mutable double cached_lookups_ = -1;  // beyond_head_distinct's last argument and value
+  mutable double cached_beyond_head_ = 0;
 };
 
 }  // namespace shardsim

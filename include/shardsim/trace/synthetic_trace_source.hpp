@@ -6,10 +6,15 @@
 // else round(B·E + sqrt(B·Var)·Z) >= 0 (central limit). The lookups are then split over the blocks:
 //   expected mode: L_g is split by a multinomial with the blocks' masses, and the distinct rows of
 //                  a block are the profile's expected_distinct(block, Σ_g L_g);
-//   sampled mode:  every lookup draws a rank (ZipfMandelbrotSampler), mapped to its row id through
-//                  the layout, counted in its block; distinct rows are counted exactly with a hash
-//                  set of touched rows. Memory and time grow with the lookups: for small and
-//                  medium runs and for checking the expected mode.
+//   sampled mode:  every bag is drawn (BagGenerator: per-sample pooling factors, ranks from the
+//                  law, unique_in_bag, reuse, the layout's row ids) and each lookup counted in
+//                  its block; distinct rows are counted exactly with a hash set of touched rows.
+//                  Memory and time grow with the lookups: for small and medium runs and for
+//                  checking the expected mode.
+// With unique_in_bag, expected mode treats a bag of L distinct rows as nu(L) independent draws
+// with the rows it holds kept once: row k is in the bag with probability 1 - (1 - p_k)^nu, nu
+// solving Σ_k 1 - (1 - p_k)^nu = L (docs/traces.md §7). Temporal reuse leaves every single
+// iteration's law unchanged, so expected mode is exact for it.
 // Every random stream is stream_seed(workload.seed, {table, iteration, gpu, TraceStream}), so a
 // draw never depends on call order or threads.
 #include <cstdint>
@@ -19,9 +24,9 @@
 
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/trace/bag_generator.hpp"
 #include "shardsim/trace/power_law_profile.hpp"
 #include "shardsim/trace/trace_source.hpp"
-#include "shardsim/trace/zipf_sampler.hpp"
 
 namespace shardsim {
 
@@ -31,12 +36,6 @@ struct SyntheticTraceOptions {
   // their total from the normal approximation.
   std::uint32_t exact_pooling_max_samples = 4096;
 };
-
-// The purposes of the random streams of one (table, iteration, gpu).
-enum class TraceStream : std::uint64_t { pooling = 1, block_split = 2, indices = 3 };
-
-// Seed of a table's scattered-layout hash: stream_seed(workload_seed, {table, "LAYOUT"}).
-std::uint64_t layout_seed(std::uint64_t workload_seed, std::size_t table);
 
 class SyntheticTraceSource final : public TraceSource {
  public:
@@ -52,10 +51,15 @@ class SyntheticTraceSource final : public TraceSource {
                           std::uint32_t samples_per_gpu,
                           std::span<const RowBlock> blocks) const override;
 
-  // L_g for every GPU: the first step of draw(), the same in both modes.
+  // L_g for every GPU: the first step of draw() in expected mode. Sampled mode sums the bags'
+  // lengths instead: the same draws when samples_per_gpu <= exact_pooling_max_samples, except
+  // for a fractional fixed pooling factor v, which this rounds to round(B·v).
   std::vector<std::uint64_t> local_lookups(std::size_t table, int iteration, int num_gpus,
                                            std::uint32_t samples_per_gpu) const;
   TraceMode mode() const { return workload_.trace.mode; }
+  const BagGenerator& bags(std::size_t table) const;
+  // nu of a mean bag under unique_in_bag (the mean pooling factor when not unique).
+  double draws_per_bag(std::size_t table) const;
 
  private:
   struct Table;
@@ -63,9 +67,8 @@ class SyntheticTraceSource final : public TraceSource {
   void split_expected(const Table& t, std::size_t table, int iteration,
                       std::span<const std::uint64_t> local, std::span<const RowBlock> blocks,
                       TableIterationDraw& out) const;
-  void split_sampled(const Table& t, std::size_t table, int iteration,
-                     std::span<const std::uint64_t> local, std::span<const RowBlock> blocks,
-                     TableIterationDraw& out) const;
+  void split_sampled(const Table& t, int iteration, int num_gpus, std::uint32_t samples_per_gpu,
+                     std::span<const RowBlock> blocks, TableIterationDraw& out) const;
 
   std::vector<std::unique_ptr<Table>> tables_;
   Workload workload_;

@@ -1,6 +1,7 @@
 #pragma once
-// Where an iteration's lookups come from. The synthetic power-law source is the first one;
-// trace files come later behind this same interface.
+// Where an iteration's lookups come from: the synthetic power-law source
+// (synthetic_trace_source.hpp) or a recorded trace replayed from a file
+// (recorded_trace_source.hpp), behind one interface.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -43,5 +44,9 @@ class TraceSource {
 // expectations plus multinomial sampling of per-block counts; `sampled`: draw every index).
 std::unique_ptr<TraceSource> make_synthetic_trace_source(const DlrmModel& model,
                                                          const Workload& workload);
+
+// The workload's trace: the recorded trace at workload.trace.file when one is set (an
+// InputError when it is unreadable, corrupt or does not match the model), else the synthetic one.
+std::unique_ptr<TraceSource> make_trace_source(const DlrmModel& model, const Workload& workload);
 
 }  // namespace shardsim

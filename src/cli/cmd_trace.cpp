@@ -1,0 +1,334 @@
+// `shardsim trace`: gen, stats, import (docs/traces.md §11).
+#include "shardsim/cli/cmd_trace.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "shardsim/core/error.hpp"
+#include "shardsim/core/log.hpp"
+#include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/trace/empirical_profile.hpp"
+#include "shardsim/trace/synthetic_trace_writer.hpp"
+#include "shardsim/trace/trace_file.hpp"
+#include "shardsim/trace/trace_stats.hpp"
+
+namespace shardsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Flags {
+  std::string input;
+  std::string out;
+  std::string format = "text";
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  std::optional<int> iterations;
+  int jobs = 1;
+  bool force = false;
+  bool verbose = false;
+  bool quiet = false;
+};
+
+// Runs f(t) for t in [0, n) on up to `jobs` threads; rethrows the first error (by index).
+template <class F>
+void parallel_for(std::size_t n, int jobs, F&& f) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(n);
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) {
+      try {
+        f(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(n)));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+Scenario load(const Flags& s) {
+  std::vector<Override> overrides;
+  for (const auto& o : s.sets) overrides.push_back(parse_override(o));
+  if (s.seed) overrides.push_back({"workload.seed", std::to_string(*s.seed)});
+  if (s.iterations) overrides.push_back({"workload.iterations", std::to_string(*s.iterations)});
+  Scenario sc = load_scenario_file(s.input, overrides);
+  if (!sc.sweep.empty())
+    spdlog::warn("{}: has a sweep block; `trace` uses the scenario without it", s.input);
+  return sc;
+}
+
+SyntheticTraceShape shape_of(const Scenario& sc) {
+  return SyntheticTraceShape{sc.cluster.nodes * sc.cluster.preset.gpus_per_node,
+                             sc.workload.batch_per_gpu,
+                             sc.workload.warmup + sc.workload.iterations};
+}
+
+// The scenario's trace must be synthetic for `gen`, and for `stats SCENARIO` it may be either.
+bool is_recorded_trace_path(const std::string& path) {
+  return is_trace_file(path) || (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0);
+}
+
+// Writes `path` through a temporary file in the same folder renamed into place, so a reader never
+// sees half a file; an existing file is an InputError unless `force` (checked first).
+void write_atomically(const std::string& path, bool force,
+                      const std::function<void(const std::string&)>& write) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw InputError(SourceLocation{path}, "--out", "is a folder, not a file",
+                     "give the trace file's path, e.g. --out traces/run.bin");
+  if (fs::exists(path, ec) && !force)
+    throw InputError(SourceLocation{path}, "--out", "the file exists",
+                     "pass --force to overwrite it, or choose another name");
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw InputError(SourceLocation{path}, "--out",
+                     fmt::format("the folder '{}' does not exist", dir.string()),
+                     "create it first");
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  try {
+    write(tmp);
+  } catch (...) {
+    fs::remove(tmp, ec);
+    throw;
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(SourceLocation{path}, "--out",
+                     fmt::format("cannot move the finished file into place: {}", ec.message()));
+  }
+}
+
+int run_gen(const Flags& s) {
+  const Scenario sc = load(s);
+  if (!sc.workload.trace.file.empty())
+    throw InputError(SourceLocation{s.input}, "workload.trace.file",
+                     "the scenario replays a recorded trace; `trace gen` writes synthetic ones",
+                     "remove workload.trace.file, or use `trace stats` on the recorded file");
+  const SyntheticTraceShape shape = shape_of(sc);
+  spdlog::info("generating {} iterations x {} GPUs x {} samples of {} tables", shape.iterations,
+               shape.gpus, shape.samples_per_gpu, sc.model.tables.size());
+  write_atomically(s.out, s.force, [&](const std::string& tmp) {
+    write_synthetic_trace(tmp, sc.model, sc.workload, shape, s.jobs);
+  });
+  std::error_code ec;
+  std::cout << fmt::format("wrote {}: {} tables, {} samples each, {:.1f} MB\n", s.out,
+                           sc.model.tables.size(), shape.samples(),
+                           static_cast<double>(fs::file_size(s.out, ec)) / 1e6);
+  return 0;
+}
+
+int run_import(const Flags& s) {
+  const auto trace = read_trace_csv(s.input);
+  write_atomically(s.out, s.force, [&](const std::string& tmp) { write_trace_file(tmp, *trace); });
+  std::cout << fmt::format("wrote {}: {} tables, {} samples each\n", s.out, trace->num_tables(),
+                           trace->num_samples());
+  return 0;
+}
+
+nlohmann::ordered_json stats_json(const TraceTableStats& t) {
+  nlohmann::ordered_json j;
+  j["lookups"] = t.lookups;
+  if (t.distinct_exact)
+    j["distinct_rows"] = static_cast<std::uint64_t>(t.distinct_rows);
+  else
+    j["distinct_rows"] = t.distinct_rows;
+  j["mean_pooling"] = t.mean_pooling;
+  j["top1pct_share"] = t.top1pct_share;
+  if (t.distinct_exact) {
+    std::vector<std::uint64_t> counts;
+    for (double d : t.hist_distinct_by_count) counts.push_back(static_cast<std::uint64_t>(d));
+    j["hist_distinct_by_count"] = counts;
+  } else {
+    j["hist_distinct_by_count"] = t.hist_distinct_by_count;
+  }
+  j["hist_lookups_by_count"] = t.hist_lookups_by_count;
+  j["alpha_fit"] = t.alpha_fit ? nlohmann::ordered_json(*t.alpha_fit) : nlohmann::ordered_json();
+  return j;
+}
+
+std::string bin_label(std::size_t j) {
+  if (j == 0) return "(0,1]";
+  return fmt::format("({},{}]", std::uint64_t{1} << (j - 1), std::uint64_t{1} << j);
+}
+
+void print_text(std::ostream& out, const std::string& source, const TraceStats& st) {
+  out << fmt::format("trace: {} ({} tables, {} samples per table)\n", source, st.tables.size(),
+                     st.tables.empty() ? 0 : st.tables.front().samples);
+  const auto line = [&](const TraceTableStats& t) {
+    out << fmt::format(
+        "{}: {} lookups, {}{} distinct rows, mean pooling {:.3f}, top 1% of rows {:.1f}% of "
+        "lookups, alpha_fit {}\n",
+        t.name, t.lookups, t.distinct_exact ? "" : "~", fmt::format("{:.0f}", t.distinct_rows),
+        t.mean_pooling, 100 * t.top1pct_share,
+        t.alpha_fit ? fmt::format("{:.4f}", *t.alpha_fit) : std::string("-"));
+    std::string bins = "  accesses ", rows = "  rows     ", share = "  lookups% ";
+    for (std::size_t j = 0; j < t.hist_distinct_by_count.size(); ++j) {
+      const std::string label = bin_label(j);
+      const std::size_t w = std::max<std::size_t>(label.size(), 9) + 1;
+      bins += fmt::format("{:>{}}", label, w);
+      rows += fmt::format("{:>{}.0f}", t.hist_distinct_by_count[j], w);
+      share += fmt::format("{:>{}.2f}", 100 * t.hist_lookups_by_count[j], w);
+    }
+    out << bins << "\n" << rows << "\n" << share << "\n";
+  };
+  for (const auto& t : st.tables) line(t);
+  line(st.overall);
+}
+
+int run_stats(const Flags& s) {
+  std::vector<std::unique_ptr<EmpiricalProfile>> profiles;
+  std::vector<std::string> names;
+  std::uint64_t samples = 0;
+  if (is_recorded_trace_path(s.input)) {
+    if (!s.sets.empty() || s.seed || s.iterations)
+      throw InputError(SourceLocation{s.input}, "--set/--seed/--iterations",
+                       "these change a scenario, but this is a recorded trace",
+                       "drop them, or pass a scenario file");
+    const auto trace = open_recorded_trace(s.input);
+    samples = trace->num_samples();
+    profiles.resize(trace->num_tables());
+    Progress progress("reading tables", profiles.size());
+    std::mutex m;
+    parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
+      profiles[t] = build_empirical_profile(*trace, t);
+      std::lock_guard lock(m);
+      progress.advance();
+    });
+    progress.finish();
+    for (std::size_t t = 0; t < profiles.size(); ++t) names.push_back(trace->table(t).name);
+  } else {
+    const Scenario sc = load(s);
+    if (!sc.workload.trace.file.empty()) {
+      Flags file = s;
+      file.input = sc.workload.trace.file;
+      file.sets.clear();
+      file.seed.reset();
+      file.iterations.reset();
+      spdlog::info("the scenario replays {}", file.input);
+      return run_stats(file);
+    }
+    const SyntheticTraceShape shape = shape_of(sc);
+    samples = shape.samples();
+    profiles.resize(sc.model.tables.size());
+    Progress progress("generating tables", profiles.size());
+    std::mutex m;
+    parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
+      const BagGenerator gen(sc.model.tables[t], t, sc.workload);
+      profiles[t] = build_empirical_profile(sc.model.tables[t].rows, [&](const auto& sink) {
+        stream_synthetic_table(gen, shape, [&](const Bags& b) { sink(b.rows); });
+      });
+      std::lock_guard lock(m);
+      progress.advance();
+    });
+    progress.finish();
+    for (const auto& t : sc.model.tables) names.push_back(t.name);
+  }
+  std::vector<const EmpiricalProfile*> ptrs;
+  for (const auto& p : profiles) ptrs.push_back(p.get());
+  const TraceStats st = compute_trace_stats(ptrs, names, samples);
+  if (s.format == "json") {
+    nlohmann::ordered_json j;
+    // Tables keyed by name; when names repeat (hand-made files), by t<index> instead.
+    const bool unique = std::set<std::string>(names.begin(), names.end()).size() == names.size();
+    j["tables"] = nlohmann::ordered_json::object();
+    for (std::size_t t = 0; t < st.tables.size(); ++t)
+      j["tables"][unique && !names[t].empty() ? names[t] : fmt::format("t{}", t)] =
+          stats_json(st.tables[t]);
+    j["overall"] = stats_json(st.overall);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_text(std::cout, s.input, st);
+  }
+  return 0;
+}
+
+}  // namespace
+
+struct TraceCommand::State {
+  CLI::App* trace = nullptr;
+  CLI::App* gen = nullptr;
+  CLI::App* stats = nullptr;
+  CLI::App* import = nullptr;
+  Flags flags;
+};
+
+TraceCommand::TraceCommand(CLI::App& app) : s_(std::make_unique<State>()) {
+  State& st = *s_;
+  Flags& s = st.flags;
+  st.trace = app.add_subcommand("trace", "generate, summarise and convert traces");
+  st.trace->require_subcommand(1);
+  const auto common = [&](CLI::App* c) {
+    c->add_flag("-v,--verbose", s.verbose, "debug logging on stderr");
+    c->add_flag("--quiet", s.quiet, "errors only on stderr");
+  };
+  const auto scenario_flags = [&](CLI::App* c) {
+    c->add_option("--set", s.sets, "override a scenario value: dotted.key=value (repeatable)")
+        ->take_all();
+    c->add_option("--seed", s.seed, "override workload.seed");
+    c->add_option("--iterations", s.iterations, "override workload.iterations")
+        ->check(CLI::PositiveNumber);
+    c->add_option("--jobs,-j", s.jobs, "tables generated in parallel (results do not depend on it)")
+        ->check(CLI::PositiveNumber);
+  };
+  st.gen = st.trace->add_subcommand(
+      "gen", "write a scenario's synthetic trace (warmup + iterations, every GPU's batch)");
+  st.gen->add_option("scenario", s.input, "scenario YAML file")->required();
+  st.gen->add_option("--out", s.out, "trace file to write")->required();
+  st.gen->add_flag("--force", s.force, "overwrite an existing --out file");
+  scenario_flags(st.gen);
+  common(st.gen);
+
+  st.stats = st.trace->add_subcommand(
+      "stats",
+      "lookups, distinct rows, pooling, skew and fitted alpha of a trace file or scenario");
+  st.stats->add_option("input", s.input, "trace file (binary or .csv) or scenario YAML")
+      ->required();
+  st.stats->add_option("--format", s.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  scenario_flags(st.stats);
+  common(st.stats);
+
+  st.import = st.trace->add_subcommand("import", "convert a CSV trace to a binary trace file");
+  st.import->add_option("csv", s.input, "CSV trace (table,sample,row per line)")->required();
+  st.import->add_option("--out", s.out, "trace file to write")->required();
+  st.import->add_flag("--force", s.force, "overwrite an existing --out file");
+  common(st.import);
+}
+
+TraceCommand::~TraceCommand() = default;
+
+bool TraceCommand::parsed() const {
+  return s_->trace->parsed();
+}
+
+int TraceCommand::run() const {
+  const Flags& f = s_->flags;
+  setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
+  if (s_->gen->parsed()) return run_gen(f);
+  if (s_->import->parsed()) return run_import(f);
+  return run_stats(f);
+}
+
+}  // namespace shardsim
