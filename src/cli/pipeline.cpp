@@ -60,8 +60,8 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     plan.planner = name;
     validate_plan(plan, cluster, scenario.model, "plan from planner '" + name + "'");
 
-    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,
-                                  plan,    *trace,         scenario.cost};
+    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,  plan,
+                                  *trace,  scenario.cost,  scenario.simulation};
     const std::vector<GpuMemory> memory =
         plan_memory(plan, cluster, scenario.model, scenario.workload);
     try {
@@ -73,6 +73,7 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
       continue;
     }
     const SimulationResult result = simulate(inputs);
+    if (options.on_simulated) options.on_simulated(inputs, result);
     reports.push_back(build_report(header, inputs, result, memory));
     if (!options.record_timings) reports.back().planning_time_s = std::nan("");
   }

@@ -8,6 +8,7 @@
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/sim/simulation_options.hpp"
 
 namespace shardsim {
 
@@ -37,6 +38,7 @@ struct Scenario {
   Workload workload;
   PlacementSpec placement;
   CostParams cost;
+  SimulationOptions simulation;  // `simulation:` (defaults when absent)
   std::vector<SweepAxis> sweep;  // empty when no sweep
 };
 
