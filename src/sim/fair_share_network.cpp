@@ -83,8 +83,36 @@ void FairShareNetwork::update(double now) {
   dirty_.clear();
 }
 
+bool FairShareNetwork::solve_single_link(double now, int link) {
+  // Fast path, the common case of aggregated collectives: every flow on the link crosses only
+  // this link, so the component is the link and max-min gives each flow capacity / count.
+  const auto l = static_cast<std::size_t>(link);
+  const std::vector<int>& on_link = link_flows_[l];
+  for (int id : on_link) {
+    if (flows_[static_cast<std::size_t>(id)].num_links != 1) return false;
+  }
+  link_mark_[l] = epoch_;
+  const double share = on_link.empty() ? 0.0 : capacity_[l] / static_cast<double>(on_link.size());
+  for (int id : on_link) {
+    Flow& f = flows_[static_cast<std::size_t>(id)];
+    if (f.rate == share) continue;  // its pending completion stays right
+    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated_s));
+    f.updated_s = now;
+    f.rate = share;
+    ++f.version;
+    due_.push(Due{now + f.remaining / f.rate, id, f.version});
+  }
+  const double sum = share * static_cast<double>(on_link.size());
+  if (sum != link_rate_[l]) {
+    link_rate_[l] = sum;
+    samples_.push_back(LinkSample{now, link, sum / capacity_[l]});
+  }
+  return true;
+}
+
 void FairShareNetwork::solve_component(double now, int seed_link) {
   if (link_mark_[static_cast<std::size_t>(seed_link)] == epoch_) return;
+  if (solve_single_link(now, seed_link)) return;
   // The connected component of links and flows around the seed.
   comp_links_.clear();
   comp_flows_.clear();
@@ -107,11 +135,13 @@ void FairShareNetwork::solve_component(double now, int seed_link) {
     }
   }
   // Bytes moved so far at the old rates.
+  old_rate_.clear();
   for (int id : comp_flows_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
     f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated_s));
     f.updated_s = now;
     assigned_[static_cast<std::size_t>(id)] = 0;
+    old_rate_.push_back(f.rate);
   }
   // Progressive filling: the link with the smallest fair share fixes its unassigned flows.
   for (int l : comp_links_) {
@@ -144,8 +174,12 @@ void FairShareNetwork::solve_component(double now, int seed_link) {
       }
     }
   }
-  for (int id : comp_flows_) {
+  for (std::size_t k = 0; k < comp_flows_.size(); ++k) {
+    const int id = comp_flows_[k];
     Flow& f = flows_[static_cast<std::size_t>(id)];
+    // Same rate: its pending completion is still right (the same instant, reached from an
+    // earlier point), so it keeps its entry.
+    if (f.rate == old_rate_[k] && f.rate > 0) continue;
     ++f.version;
     const double t = f.rate > 0 ? now + f.remaining / f.rate : kInf;
     due_.push(Due{t, id, f.version});

@@ -278,15 +278,19 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
       for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
     }
     if (inputs) {
+      // GPU g sends its indices of block b (and one offset per bag) to the GPU serving it.
+      const double offsets = batch * cost_.offset_bytes_per_output;
       for (std::size_t k : sets_of_table_[t]) {
-        const std::size_t b = block_of_set_[k];
+        const double* lookups = draw.lookups_by_block_gpu.data() + block_of_set_[k] * n;
+        const bool one_server = serving_.served_by[k].empty();
+        int owner = shards[serving_.sets[k].shards.front()].gpu;
         for (int g = 0; g < n; ++g) {
-          const int owner = shards[serving_.server(k, g)].gpu;
+          if (!one_server) owner = shards[serving_.server(k, g)].gpu;
           if (owner == g) continue;
-          const double bytes = draw.lookups_by_block_gpu[b * n + g] * cost_.index_bytes_per_lookup +
-                               batch * cost_.offset_bytes_per_output;
+          const double bytes = lookups[g] * cost_.index_bytes_per_lookup + offsets;
           const auto grp = static_cast<std::size_t>(serving_.group_of[static_cast<std::size_t>(g)]);
-          input_traffic[grp].add(g, owner, levels_.level(g, owner), bytes);
+          // Levels are symmetric: the owner's row of the node table serves every g.
+          input_traffic[grp].add(g, owner, levels_.row_of(owner)[levels_.node_of(g)], bytes);
           if (per_flow) input_pairs[grp].at(g, owner) += bytes;
         }
       }

@@ -82,6 +82,7 @@ class FairShareNetwork {
   }
   void mark_dirty(int link);
   void solve_component(double now, int seed_link);
+  bool solve_single_link(double now, int link);
 
   std::vector<double> capacity_;
   std::vector<std::vector<int>> link_flows_;  // active flow ids per link
@@ -99,6 +100,7 @@ class FairShareNetwork {
   // Scratch of solve_component.
   std::vector<int> comp_links_, comp_flows_, stack_;
   std::vector<double> rem_cap_;
+  std::vector<double> old_rate_;
   std::vector<int> unassigned_;
   std::vector<char> assigned_;
 };
