@@ -113,8 +113,11 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
   }
   std::vector<LevelTraffic> group_fwd(groups, LevelTraffic(in.cluster));
   std::vector<LevelTraffic> group_bwd(groups, LevelTraffic(in.cluster));
-  std::vector<ByteMatrix> pair_fwd(per_flow ? groups : 0, ByteMatrix(n));
-  std::vector<ByteMatrix> pair_bwd(per_flow ? groups : 0, ByteMatrix(n));
+  std::vector<ByteMatrix> pair_fwd, pair_bwd;  // per-flow only (small clusters)
+  if (per_flow) {
+    pair_fwd.assign(groups, ByteMatrix(n));
+    pair_bwd.assign(groups, ByteMatrix(n));
+  }
   served_gpus_by_shard_.assign(shards.size(), 0.0);
   for (std::size_t k = 0; k < serving_.sets.size(); ++k) {
     const double fwd_bytes = batch * serving_.sets[k].cols.size() * fwd_elem_bytes;
