@@ -76,8 +76,8 @@ TEST(ScenarioSimulation, CommunicationPrecisionPerDirection) {
       load_scenario_text(tiny_with(13, "  top_mlp: [64, 1]\n  precision: {comms: fp16}"), "p.yaml");
   EXPECT_EQ(both.model.comm_precision, Precision::fp16);
   EXPECT_EQ(both.model.comm_bwd_precision, Precision::fp16);
-  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  precision: {comms: {forward: fp16}}"),
-                     14, "model.precision.comms.forward", "allowed keys here: fwd, bwd");
+  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  precision: {comms: {forward: fp16}}"), 14,
+                     "model.precision.comms.forward", "allowed keys here: fwd, bwd");
 }
 
 }  // namespace

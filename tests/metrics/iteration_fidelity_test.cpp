@@ -57,8 +57,8 @@ struct HandCase : Components {
     // Each GPU's shard serves both GPUs: 2·1024·10 lookups, 2048 pooled outputs.
     EmbeddingWork w;
     w.lookups = 2 * b * 10;
-    w.distinct_rows = trace.profile(0).expected_distinct({0, 1'000'000}, RowSpace::row_id,
-                                                         w.lookups);
+    w.distinct_rows =
+        trace.profile(0).expected_distinct({0, 1'000'000}, RowSpace::row_id, w.lookups);
     w.pooled_outputs = 2 * b;
     w.cols = 64;
     look = embedding_forward_s(g, w, cost);
@@ -170,8 +170,8 @@ TEST(IterationFidelity, AStragglersDelayCarriesIntoTheNextIteration) {
   o.stragglers = {Straggler{1, 2.0}};
   const SimulationResult r = c.run(o);
   Components slow = c;
-  for (double* x : {&slow.bot_f, &slow.look, &slow.inter_f, &slow.top_f, &slow.top_b,
-                    &slow.inter_b, &slow.update, &slow.bot_b}) {
+  for (double* x : {&slow.bot_f, &slow.look, &slow.inter_f, &slow.top_f, &slow.top_b, &slow.inter_b,
+                    &slow.update, &slow.bot_b}) {
     *x *= 2;
   }
   for (double t : iteration_times_s(r)) EXPECT_NEAR(t, slow.eq1(), 1e-12 * slow.eq1());
@@ -197,9 +197,8 @@ TEST(IterationFidelity, AStragglersDelayCarriesIntoTheNextIteration) {
   EXPECT_NEAR(a2a_start, update_end[1] + slow.look, 1e-15);
   // The report shows the imbalance the straggler causes.
   const std::vector<GpuMemory> memory = plan_memory(c.plan, c.cluster, c.model, c.wl);
-  const Report rep = build_report({"s", "s", ""}, {c.cluster, c.model, c.wl, c.plan, c.trace,
-                                                    c.cost, o},
-                                  r, memory);
+  const Report rep = build_report(
+      {"s", "s", ""}, {c.cluster, c.model, c.wl, c.plan, c.trace, c.cost, o}, r, memory);
   EXPECT_NEAR(rep.imbalance_ratio, 2.0 / 1.5, 1e-9);
   EXPECT_GT(rep.per_gpu[0].idle_s, rep.per_gpu[1].idle_s);
 }

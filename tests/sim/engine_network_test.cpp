@@ -48,11 +48,21 @@ ByteMatrix random_matrix(int n, Rng& rng, double scale, int pattern) {
     for (int j = 0; j < n; ++j) {
       double x = 0;
       switch (pattern) {
-        case 0: x = 1; break;
-        case 1: x = row[i]; break;
-        case 2: x = col[j]; break;
-        case 3: x = rng.uniform(0, 1); break;
-        case 4: x = rng.uniform01() < 0.3 ? rng.uniform(0, 1) : 0; break;
+        case 0:
+          x = 1;
+          break;
+        case 1:
+          x = row[i];
+          break;
+        case 2:
+          x = col[j];
+          break;
+        case 3:
+          x = rng.uniform(0, 1);
+          break;
+        case 4:
+          x = rng.uniform01() < 0.3 ? rng.uniform(0, 1) : 0;
+          break;
       }
       m.at(i, j) = i == j ? 0 : x * scale;
     }
@@ -134,8 +144,7 @@ TEST(EngineNetwork, HierarchicalAllReduceMatchesTheHandFormula) {
   const double a_out = cluster.route(3, 0).latency_s;
   const double expected = 60e-3 / 0.85 + 2 * a_up + 2 * a_out + 10e-6;
   const std::vector<int> all = iota_gpus(4);
-  EXPECT_NEAR(run_one(cluster, p, allreduce_demand(cluster, all, 1e9, p), all), expected,
-              1e-12);
+  EXPECT_NEAR(run_one(cluster, p, allreduce_demand(cluster, all, 1e9, p), all), expected, 1e-12);
 }
 
 // --- Injection limit ---------------------------------------------------------------------
@@ -269,11 +278,11 @@ TEST(EngineNetwork, ConcurrentCollectivesAgreeBetweenTheModels) {
   const ByteMatrix a = random_matrix(n, rng, 2e5, 1);
   const ByteMatrix b = random_matrix(n, rng, 1e5, 0);
   auto run = [&](FlowGranularity g) {
-    return run_concurrent(cluster, p,
-                          {alltoallv_demand(cluster, a, p, g),
-                           allreduce_demand(cluster, all, 256e6, p, g),
-                           alltoallv_demand(cluster, b, p, g)},
-                          {0, 0, 0.2e-3});
+    return run_concurrent(
+        cluster, p,
+        {alltoallv_demand(cluster, a, p, g), allreduce_demand(cluster, all, 256e6, p, g),
+         alltoallv_demand(cluster, b, p, g)},
+        {0, 0, 0.2e-3});
   };
   const auto agg = run(FlowGranularity::aggregated);
   const auto per_flow = run(FlowGranularity::per_flow);
