@@ -101,8 +101,8 @@ std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRun
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       try {
-        results[i] =
-            run_scenario(jobs[i].scenario, RunOptions{jobs[i].sweep_point, options.record_timings});
+        results[i] = run_scenario(jobs[i].scenario,
+                                  RunOptions{jobs[i].sweep_point, options.record_timings, {}});
       } catch (...) {
         errors[i] = std::current_exception();
       }
