@@ -32,8 +32,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 9>& fields() {
-  static const std::array<Field, 9> kFields = {{
+const std::array<Field, 13>& fields() {
+  static const std::array<Field, 13> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -47,6 +47,14 @@ const std::array<Field, 9>& fields() {
       {"collective_bandwidth_efficiency", &CostParams::collective_bandwidth_efficiency,
        Range::fraction},
       {"collective_launch_s", &CostParams::collective_launch_s, Range::nonnegative},
+      {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
+       Range::fraction},
+      {"one_sided_scale_up_overhead_s", &CostParams::one_sided_scale_up_overhead_s,
+       Range::nonnegative},
+      {"one_sided_scale_out_overhead_s", &CostParams::one_sided_scale_out_overhead_s,
+       Range::nonnegative},
+      {"one_sided_overlap_fraction", &CostParams::one_sided_overlap_fraction,
+       Range::fraction_closed},
   }};
   return kFields;
 }
@@ -56,7 +64,9 @@ void check_keys(const YamlValue& node) {
                     "offset_bytes_per_output", "backward_index_bytes_per_lookup",
                     "kernels_per_embedding_op", "kernels_per_embedding_backward",
                     "interaction_hbm_efficiency", "collective_bandwidth_efficiency",
-                    "collective_launch_s"});
+                    "collective_launch_s", "one_sided_bandwidth_efficiency",
+                    "one_sided_scale_up_overhead_s", "one_sided_scale_out_overhead_s",
+                    "one_sided_overlap_fraction"});
 }
 
 double read_double(const YamlValue& v, Range range) {
@@ -73,7 +83,7 @@ double read_double(const YamlValue& v, Range range) {
       const double x = v.as_nonnegative_double();
       if (x > 1) {
         throw v.error(fmt::format("expected a fraction in [0, 1], found {}", x),
-                      "0 = repeated lookups are free, 1 = every repeat reads HBM");
+                      "a share: 0 = none, 1 = all (see configs/cost/default.yaml for this key)");
       }
       return x;
     }

@@ -6,6 +6,7 @@
 
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/sim/one_sided_iteration.hpp"
 
 namespace shardsim {
 
@@ -61,6 +62,16 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
       if (in.workload.mode == Mode::training) comm_bwd_.at(g, owner) += vector_bytes;
     }
   }
+  // --- OPER one-sided plans (issue 6): rows fetched with gets, gradients returned with puts, no
+  // AlltoAll (one_sided_iteration.hpp). The reported matrices are their expected bytes.
+  if (in.plan.lookup_comm == LookupComm::one_sided) {
+    const OneSidedTraffic expected = one_sided_traffic(
+        in.plan, serving_, in.cluster, in.model, in.workload, in.trace,
+        expected_lookups(serving_, in.cluster, in.model, in.workload, in.trace), in.cost);
+    comm_fwd_ = expected.get_bytes;
+    comm_bwd_ = expected.put_bytes;
+  }
+  // --- end OPER one-sided
 
   // One AlltoAll per sparse group (all GPUs when the plan has no groups).
   if (in.plan.groups.empty()) {
@@ -70,7 +81,15 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
   } else {
     a2a_groups_ = in.plan.groups;
   }
+  const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
   for (const auto& members : a2a_groups_) {
+    if (one_sided) {  // OPER: no AlltoAll (the backward puts are issued per iteration)
+      a2a_fwd_bytes_.push_back(0);
+      a2a_bwd_bytes_.push_back(0);
+      a2a_fwd_s_.push_back(0);
+      a2a_bwd_s_.push_back(0);
+      continue;
+    }
     ByteMatrix fwd(n), bwd(n);
     for (int a : members) {
       for (int b : members) {
@@ -84,22 +103,12 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
     a2a_bwd_s_.push_back(alltoallv_s(in.cluster, bwd, in.cost));
   }
 
-  // Gradient synchronisation of replicated blocks (data-parallel tables): one AllReduce per
-  // distinct set of replica GPUs, of the dense gradient of every block they share.
+  // Gradient synchronisation of replicated blocks: one collective per distinct set of replica
+  // GPUs, of every block they share, with the plan's ReplicaSync variant (dense AllReduce by
+  // default; OPER §5.3's sparse variants).
   if (in.workload.mode == Mode::training) {
-    std::map<std::vector<int>, double> bytes_by_gpus;
-    for (const ReplicaSet& set : serving_.sets) {
-      if (set.shards.size() < 2) continue;
-      std::vector<int> gpus;
-      for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
-      std::sort(gpus.begin(), gpus.end());
-      gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-      bytes_by_gpus[gpus] += static_cast<double>(set.rows.size()) * set.cols.size() * comm_bytes;
-    }
-    for (auto& [gpus, bytes] : bytes_by_gpus) {
-      replica_syncs_.push_back(
-          ReplicaSync{gpus, bytes, allreduce_s(in.cluster, gpus, bytes, in.cost)});
-    }
+    replica_syncs_ = replica_sync_buckets(in.plan, serving_, in.cluster, in.model, in.workload,
+                                          in.trace, in.cost);
   }
 
   // Dense part: identical on every GPU (data parallel MLPs, local batch).
@@ -144,6 +153,13 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   std::vector<double> shard_distinct(shards.size(), 0.0);
   std::vector<double> table_lookups_by_gpu(n);
   std::vector<double> served_table_lookups(shards.size());
+  const bool one_sided = in_.plan.lookup_comm == LookupComm::one_sided;  // OPER (issue 6)
+  IterationLookups one_sided_lookups;
+  if (one_sided) {
+    one_sided_lookups.num_gpus = n;
+    one_sided_lookups.set_lookups.assign(serving_.sets.size() * n, 0.0);
+    one_sided_lookups.table_lookups.assign(table_blocks_.size() * n, 0.0);
+  }
   for (std::size_t t = 0; t < table_blocks_.size(); ++t) {
     const auto& blocks = table_blocks_[t].blocks;
     if (blocks.empty()) continue;  // a table the plan does not place (validated elsewhere)
@@ -152,6 +168,15 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+    }
+    if (one_sided) {  // OPER: the drawn lookups of every (replica set, GPU) and (table, GPU)
+      std::copy(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(),
+                one_sided_lookups.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n));
+      for (std::size_t k : sets_of_table_[t]) {
+        const std::size_t b = block_of_set_[k];
+        std::copy_n(draw.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * n), n,
+                    one_sided_lookups.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * n));
+      }
     }
     for (std::size_t k : sets_of_table_[t]) {
       const ReplicaSet& set = serving_.sets[k];
@@ -201,6 +226,17 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     }
     out.lookup_s_by_gpu[g] = lookup_fwd_s[g] + update_bwd_s[g];
   }
+  // --- OPER one-sided plans (issue 6): the all-in-one kernel with its gets, the update kernel
+  // with the received gradients, and the puts (issued below as the backward collective).
+  OneSidedIteration one_sided_it;
+  if (one_sided) {
+    one_sided_it = one_sided_iteration(in_, serving_, one_sided_lookups);
+    lookup_fwd_s = one_sided_it.lookup_fwd_s;
+    update_bwd_s = one_sided_it.update_bwd_s;
+    out.lookups_by_gpu = one_sided_it.lookups_served;
+    for (int g = 0; g < n; ++g) out.lookup_s_by_gpu[g] = lookup_fwd_s[g] + update_bwd_s[g];
+  }
+  // --- end OPER one-sided
 
   // --- The DAG (Neo App. B Eq. 1), phase by phase across GPUs so each stream stays in order.
   auto barrier = [&](int g) {
@@ -286,19 +322,23 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
                        {top_b[g]});
     deps_by_gpu[g] = {inter_b[g]};
   }
+  std::vector<int> all(n);
+  for (int g = 0; g < n; ++g) all[g] = g;
+  // OPER one-sided plans: the gradient puts of every GPU, which every holder waits for.
   const std::vector<int> a2a_b =
-      collective_per_group(a2a_groups_, Stream::sparse_comm, Phase::alltoall_bwd, a2a_bwd_s_,
-                           a2a_bwd_bytes_, deps_by_gpu);
+      one_sided
+          ? collective_per_group({all}, Stream::sparse_comm, Phase::alltoall_bwd,
+                                 {one_sided_it.puts_s}, {one_sided_it.puts_bytes}, deps_by_gpu)
+          : collective_per_group(a2a_groups_, Stream::sparse_comm, Phase::alltoall_bwd, a2a_bwd_s_,
+                                 a2a_bwd_bytes_, deps_by_gpu);
   // Eq. 1 overlaps the MLP gradient AllReduce with the whole backward pass (DDP buckets).
   std::vector<std::vector<int>> after_top(n);
   for (int g = 0; g < n; ++g) after_top[g] = {top[g]};
-  std::vector<int> all(n);
-  for (int g = 0; g < n; ++g) all[g] = g;
   const std::vector<int> mlp_ar =
       collective_per_group({all}, Stream::dense_comm, Phase::mlp_allreduce,
                            {dense_.mlp_allreduce_s}, {dense_.mlp_allreduce_bytes}, after_top);
   std::vector<std::vector<int>> replica_ar_by_gpu(n);
-  for (const ReplicaSync& sync : replica_syncs_) {
+  for (const ReplicaSyncBucket& sync : replica_syncs_) {
     const std::vector<int> ids =
         collective_per_group({sync.gpus}, Stream::dense_comm, Phase::embedding_replica_allreduce,
                              {sync.duration_s}, {sync.bytes}, deps_by_gpu);

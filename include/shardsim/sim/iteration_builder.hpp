@@ -11,6 +11,7 @@
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/sim/task.hpp"
 #include "shardsim/trace/trace_source.hpp"
@@ -61,11 +62,6 @@ class IterationBuilder {
     double top_bwd_s = 0, interaction_bwd_s = 0, bottom_bwd_s = 0;
     double mlp_allreduce_s = 0, mlp_allreduce_bytes = 0;
   };
-  struct ReplicaSync {  // one AllReduce over the GPUs holding the same replicas
-    std::vector<int> gpus;
-    double bytes = 0;
-    double duration_s = 0;
-  };
   struct TableBlocks {  // distinct row blocks of a table, and each replica set's block
     std::vector<RowBlock> blocks;
   };
@@ -80,7 +76,8 @@ class IterationBuilder {
   ByteMatrix comm_fwd_, comm_bwd_;
   std::vector<std::vector<int>> a2a_groups_;  // GPUs of each AlltoAll (one per sparse group)
   std::vector<double> a2a_fwd_s_, a2a_bwd_s_, a2a_fwd_bytes_, a2a_bwd_bytes_;
-  std::vector<ReplicaSync> replica_syncs_;
+  // One collective per set of GPUs holding the same replicas (plan/replica_sync.hpp).
+  std::vector<ReplicaSyncBucket> replica_syncs_;
   Dense dense_;
 };
 
