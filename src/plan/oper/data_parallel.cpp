@@ -17,10 +17,11 @@ std::vector<double> available_memory(std::span<const double> memory_bytes, doubl
                                      double extra_memory_ratio,
                                      std::span<const double> free_bytes) {
   const double n = static_cast<double>(memory_bytes.size());
-  const double share = (1.0 + extra_memory_ratio) * total_bytes / n;
+  const double extra = extra_memory_ratio * total_bytes / n;
+  const double share = total_bytes / n + extra;
   std::vector<double> out(memory_bytes.size());
   for (std::size_t g = 0; g < out.size(); ++g) {
-    out[g] = std::max(0.0, std::min(share - memory_bytes[g], free_bytes[g]));
+    out[g] = std::max(0.0, std::min({extra, share - memory_bytes[g], free_bytes[g]}));
   }
   return out;
 }

@@ -52,6 +52,10 @@ int default_server(const std::vector<int>& holders, int gpu, const CostMatrix& L
 }  // namespace
 
 Plan oper_plan(const PlanningContext& ctx, const OperOptions& o) {
+  return oper_plan_detailed(ctx, o).plan;
+}
+
+OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) {
   const int n = ctx.cluster.num_gpus();
   const Mode mode = o.mode.value_or(ctx.workload.mode);
   const CostMatrix L(ctx.cluster, ctx.cost_params());
@@ -165,7 +169,14 @@ Plan oper_plan(const PlanningContext& ctx, const OperOptions& o) {
       "{} shards, {} fetch overrides",
       to_string(mode), mp.threshold, mp.attempts, parts.size(), replicated, plan.shards.size(),
       plan.fetch_overrides.size());
-  return plan;
+  OperResult out;
+  out.plan = std::move(plan);
+  out.partitions = std::move(parts);
+  out.placement = std::move(placement);
+  out.threshold = mp.threshold;
+  out.attempts = mp.attempts;
+  out.balance_reached = mp.reached;
+  return out;
 }
 
 }  // namespace oper

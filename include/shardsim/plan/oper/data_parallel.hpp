@@ -13,9 +13,10 @@
 namespace shardsim::oper {
 
 // Memory each GPU may spend on replicas (Algorithm 1's Ava_Mem): OPER §6.1 gives the embedding
-// tables (1 + extra_memory_ratio) × their footprint in all, so a GPU's share is
-// (1 + ratio) · total_bytes / n minus what model parallelism put there (Eq. 1), never below 0
-// and never more than `free_bytes` (its free HBM).
+// tables (1 + extra_memory_ratio) × their footprint in all, so a GPU may hold
+// (1 + ratio) · total_bytes / n minus what model parallelism put there (Eq. 1), and at most its
+// part of the extra, ratio · total_bytes / n (so no ratio means no copies, however unevenly
+// model parallelism filled the GPUs); never below 0, never more than `free_bytes` (free HBM).
 std::vector<double> available_memory(std::span<const double> memory_bytes, double total_bytes,
                                      double extra_memory_ratio, std::span<const double> free_bytes);
 

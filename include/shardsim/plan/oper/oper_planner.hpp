@@ -3,6 +3,7 @@
 // make_oper_planner (plan/planners.hpp) reads the options from `placement.options`.
 #include <optional>
 
+#include "shardsim/plan/oper/oper_model.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::oper {
@@ -17,5 +18,17 @@ struct OperOptions {
 };
 
 Plan oper_plan(const PlanningContext& ctx, const OperOptions& options);
+
+// The plan with what led to it: the final partitions (training cuts duplicated prefixes off),
+// their placement (owners and every GPU's fetch path, OPER's P_k), and the back-off's outcome.
+struct OperResult {
+  Plan plan;
+  std::vector<Partition> partitions;
+  Placement placement;
+  double threshold = 0;  // the partitioning threshold finally used
+  int attempts = 0;      // partitionings tried (1 = no back-off)
+  bool balance_reached = false;
+};
+OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& options);
 
 }  // namespace shardsim::oper
