@@ -1,6 +1,8 @@
 // OPER §4.3: Algorithm 1 (inference) and Eq. 4-5 (training).
 #include "shardsim/plan/oper/data_parallel.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -125,6 +127,13 @@ InferenceDataParallel inference_data_parallel(std::span<const Partition> partiti
       if (!found) {  // Lines 24-26
         stopped[gid] = true;
         --active;
+        spdlog::debug(
+            "oper Algorithm 1: GPU {} stops after {} copies: its costliest link is to GPU {} "
+            "({:.3g} s), and nothing it fetches there fits its {:.0f} free bytes",
+            gid,
+            std::count_if(out.steps.begin(), out.steps.end(),
+                          [&](const DuplicationStep& d) { return d.gpu == gid; }),
+            tid, tid >= 0 ? cl_at(gid, tid) : 0.0, available[gid]);
       }
     }
   }
