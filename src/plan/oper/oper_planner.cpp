@@ -154,15 +154,12 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
           FetchOverride{first + static_cast<std::size_t>(it - ordered.begin()), g});
     }
   }
-  // A table held whole by one GPU reads as table-wise; one replicated on every GPU as DP.
+  // A table held whole reads as table-wise, or as data-parallel when it has copies.
+  std::vector<bool> copied(ctx.model.tables.size(), false);
+  for (const Shard& s : plan.shards) copied[s.table] = copied[s.table] || s.replica > 0;
   for (Shard& s : plan.shards) {
     if (s.rows.begin != 0 || s.rows.end != ctx.model.tables[s.table].rows) continue;
-    s.kind = s.replica > 0 || std::any_of(plan.shards.begin(), plan.shards.end(),
-                                          [&](const Shard& x) {
-                                            return x.table == s.table && x.replica > 0;
-                                          })
-                 ? ShardKind::data_parallel
-                 : ShardKind::table_wise;
+    s.kind = copied[s.table] ? ShardKind::data_parallel : ShardKind::table_wise;
   }
   spdlog::debug(
       "oper: {} mode, threshold {:g} ({} attempt(s)), {} partitions, {} replicated, "
