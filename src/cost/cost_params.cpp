@@ -32,8 +32,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 11>& fields() {
-  static const std::array<Field, 11> kFields = {{
+const std::array<Field, 15>& fields() {
+  static const std::array<Field, 15> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -51,6 +51,14 @@ const std::array<Field, 11>& fields() {
        Range::nonnegative},
       {"small_message_half_bytes_scale_out", &CostParams::small_message_half_bytes_scale_out,
        Range::nonnegative},
+      {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
+       Range::fraction},
+      {"one_sided_scale_up_overhead_s", &CostParams::one_sided_scale_up_overhead_s,
+       Range::nonnegative},
+      {"one_sided_scale_out_overhead_s", &CostParams::one_sided_scale_out_overhead_s,
+       Range::nonnegative},
+      {"one_sided_overlap_fraction", &CostParams::one_sided_overlap_fraction,
+       Range::fraction_closed},
   }};
   return kFields;
 }
@@ -61,7 +69,9 @@ void check_keys(const YamlValue& node) {
                     "kernels_per_embedding_op", "kernels_per_embedding_backward",
                     "interaction_hbm_efficiency", "collective_bandwidth_efficiency",
                     "collective_launch_s", "small_message_half_bytes_scale_up",
-                    "small_message_half_bytes_scale_out"});
+                    "small_message_half_bytes_scale_out", "one_sided_bandwidth_efficiency",
+                    "one_sided_scale_up_overhead_s", "one_sided_scale_out_overhead_s",
+                    "one_sided_overlap_fraction"});
 }
 
 double read_double(const YamlValue& v, Range range) {
@@ -78,7 +88,7 @@ double read_double(const YamlValue& v, Range range) {
       const double x = v.as_nonnegative_double();
       if (x > 1) {
         throw v.error(fmt::format("expected a fraction in [0, 1], found {}", x),
-                      "0 = repeated lookups are free, 1 = every repeat reads HBM");
+                      "a share: 0 = none, 1 = all (see configs/cost/default.yaml for this key)");
       }
       return x;
     }

@@ -88,6 +88,10 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, con
     auto [it, fresh] = group.try_emplace({sh.gpu, sh.table, sh.cols.begin, sh.cols.end}, s);
     if (!fresh && served_gpus[s] > served_gpus[it->second]) it->second = s;
   }
+  // One-sided plans (OPER §5): the requester fetches rows and pools them itself, so a shard
+  // keeps no buffers for the samples it serves; each GPU's own pooled embeddings are part of
+  // base_gpu_memory.
+  if (plan.lookup_comm == LookupComm::one_sided) return mem;
   for (const auto& [key, s] : group) {
     const Shard& sh = plan.shards[s];
     const double samples = served_gpus[s] * workload.batch_per_gpu;

@@ -18,4 +18,26 @@ std::string to_string(ShardKind k) {
   return "?";
 }
 
+std::string to_string(LookupComm c) {
+  switch (c) {
+    case LookupComm::pooled:
+      return "pooled";
+    case LookupComm::one_sided:
+      return "one_sided";
+  }
+  return "?";
+}
+
+std::string to_string(ReplicaSync s) {
+  switch (s) {
+    case ReplicaSync::dense:
+      return "dense";
+    case ReplicaSync::allgather:
+      return "allgather";
+    case ReplicaSync::local_aggregated:
+      return "local_aggregated";
+  }
+  return "?";
+}
+
 }  // namespace shardsim

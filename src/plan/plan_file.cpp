@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "shardsim/plan/plan_validation.hpp"
+#include "shardsim/plan/planner_options.hpp"
 
 namespace shardsim {
 
@@ -220,6 +221,13 @@ void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, con
     out << "planner: " << yaml_name(plan.planner.empty() ? "unknown" : plan.planner) << "\n";
     if (!info.scenario.empty()) out << "scenario: " << yaml_name(info.scenario) << "\n";
     out << "num_gpus: " << cluster.num_gpus() << "\n";
+    // Written only when not the default, so plans of the pooled planners read as before.
+    if (plan.lookup_comm != LookupComm::pooled) {
+      out << "communication: " << to_string(plan.lookup_comm) << "\n";
+    }
+    if (plan.replica_sync != ReplicaSync::dense) {
+      out << "replica_sync: " << to_string(plan.replica_sync) << "\n";
+    }
     out << "tables:\n";
     for (std::size_t t = 0; t < model.tables.size(); ++t) {
       out << "  " << yaml_name(model.tables[t].name) << ":";
@@ -249,6 +257,12 @@ void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, con
   out << "  \"planner\": " << quoted(plan.planner.empty() ? "unknown" : plan.planner) << ",\n";
   if (!info.scenario.empty()) out << "  \"scenario\": " << quoted(info.scenario) << ",\n";
   out << "  \"num_gpus\": " << cluster.num_gpus() << ",\n";
+  if (plan.lookup_comm != LookupComm::pooled) {
+    out << "  \"communication\": " << quoted(to_string(plan.lookup_comm)) << ",\n";
+  }
+  if (plan.replica_sync != ReplicaSync::dense) {
+    out << "  \"replica_sync\": " << quoted(to_string(plan.replica_sync)) << ",\n";
+  }
   out << "  \"tables\": {";
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
     out << (t ? ",\n" : "\n") << "    " << quoted(model.tables[t].name) << ": [";
@@ -285,7 +299,8 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
                      "write one with `shardsim plan SCENARIO --planner NAME --out plan.yaml`");
   }
   root.expect_map();
-  root.expect_keys({"format", "planner", "scenario", "num_gpus", "tables", "groups", "fetch"});
+  root.expect_keys({"format", "planner", "scenario", "num_gpus", "communication", "replica_sync",
+                    "tables", "groups", "fetch"});
   if (auto f = root.find("format")) {
     if (f->as_string() != kPlanFormatTag) {
       throw f->error(fmt::format("unknown plan format '{}'", f->as_string()),
@@ -301,6 +316,8 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
   }
   Plan plan;
   plan.planner = root.has("planner") ? root.get("planner").as_string() : "file";
+  if (auto c = root.find("communication")) plan.lookup_comm = read_lookup_comm(*c);
+  if (auto r = root.find("replica_sync")) plan.replica_sync = read_replica_sync(*r);
   PlanSource source;
   source.name = file;
   source.table_locations.assign(model.tables.size(), SourceLocation{file, 0, 0});

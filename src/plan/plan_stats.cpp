@@ -10,6 +10,9 @@
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/cost/one_sided_cost.hpp"
+#include "shardsim/plan/one_sided_traffic.hpp"
+#include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/shard_estimate.hpp"
 
@@ -41,55 +44,17 @@ BalanceStat balance_of(const std::vector<GpuPlanStats>& gpus, F value, double lo
   return b;
 }
 
-}  // namespace
-
-int GpuPlanStats::shards() const {
-  return std::accumulate(shards_by_kind.begin(), shards_by_kind.end(), 0);
-}
-
-double BalanceStat::max_over_mean() const {
-  return mean > 0 ? max / mean : kNaN;
-}
-
-double BalanceStat::gap_to_bound() const {
-  if (!(lower_bound > 0)) return kNaN;
-  const double gap = max / lower_bound - 1.0;
-  // max >= bound by construction; a last-bit difference (the mean as bound) is no gap.
-  return gap < 0 && gap > -1e-12 ? 0.0 : gap;
-}
-
-PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
-                             const Workload& workload, const TraceSource& trace,
-                             const CostParams& p) {
+// Pooled (send-based) plans: each shard's pooled vectors to the GPUs it serves, an AlltoAll.
+void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
+                  const Cluster& cluster, const DlrmModel& model, const Workload& workload,
+                  const TraceSource& trace, const CostParams& p) {
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const bool training = workload.mode == Mode::training;
   const double batch = workload.batch_per_gpu;
   const double comm_elem = bytes_per_element(model.comm_precision);
   const auto& shards = plan.shards;
-
-  PlanStats st;
-  st.planner = plan.planner;
-  st.num_gpus = n;
-  st.num_tables = static_cast<int>(model.tables.size());
-  st.hbm_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
-  st.gpus.resize(un);
-  const std::vector<GpuMemory> memory = plan_memory(plan, cluster, model, workload);
-  for (int g = 0; g < n; ++g) {
-    GpuPlanStats& s = st.gpus[g];
-    s.gpu = g;
-    s.node = cluster.node_of(g);
-    s.memory = memory[g];
-    s.hbm_used_bytes = memory[g].total_bytes();
-    s.hbm_capacity_bytes = st.hbm_capacity_bytes;
-  }
-  for (const Shard& sh : shards) {
-    st.gpus.at(sh.gpu).shards_by_kind[static_cast<int>(sh.kind)] += 1;
-    st.shards_by_kind[static_cast<int>(sh.kind)] += 1;
-  }
-
   // Work per shard: the lookups of the GPUs each replica serves (serving.hpp), expected.
-  const ServingMap serving = build_serving_map(plan, cluster);
   std::vector<EmbeddingWork> work(shards.size());
   std::vector<double> served(shards.size(), 0.0);
   std::vector<int> domain(un);
@@ -97,7 +62,6 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
   // Pooled-embedding bytes per GPU and level (0: in its scale-up domain, 1: outside), forward.
   std::vector<double> sent_up(un, 0.0), sent_off(un, 0.0), recv_up(un, 0.0), recv_off(un, 0.0);
   ByteMatrix fwd(n);
-  std::map<std::vector<int>, double> sync_bytes_by_gpus;
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
@@ -134,14 +98,6 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       w.cols = set.cols.size();
       w.precision = model.table_precision;
     }
-    if (training && set.shards.size() > 1) {
-      std::vector<int> gpus;
-      for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
-      std::sort(gpus.begin(), gpus.end());
-      gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-      sync_bytes_by_gpus[gpus] +=
-          static_cast<double>(set.rows.size()) * set.cols.size() * comm_elem;
-    }
   }
 
   // Kernels: all shards of a GPU in one fused kernel (as the iteration builder costs them).
@@ -170,13 +126,6 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       s.comm_received_bytes *= 2;
     }
   }
-  for (const auto& [gpus, bytes] : sync_bytes_by_gpus) {
-    const double t = allreduce_s(cluster, gpus, bytes, p);
-    for (int g : gpus) {
-      st.gpus[g].sync_comm_s += t;
-      st.gpus[g].sync_bytes += bytes;
-    }
-  }
   st.alltoall_fwd_s = alltoallv_s(cluster, fwd, p);
   if (training) {
     ByteMatrix bwd(n);  // the transpose: gradients go back to the owners
@@ -184,6 +133,102 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       for (int b = 0; b < n; ++b) bwd.at(b, a) = fwd.at(a, b);
     }
     st.alltoall_bwd_s = alltoallv_s(cluster, bwd, p);
+  }
+}
+
+// One-sided plans (OPER §5): each GPU fetches the rows it looks up; gradients go back as puts.
+void one_sided_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
+                     const Cluster& cluster, const DlrmModel& model, const Workload& workload,
+                     const TraceSource& trace, const CostParams& p) {
+  const int n = cluster.num_gpus();
+  const bool training = workload.mode == Mode::training;
+  const OneSidedTraffic traffic =
+      one_sided_traffic(plan, serving, cluster, model, workload, trace,
+                        expected_lookups(serving, cluster, model, workload, trace), p);
+  const std::vector<double> get_s =
+      one_sided_transfer_s(cluster, traffic.get_bytes, traffic.get_rows, p);
+  std::vector<double> put_s(static_cast<std::size_t>(n), 0.0);
+  if (training) put_s = one_sided_transfer_s(cluster, traffic.put_bytes, traffic.put_rows, p);
+  const GpuSpec& spec = cluster.gpu();
+  for (int g = 0; g < n; ++g) {
+    GpuPlanStats& s = st.gpus[g];
+    s.lookups = traffic.lookups_served[g];
+    s.input_bytes = 0;  // no indices travel: requesters fetch rows themselves
+    s.output_bytes = traffic.get_bytes.sent_by(g);
+    s.fwd_compute_s = embedding_forward_s(spec, traffic.fwd_works[g], p);
+    if (training) {
+      s.bwd_compute_s = embedding_backward_s(spec, traffic.bwd_works[g], model.optimizer, p);
+    }
+    s.fwd_comm_s = get_s[g];
+    s.bwd_comm_s = put_s[g];
+    s.comm_sent_bytes = traffic.get_bytes.sent_by(g) + traffic.put_bytes.sent_by(g);
+    s.comm_received_bytes = traffic.get_bytes.received_by(g) + traffic.put_bytes.received_by(g);
+  }
+  // No AlltoAll: alltoall_fwd_s and alltoall_bwd_s stay 0.
+}
+
+}  // namespace
+
+int GpuPlanStats::shards() const {
+  return std::accumulate(shards_by_kind.begin(), shards_by_kind.end(), 0);
+}
+
+double BalanceStat::max_over_mean() const {
+  return mean > 0 ? max / mean : kNaN;
+}
+
+double BalanceStat::gap_to_bound() const {
+  if (!(lower_bound > 0)) return kNaN;
+  const double gap = max / lower_bound - 1.0;
+  // max >= bound by construction; a last-bit difference (the mean as bound) is no gap.
+  return gap < 0 && gap > -1e-12 ? 0.0 : gap;
+}
+
+PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                             const Workload& workload, const TraceSource& trace,
+                             const CostParams& p) {
+  const int n = cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const bool training = workload.mode == Mode::training;
+  const double batch = workload.batch_per_gpu;
+  const auto& shards = plan.shards;
+
+  PlanStats st;
+  st.planner = plan.planner;
+  st.num_gpus = n;
+  st.num_tables = static_cast<int>(model.tables.size());
+  st.hbm_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
+  st.gpus.resize(un);
+  const std::vector<GpuMemory> memory = plan_memory(plan, cluster, model, workload);
+  for (int g = 0; g < n; ++g) {
+    GpuPlanStats& s = st.gpus[g];
+    s.gpu = g;
+    s.node = cluster.node_of(g);
+    s.memory = memory[g];
+    s.hbm_used_bytes = memory[g].total_bytes();
+    s.hbm_capacity_bytes = st.hbm_capacity_bytes;
+  }
+  for (const Shard& sh : shards) {
+    st.gpus.at(sh.gpu).shards_by_kind[static_cast<int>(sh.kind)] += 1;
+    st.shards_by_kind[static_cast<int>(sh.kind)] += 1;
+  }
+
+  // Work and traffic per GPU: pooled (AlltoAll) or one-sided (gets and puts), from the lookups
+  // of the GPUs each replica serves (serving.hpp), expected.
+  const ServingMap serving = build_serving_map(plan, cluster);
+  if (plan.lookup_comm == LookupComm::one_sided) {
+    one_sided_stats(st, plan, serving, cluster, model, workload, trace, p);
+  } else {
+    pooled_stats(st, plan, serving, cluster, model, workload, trace, p);
+  }
+  if (training) {
+    for (const ReplicaSyncBucket& b :
+         replica_sync_buckets(plan, serving, cluster, model, workload, trace, p)) {
+      for (int g : b.gpus) {
+        st.gpus[g].sync_comm_s += b.duration_s;
+        st.gpus[g].sync_bytes += b.bytes;
+      }
+    }
   }
 
   // Balance and lower bounds.

@@ -12,6 +12,8 @@ PlannerOptions::PlannerOptions(const YamlValue& options, std::vector<std::string
   options_.expect_map();
   std::vector<std::string> allowed = std::move(own_keys);
   allowed.emplace_back(kHeadroomOption);
+  allowed.emplace_back(kCommunicationOption);
+  allowed.emplace_back(kReplicaSyncOption);
   for (const std::string& k : options_.keys()) {
     if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
     std::string list;
@@ -35,6 +37,28 @@ std::optional<YamlValue> PlannerOptions::find(std::string_view key) const {
 
 double PlannerOptions::headroom(double default_fraction) const {
   return number_in(kHeadroomOption, 0.0, 0.9, default_fraction);
+}
+
+LookupComm read_lookup_comm(const YamlValue& v) {
+  return v.as_choice({"pooled", "one_sided"}) == "one_sided" ? LookupComm::one_sided
+                                                             : LookupComm::pooled;
+}
+
+ReplicaSync read_replica_sync(const YamlValue& v) {
+  const std::string s = v.as_choice({"dense", "allgather", "local_aggregated"});
+  if (s == "allgather") return ReplicaSync::allgather;
+  if (s == "local_aggregated") return ReplicaSync::local_aggregated;
+  return ReplicaSync::dense;
+}
+
+std::optional<LookupComm> PlannerOptions::lookup_comm() const {
+  if (auto v = find(kCommunicationOption)) return read_lookup_comm(*v);
+  return std::nullopt;
+}
+
+std::optional<ReplicaSync> PlannerOptions::replica_sync() const {
+  if (auto v = find(kReplicaSyncOption)) return read_replica_sync(*v);
+  return std::nullopt;
 }
 
 std::string PlannerOptions::choice(std::string_view key,

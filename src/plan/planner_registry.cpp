@@ -1,42 +1,89 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "shardsim/plan/planner.hpp"
+#include "shardsim/plan/planner_options.hpp"
 #include "shardsim/plan/planners.hpp"
 
 namespace shardsim {
 
+namespace {
+
+// Applies the options every planner accepts that only label the plan (`communication`,
+// `replica_sync`: how the simulator communicates for it) to whatever the planner returns.
+class CommonOptions final : public Planner {
+ public:
+  CommonOptions(std::unique_ptr<Planner> inner, std::optional<LookupComm> comm,
+                std::optional<ReplicaSync> sync)
+      : inner_(std::move(inner)), comm_(comm), sync_(sync) {}
+  std::string name() const override { return inner_->name(); }
+  Plan plan(const PlanningContext& ctx) const override {
+    Plan p = inner_->plan(ctx);
+    if (comm_) p.lookup_comm = *comm_;
+    if (sync_) p.replica_sync = *sync_;
+    return p;
+  }
+
+ private:
+  std::unique_ptr<Planner> inner_;
+  std::optional<LookupComm> comm_;
+  std::optional<ReplicaSync> sync_;
+};
+
+using Factory = std::unique_ptr<Planner> (*)(const YamlValue&);
+
+std::function<std::unique_ptr<Planner>(const YamlValue&)> with_common(Factory make) {
+  return [make](const YamlValue& options) -> std::unique_ptr<Planner> {
+    std::unique_ptr<Planner> inner = make(options);  // validates every key
+    std::optional<LookupComm> comm;
+    std::optional<ReplicaSync> sync;
+    if (!options.is_null()) {
+      if (auto v = options.find(kCommunicationOption)) comm = read_lookup_comm(*v);
+      if (auto v = options.find(kReplicaSyncOption)) sync = read_replica_sync(*v);
+    }
+    if (!comm && !sync) return inner;
+    return std::make_unique<CommonOptions>(std::move(inner), comm, sync);
+  };
+}
+
+}  // namespace
+
 const std::vector<PlannerInfo>& planner_registry() {
   static const std::vector<PlannerInfo> registry = {
       {"random", "whole tables to random GPUs with room (NeuroShard App. E baseline)",
-       make_random_planner},
+       with_common(make_random_planner)},
       {"round_robin", "whole tables to GPUs in turn (OPER §6.4's table-wise baseline)",
-       make_round_robin_planner},
+       with_common(make_round_robin_planner)},
       {"table_wise",
        "whole tables, largest cost first, to the least-loaded GPU with room (Neo §4.1; "
        "NeuroShard App. E costs)",
-       make_table_wise_planner},
+       with_common(make_table_wise_planner)},
       {"row_wise", "every table split into contiguous row ranges across all GPUs (Neo §4.1)",
-       make_row_wise_planner},
+       with_common(make_row_wise_planner)},
       {"column_wise", "every table split into column blocks placed greedily (Neo §4.1)",
-       make_column_wise_planner},
+       with_common(make_column_wise_planner)},
       {"data_parallel", "every table replicated on every GPU (Neo §4.1)",
-       make_data_parallel_planner},
+       with_common(make_data_parallel_planner)},
       {"table_row_wise", "tables to nodes, rows across the node's GPUs (Neo §4.1 hierarchical)",
-       make_table_row_wise_planner},
+       with_common(make_table_row_wise_planner)},
       {"table_column_wise", "tables to nodes, columns across the node's GPUs (TorchRec TWCW)",
-       make_table_column_wise_planner},
+       with_common(make_table_column_wise_planner)},
       {"karmarkar_karp", "whole tables by multi-way largest differencing (Neo §4.1)",
-       make_karmarkar_karp_planner},
+       with_common(make_karmarkar_karp_planner)},
       {"memory_greedy", "equal bytes of embedding rows on every GPU (OPER §6.4 MG)",
-       make_memory_greedy_planner},
+       with_common(make_memory_greedy_planner)},
       {"access_greedy",
        "hottest rank chunks first to the GPU with the fewest lookups (OPER §6.4 AG)",
-       make_access_greedy_planner},
+       with_common(make_access_greedy_planner)},
       {"hybrid",
        "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
-       make_hybrid_planner},
+       with_common(make_hybrid_planner)},
+      {"oper",
+       "fine-grained partitions by access and footprint, balanced, hot ones duplicated (OPER "
+       "§4)",
+       with_common(make_oper_planner)},
   };
   return registry;
 }

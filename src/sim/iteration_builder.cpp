@@ -10,6 +10,8 @@
 #include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/plan/replica_sync.hpp"
+#include "shardsim/sim/one_sided_iteration.hpp"
 
 namespace shardsim {
 
@@ -56,6 +58,7 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
   const double batch = in.workload.batch_per_gpu;
   const bool training = in.workload.mode == Mode::training;
   const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  one_sided_ = in.plan.lookup_comm == LookupComm::one_sided;
   const double fwd_elem_bytes = bytes_per_element(in.model.comm_precision);
   const double bwd_elem_bytes = bytes_per_element(in.model.comm_bwd_precision);
   slowdown_by_gpu_.assign(static_cast<std::size_t>(n), 1.0);
@@ -146,6 +149,42 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
       }
     }
   }
+  // OPER one-sided plans (OPER §5): rows fetched with gets, gradients returned with puts, no
+  // AlltoAll (one_sided_iteration.hpp). The reported traffic is their expected bytes; the gets
+  // and puts are costed per iteration by the one-sided cost model and do not take part in link
+  // sharing (docs/model.md, "One-sided gets").
+  if (one_sided_) {
+    const OneSidedTraffic expected = one_sided_traffic(
+        in.plan, serving_, in.cluster, in.model, in.workload, in.trace,
+        expected_lookups(serving_, in.cluster, in.model, in.workload, in.trace), in.cost);
+    comm_.fwd = LevelTraffic(in.cluster);
+    comm_.bwd = LevelTraffic(in.cluster);
+    if (units.count > 0) {
+      comm_.fwd_matrix = ByteMatrix(units.count);
+      comm_.bwd_matrix = ByteMatrix(units.count);
+    }
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (a == b) continue;
+        const double get = expected.get_bytes.at(a, b);
+        const double put = expected.put_bytes.at(a, b);
+        if (get > 0) comm_.fwd.add(a, b, levels.level(a, b), get);
+        if (put > 0) comm_.bwd.add(a, b, levels.level(a, b), put);
+        if (units.count > 0) {
+          const int ua = units.unit_of[static_cast<std::size_t>(a)];
+          const int ub = units.unit_of[static_cast<std::size_t>(b)];
+          comm_.fwd_matrix.at(ua, ub) += get;
+          comm_.bwd_matrix.at(ua, ub) += put;
+        }
+      }
+    }
+    group_fwd.assign(groups, LevelTraffic(in.cluster));  // no AlltoAll
+    group_bwd.assign(groups, LevelTraffic(in.cluster));
+    if (per_flow) {
+      pair_fwd.assign(groups, ByteMatrix(n));
+      pair_bwd.assign(groups, ByteMatrix(n));
+    }
+  }
   for (std::size_t k = 0; k < groups; ++k) {
     a2a_fwd_.push_back(
         share(a2a_groups_[k], alltoall_demand(group_fwd[k], per_flow ? &pair_fwd[k] : nullptr)));
@@ -155,22 +194,14 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
 
   const FlowGranularity granularity =
       per_flow ? FlowGranularity::per_flow : FlowGranularity::aggregated;
-  // Gradient synchronisation of replicated blocks (data-parallel tables): one AllReduce per
-  // distinct set of replica GPUs, of the dense gradient of every block they share.
+  // Gradient synchronisation of replicated blocks: one collective per distinct set of replica
+  // GPUs, of every block they share, in the plan's ReplicaSync variant (dense AllReduce by
+  // default; OPER §5.3's sparse variants; plan/replica_sync.hpp).
   if (training) {
-    std::map<std::vector<int>, double> bytes_by_gpus;
-    for (const ReplicaSet& set : serving_.sets) {
-      if (set.shards.size() < 2) continue;
-      std::vector<int> gpus;
-      for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
-      std::sort(gpus.begin(), gpus.end());
-      gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-      bytes_by_gpus[gpus] +=
-          static_cast<double>(set.rows.size()) * set.cols.size() * bwd_elem_bytes;
-    }
-    for (auto& [gpus, bytes] : bytes_by_gpus) {
-      replica_syncs_.push_back(
-          share(gpus, allreduce_demand(in.cluster, gpus, bytes, cost_, granularity)));
+    for (const ReplicaSyncBucket& b : replica_sync_buckets(in.plan, serving_, in.cluster, in.model,
+                                                           in.workload, in.trace, cost_)) {
+      replica_syncs_.push_back(share(
+          b.gpus, replica_sync_demand(in.cluster, b, in.plan.replica_sync, cost_, granularity)));
     }
   }
 
@@ -260,7 +291,8 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   // per bag) to the GPU serving each block.
   std::vector<LevelTraffic> input_traffic;
   std::vector<ByteMatrix> input_pairs;
-  const bool inputs = input_mode != InputAlltoall::none;
+  // One-sided plans send no indices: each GPU fetches the rows its own lookups need (OPER §5).
+  const bool inputs = input_mode != InputAlltoall::none && !one_sided_;
   if (inputs) {
     input_traffic.assign(groups, LevelTraffic(in_.cluster));
     if (per_flow) input_pairs.assign(groups, ByteMatrix(n));
@@ -271,6 +303,12 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   std::vector<double> shard_distinct(shards.size(), 0.0);
   std::vector<double> table_lookups_by_gpu(n);
   std::vector<double> served_table_lookups(shards.size());
+  IterationLookups one_sided_lookups;  // OPER: the drawn lookups, per (replica set | table, GPU)
+  if (one_sided_) {
+    one_sided_lookups.num_gpus = n;
+    one_sided_lookups.set_lookups.assign(serving_.sets.size() * n, 0.0);
+    one_sided_lookups.table_lookups.assign(table_blocks_.size() * n, 0.0);
+  }
   for (std::size_t t = 0; t < table_blocks_.size(); ++t) {
     const auto& blocks = table_blocks_[t].blocks;
     if (blocks.empty()) continue;  // a table the plan does not place (validated elsewhere)
@@ -279,6 +317,15 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+    }
+    if (one_sided_) {
+      std::copy(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(),
+                one_sided_lookups.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n));
+      for (std::size_t k : sets_of_table_[t]) {
+        const std::size_t b = block_of_set_[k];
+        std::copy_n(draw.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * n), n,
+                    one_sided_lookups.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * n));
+      }
     }
     if (inputs) {
       // GPU g sends its indices of block b (and one offset per bag) to the GPU serving it.
@@ -347,6 +394,19 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     }
     out.lookup_s_by_gpu[g] = lookup_fwd_s[g] + update_bwd_s[g];
   }
+  // OPER one-sided plans: the all-in-one kernel with its gets, the update kernel with the
+  // received gradients, and the puts (issued below as the backward collective).
+  OneSidedIteration one_sided_it;
+  if (one_sided_) {
+    one_sided_it = one_sided_iteration(in_, serving_, one_sided_lookups);
+    out.lookups_by_gpu = one_sided_it.lookups_served;
+    for (int g = 0; g < n; ++g) {
+      const double f = factor[static_cast<std::size_t>(g)];
+      lookup_fwd_s[g] = f * one_sided_it.lookup_fwd_s[g];
+      update_bwd_s[g] = training ? f * one_sided_it.update_bwd_s[g] : 0.0;
+      out.lookup_s_by_gpu[g] = lookup_fwd_s[g] + update_bwd_s[g];
+    }
+  }
 
   // --- The DAG (Neo App. B Eq. 1, §4.2), phase by phase across GPUs so each stream stays in
   // order.
@@ -392,7 +452,7 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   // previous batch's top MLP forward (Neo §4.2: "we overlap the input AlltoAll of batch i + 1
   // with the forward propagation of top MLP of batch i").
   std::vector<int> input(n, -1);
-  if (input_mode != InputAlltoall::none) {
+  if (inputs) {
     std::vector<std::vector<int>> deps_by_gpu(n);
     for (int g = 0; g < n; ++g) {
       const bool overlap = input_mode == InputAlltoall::overlapped && previous &&
@@ -473,6 +533,10 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   std::vector<int> a2a_b(n, -1);
   for (const SharedCollective& c : a2a_bwd_) {
     shared(c, Stream::sparse_comm, Phase::alltoall_bwd, deps_by_gpu, a2a_b);
+  }
+  if (one_sided_) {  // OPER: the gradient puts of every GPU, which every holder waits for
+    collective(all_gpus(n), Stream::sparse_comm, Phase::alltoall_bwd, one_sided_it.puts_s,
+               one_sided_it.puts_bytes, -1, deps_by_gpu, a2a_b);
   }
   // Eq. 1 overlaps the MLP gradient AllReduce with the whole backward pass (DDP buckets).
   std::vector<std::vector<int>> after_top(n);

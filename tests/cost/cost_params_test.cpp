@@ -30,6 +30,10 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_DOUBLE_EQ(p.interaction_hbm_efficiency, 0.5);
   EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 0.85);
   EXPECT_DOUBLE_EQ(p.collective_launch_s, 10e-6);
+  EXPECT_DOUBLE_EQ(p.one_sided_bandwidth_efficiency, 0.85);
+  EXPECT_DOUBLE_EQ(p.one_sided_scale_up_overhead_s, 0.1e-9);
+  EXPECT_DOUBLE_EQ(p.one_sided_scale_out_overhead_s, 5e-9);
+  EXPECT_DOUBLE_EQ(p.one_sided_overlap_fraction, 0.8);
 }
 
 TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
@@ -37,7 +41,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 11u);
+  EXPECT_EQ(names.size(), 15u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {

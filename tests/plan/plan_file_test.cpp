@@ -67,11 +67,43 @@ TEST(PlanFile, EveryPlannersPlanRoundTripsThroughYamlAndJson) {
       const std::string text = to_text(p, f, format);
       const Plan back = from_text(text, f, format == PlanFormat::json ? "p.json" : "p.yaml");
       EXPECT_EQ(back.planner, name);
+      EXPECT_EQ(back.lookup_comm, p.lookup_comm);  // oper: one_sided, local_aggregated
+      EXPECT_EQ(back.replica_sync, p.replica_sync);
+      EXPECT_EQ(back.fetch_overrides.size(), p.fetch_overrides.size());
       EXPECT_EQ(sorted_keys(back), sorted_keys(p)) << text;
       // Writing what was read gives the same bytes.
       EXPECT_EQ(to_text(back, f, format), text);
     }
   }
+}
+
+TEST(PlanFile, CommunicationSchemeKeys) {
+  const PlanFixture f(testing::hand_preset(2), 1, model_of({{100, 16}}));
+  const Plan p = from_text(R"(
+format: shardsim-plan-1
+communication: one_sided
+replica_sync: allgather
+tables:
+  t0:
+    - {gpus: [0, 1]}
+)",
+                           f);
+  EXPECT_EQ(p.lookup_comm, LookupComm::one_sided);
+  EXPECT_EQ(p.replica_sync, ReplicaSync::allgather);
+  // Written only when not the defaults.
+  EXPECT_TRUE(has(to_text(p, f, PlanFormat::yaml), "communication: one_sided\n"));
+  EXPECT_TRUE(has(to_text(p, f, PlanFormat::json), "\"replica_sync\": \"allgather\""));
+  EXPECT_FALSE(has(to_text(f.valid_plan("table_wise"), f, PlanFormat::yaml), "communication"));
+  const std::string err = error_of(R"(
+format: shardsim-plan-1
+communication: shmem
+tables:
+  t0:
+    - {gpu: 0}
+)",
+                                   f);
+  EXPECT_TRUE(has(err, "communication")) << err;
+  EXPECT_TRUE(has(err, "one_sided")) << err;
 }
 
 TEST(PlanFile, JsonIsValidJson) {

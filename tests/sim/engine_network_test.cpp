@@ -10,6 +10,7 @@
 #include "cost/round_presets.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/sparse_allreduce_cost.hpp"
 #include "shardsim/sim/engine.hpp"
 
 namespace shardsim {
@@ -121,7 +122,7 @@ TEST(EngineNetwork, EveryCollectiveOnAnIdleNetworkTakesItsAlphaBetaTime) {
       reduce_scatter_demand(cluster, all, 64e6, p),
       allgather_demand(cluster, all, 64e6, p),
       p2p_demand(cluster, 0, 7, 100, 4096, p),
-      one_sided_get_demand(cluster, 1, 6, 1000, 256, p),
+      local_aggregated_sparse_allreduce_demand(cluster, all, 1e6, 64e6, p),
   };
   for (std::size_t k = 0; k < demands.size(); ++k) {
     const double expected = idle_time_s(cluster, demands[k], p);

@@ -97,7 +97,7 @@ CollectiveDemand allgather_demand(const Cluster& cluster, std::span<const int> g
                                   const CostParams& p,
                                   FlowGranularity granularity = FlowGranularity::aggregated);
 
-// --- Point-to-point transfers and one-sided gets (small-message model) ---
+// --- Point-to-point transfers (small-message model) ---
 // A message of m bytes between src and dst reaches m / (m + n½) of the link bandwidth, n½ =
 // small_message_half_bytes_scale_up within a scale-up domain, _scale_out beyond (Hockney's
 // half-performance length; GUESS values in configs/cost/default.yaml). Equivalently each
@@ -111,12 +111,7 @@ CollectiveDemand p2p_demand(const Cluster& cluster, int src, int dst, double mes
                             double message_bytes, const CostParams& p);
 double p2p_s(const Cluster& cluster, int src, int dst, double messages, double message_bytes,
              const CostParams& p);
-// `requester` reads `messages` blocks of `message_bytes` from `owner`'s memory (NVSHMEM get,
-// OPER §5): data flows owner -> requester; a round trip of latency, no collective launch:
-//   T = 2 α_route + messages · (m + n½) / (bandwidth_bottleneck · efficiency)
-CollectiveDemand one_sided_get_demand(const Cluster& cluster, int requester, int owner,
-                                      double messages, double message_bytes, const CostParams& p);
-double one_sided_get_s(const Cluster& cluster, int requester, int owner, double messages,
-                       double message_bytes, const CostParams& p);
+// One-sided gets and puts of single rows (OPER plans) have their own per-row model:
+// cost/one_sided_cost.hpp.
 
 }  // namespace shardsim

@@ -37,10 +37,23 @@ struct CostParams {
   double collective_bandwidth_efficiency = 0.85;
   // Base latency of launching one collective (software), on top of the route latency. GUESS.
   double collective_launch_s = 10e-6;
-  // Message size at which a point-to-point transfer or one-sided get reaches half the link
-  // bandwidth (Hockney's n½), inside a scale-up domain and across NICs. GUESS.
+  // Message size at which a point-to-point transfer reaches half the link bandwidth (Hockney's
+  // n½), inside a scale-up domain and across NICs. GUESS.
   double small_message_half_bytes_scale_up = 512;
   double small_message_half_bytes_scale_out = 4096;
+
+  // --- One-sided gets and puts of single rows (OPER §5; docs/model.md) ---
+  // Fraction of link bandwidth fine-grained one-sided transfers achieve. GUESS.
+  double one_sided_bandwidth_efficiency = 0.85;
+  // Per-row overhead of a get or put inside the scale-up domain (issue rate of the GPU's
+  // load/store path), on top of bytes / bandwidth. GUESS.
+  double one_sided_scale_up_overhead_s = 0.1e-9;
+  // Per-row overhead of a get or put through the NIC (message rate): why fine-grained
+  // inter-node traffic misses peak bandwidth (OPER §6.2). GUESS.
+  double one_sided_scale_out_overhead_s = 5e-9;
+  // Fraction of the shorter of (local lookups, remote gets) hidden behind the longer one in
+  // OPER's all-in-one lookup kernel (§5.2 local-remote overlapping). GUESS.
+  double one_sided_overlap_fraction = 0.8;
 };
 
 // The CostParams field names, in configs/cost/default.yaml order (the keys of a `cost:` map).

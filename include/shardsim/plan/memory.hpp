@@ -34,7 +34,8 @@ GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model, const 
 
 // Samples a shard serves: all samples of the GPUs it serves (see fetch rules in plan.hpp).
 // Shards of one table with the same columns on one GPU share one output buffer: their
-// activations are counted once (for the most samples any of them serves).
+// activations are counted once (for the most samples any of them serves). A one-sided plan
+// (LookupComm::one_sided) has no shard activations: requesters pool what they fetch.
 std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload);
 

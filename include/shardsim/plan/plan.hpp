@@ -41,8 +41,30 @@ struct FetchOverride {
   int requesting_gpu = 0;
 };
 
+// How a GPU's lookups reach rows that another GPU holds (docs/model.md, "Embedding
+// communication"):
+//   pooled     the holder looks its rows up and sends pooled vectors (or partial sums) back in
+//              an AlltoAll(v): send-based, as TorchRec and Neo do;
+//   one_sided  the requester fetches each row it looks up with a one-sided get and pools it
+//              locally (OPER §5, retrieve-based; §8 "Design Choices"); gradients of fetched rows
+//              go back to the holder as one-sided puts.
+enum class LookupComm { pooled, one_sided };
+std::string to_string(LookupComm c);
+
+// How the replicas of a block synchronise their gradients in training (OPER §5.3, Fig. 9b):
+//   dense             ring AllReduce of the whole block's gradient (Patarasuk & Yuan);
+//   allgather         every replica sends the gradient rows its lookups touched to every other
+//                     (AllGather-based sparse AllReduce, SparCML), reduced locally;
+//   local_aggregated  OPER §5.3: the union of the touched rows is agreed on, each replica
+//                     aggregates its gradients locally (zero-padded to the union), and the union
+//                     is ring-AllReduced as a dense buffer.
+enum class ReplicaSync { dense, allgather, local_aggregated };
+std::string to_string(ReplicaSync s);
+
 struct Plan {
   std::string planner;
+  LookupComm lookup_comm = LookupComm::pooled;
+  ReplicaSync replica_sync = ReplicaSync::dense;
   std::vector<Shard> shards;
   std::vector<FetchOverride> fetch_overrides;
   // Sparse-parallel groups (2D): each group's GPUs; the global batch splits evenly across

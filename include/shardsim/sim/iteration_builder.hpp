@@ -105,7 +105,8 @@ class IterationBuilder {
   CommTraffic comm_;
   std::vector<std::vector<int>> a2a_groups_;  // GPUs of each AlltoAll (one per sparse group)
   std::vector<SharedCollective> a2a_fwd_, a2a_bwd_;
-  std::vector<SharedCollective> replica_syncs_;
+  std::vector<SharedCollective> replica_syncs_;  // plan/replica_sync.hpp buckets
+  bool one_sided_ = false;                       // Plan::lookup_comm == one_sided (OPER)
   SharedCollective mlp_allreduce_;
   std::vector<CollectiveDemand> shared_demands_;
   Dense dense_;

@@ -1,0 +1,59 @@
+#pragma once
+// What a one-sided plan (LookupComm::one_sided, OPER §5) moves and computes in one iteration,
+// from the lookups each GPU's batch sends to each block: the rows fetched with one-sided gets,
+// the gradients returned with one-sided puts, and the work of each GPU's all-in-one lookup
+// kernel and of its update kernel. Shared by the plan statistics (expected lookups) and the
+// iteration builder (each iteration's drawn lookups), so both agree (docs/model.md,
+// "One-sided gets").
+#include <vector>
+
+#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/cost/cost_params.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/serving.hpp"
+#include "shardsim/trace/trace_source.hpp"
+
+namespace shardsim {
+
+// Lookups of one iteration: set_lookups[k * n + g] lands in replica set k (ServingMap::sets)
+// from GPU g's batch; table_lookups[t * n + g] is all of GPU g's lookups of table t.
+struct IterationLookups {
+  int num_gpus = 0;
+  std::vector<double> set_lookups;
+  std::vector<double> table_lookups;
+  double set(std::size_t k, int g) const { return set_lookups[k * num_gpus + g]; }
+  double table(std::size_t t, int g) const { return table_lookups[t * num_gpus + g]; }
+};
+
+// The expectations (every GPU's batch: batch_per_gpu · E[pooling] lookups of each table, split
+// over the blocks by their access mass), as plan statistics and planners use them.
+IterationLookups expected_lookups(const ServingMap& serving, const Cluster& cluster,
+                                  const DlrmModel& model, const Workload& workload,
+                                  const TraceSource& trace);
+
+struct OneSidedTraffic {
+  // Forward: rows GPU h sends to requester g (get_bytes.at(h, g)) and how many.
+  ByteMatrix get_bytes, get_rows;
+  // Backward (training): the gradients requester g returns to holder h, one per distinct row
+  // its batch touched there (aggregated locally), each with its index.
+  ByteMatrix put_bytes, put_rows;
+  // Per GPU, the works of its fused kernels: forward, its own lookups of the rows it holds and
+  // the pooled outputs of its whole batch; backward, the update of the rows it holds with its own
+  // lookups' gradients and the gradient rows it received.
+  std::vector<std::vector<EmbeddingWork>> fwd_works, bwd_works;
+  // Per GPU, the lookups landing on rows it holds, from every requester (OPER Eq. 2's workload).
+  std::vector<double> lookups_served;
+};
+
+// Rows move at the table precision (a get reads the stored row); gradients at the communication
+// precision, each with index_bytes_per_lookup bytes of index.
+OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
+                                  const Cluster& cluster, const DlrmModel& model,
+                                  const Workload& workload, const TraceSource& trace,
+                                  const IterationLookups& lookups, const CostParams& p);
+
+}  // namespace shardsim

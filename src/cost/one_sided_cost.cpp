@@ -1,0 +1,137 @@
+// Costs of one-sided row transfers (OPER §5; docs/model.md, "One-sided gets").
+#include "shardsim/cost/one_sided_cost.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "checks.hpp"
+#include "topology_terms.hpp"
+
+namespace shardsim {
+
+namespace {
+
+using cost_detail::require_link_rate;
+using cost_detail::require_rate;
+using cost_detail::require_work;
+using cost_detail::route_latency_s;
+
+bool direct_mesh(const Cluster& cluster) {
+  return cluster.preset().scale_up_kind == "nvlink";
+}
+
+double overhead_s(int level, const CostParams& p) {
+  return level <= 1 ? p.one_sided_scale_up_overhead_s : p.one_sided_scale_out_overhead_s;
+}
+
+void check_matrix(const Cluster& cluster, const ByteMatrix& m, const char* what) {
+  if (m.size() != cluster.num_gpus()) {
+    throw std::invalid_argument(fmt::format("one-sided {} matrix is {}x{} for {} GPUs", what,
+                                            m.size(), m.size(), cluster.num_gpus()));
+  }
+}
+
+}  // namespace
+
+double one_sided_pair_Bps(const Cluster& cluster, int level) {
+  if (level <= 0) throw std::invalid_argument("one-sided transfer at level 0 (the GPU itself)");
+  if (level >= 2) {
+    return require_link_rate(cluster.scale_out_Bps_per_gpu(), "nic.bandwidth_Gbitps", cluster);
+  }
+  const double up =
+      require_link_rate(cluster.scale_up_Bps_per_gpu(), "scale_up.bandwidth_GBps", cluster);
+  const int peers = cluster.gpus_per_scale_up_domain() - 1;
+  return direct_mesh(cluster) && peers > 1 ? up / peers : up;
+}
+
+// L[i][j] for i != j: bytes over the pair's bandwidth at the one-sided efficiency, plus the
+// per-row overhead of the level.
+double one_sided_row_s(const Cluster& cluster, int level, double row_bytes, const CostParams& p) {
+  require_work(row_bytes, "row bytes");
+  return row_bytes / (one_sided_pair_Bps(cluster, level) * p.one_sided_bandwidth_efficiency) +
+         overhead_s(level, p);
+}
+
+// L[i][i]: the index and the row read from HBM.
+double local_row_lookup_s(const GpuSpec& gpu, double row_bytes, const CostParams& p) {
+  require_work(row_bytes, "row bytes");
+  const double hbm =
+      require_rate(gpu.hbm_achievable_Bps, "hbm_achievable_GBps", gpu.name, "a local row lookup");
+  return (row_bytes + p.index_bytes_per_lookup) / hbm;
+}
+
+std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatrix& bytes,
+                                         const ByteMatrix& rows, const CostParams& p) {
+  check_matrix(cluster, bytes, "byte");
+  check_matrix(cluster, rows, "row");
+  const int n = cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const bool mesh = direct_mesh(cluster);
+  // Per GPU and level class (0: scale-up, 1: through the NIC): link time in and out; for a
+  // mesh's scale-up class also the largest single pair and the sum of overheads.
+  std::vector<double> in_up(un, 0.0), in_out(un, 0.0), out_up(un, 0.0), out_out(un, 0.0);
+  std::vector<double> in_up_rows(un, 0.0), out_up_rows(un, 0.0);
+  std::vector<double> latency(un, 0.0);
+  double bw_up = 0, bw_out = 0;  // looked up lazily: a preset may lack a level nobody uses
+  for (int src = 0; src < n; ++src) {
+    for (int dst = 0; dst < n; ++dst) {
+      if (src == dst) continue;
+      const double b = bytes.at(src, dst);
+      const double r = rows.at(src, dst);
+      if (!(b >= 0) || !std::isfinite(b) || !(r >= 0) || !std::isfinite(r)) {
+        throw std::invalid_argument(
+            fmt::format("one-sided transfer ({}, {}): bytes {} and rows {} must be finite and >= 0",
+                        src, dst, b, r));
+      }
+      if (b <= 0 && r <= 0) continue;
+      const int level = cluster.level_between(src, dst);
+      double& bw = level == 1 ? bw_up : bw_out;
+      if (bw == 0) bw = one_sided_pair_Bps(cluster, level) * p.one_sided_bandwidth_efficiency;
+      const double t = b / bw + r * overhead_s(level, p);
+      if (level == 1) {
+        if (mesh) {
+          in_up[dst] = std::max(in_up[dst], b / bw);
+          out_up[src] = std::max(out_up[src], b / bw);
+          in_up_rows[dst] += r;
+          out_up_rows[src] += r;
+        } else {
+          in_up[dst] += t;
+          out_up[src] += t;
+        }
+      } else {
+        in_out[dst] += t;
+        out_out[src] += t;
+      }
+      latency[dst] = std::max(latency[dst], route_latency_s(cluster, src, dst));
+    }
+  }
+  if (mesh) {
+    // Each peer has its own links; the overheads still add up at the GPU.
+    for (std::size_t g = 0; g < un; ++g) {
+      in_up[g] = std::max(in_up[g], in_up_rows[g] * p.one_sided_scale_up_overhead_s);
+      out_up[g] = std::max(out_up[g], out_up_rows[g] * p.one_sided_scale_up_overhead_s);
+    }
+  }
+  std::vector<double> done(un, 0.0);
+  for (int dst = 0; dst < n; ++dst) {
+    double t = std::max(in_up[dst], in_out[dst]);
+    for (int src = 0; src < n; ++src) {
+      if (src == dst || (bytes.at(src, dst) <= 0 && rows.at(src, dst) <= 0)) continue;
+      t = std::max({t, out_up[src], out_out[src]});
+    }
+    done[dst] = t > 0 ? t + latency[dst] : 0.0;
+  }
+  return done;
+}
+
+double overlapped_lookup_s(double local_s, double remote_s, const CostParams& p) {
+  require_work(local_s, "local lookup time");
+  require_work(remote_s, "remote get time");
+  return std::max(local_s, remote_s) +
+         (1.0 - p.one_sided_overlap_fraction) * std::min(local_s, remote_s);
+}
+
+}  // namespace shardsim

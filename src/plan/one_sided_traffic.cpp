@@ -1,0 +1,139 @@
+// The traffic and kernel work of a one-sided plan in one iteration (OPER §5; docs/model.md,
+// "One-sided gets").
+#include "shardsim/plan/one_sided_traffic.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace shardsim {
+
+namespace {
+
+// A whole table is the same rows in either space; rank space needs no row-id index.
+RowSpace query_space(const ReplicaSet& set, const AccessProfile& profile) {
+  return set.rows.begin == 0 && set.rows.end == profile.num_rows() ? RowSpace::rank : set.row_space;
+}
+
+// expected_distinct of one block for a number of lookups of the whole table, cached by that
+// number (every GPU's batch has the same expected lookups, so one query usually serves all).
+class DistinctCache {
+ public:
+  DistinctCache(const AccessProfile& profile, RowRange rows, RowSpace space)
+      : profile_(profile), rows_(rows), space_(space) {}
+  double operator()(double table_lookups) {
+    if (!(table_lookups > 0)) return 0;
+    auto [it, fresh] = cache_.try_emplace(table_lookups, 0.0);
+    if (fresh) it->second = profile_.expected_distinct(rows_, space_, table_lookups);
+    return it->second;
+  }
+
+ private:
+  const AccessProfile& profile_;
+  RowRange rows_;
+  RowSpace space_;
+  std::unordered_map<double, double> cache_;
+};
+
+}  // namespace
+
+IterationLookups expected_lookups(const ServingMap& serving, const Cluster& cluster,
+                                  const DlrmModel& model, const Workload& workload,
+                                  const TraceSource& trace) {
+  const int n = cluster.num_gpus();
+  IterationLookups out;
+  out.num_gpus = n;
+  out.table_lookups.assign(model.tables.size() * static_cast<std::size_t>(n), 0.0);
+  out.set_lookups.assign(serving.sets.size() * static_cast<std::size_t>(n), 0.0);
+  for (std::size_t t = 0; t < model.tables.size(); ++t) {
+    const double per_gpu = workload.batch_per_gpu * model.tables[t].pooling.expected();
+    std::fill_n(out.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n), n, per_gpu);
+  }
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    const ReplicaSet& set = serving.sets[k];
+    const AccessProfile& profile = trace.profile(set.table);
+    const double mass = profile.mass(set.rows, query_space(set, profile));
+    const double per_gpu = workload.batch_per_gpu * model.tables[set.table].pooling.expected();
+    std::fill_n(out.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * n), n, per_gpu * mass);
+  }
+  return out;
+}
+
+OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
+                                  const Cluster& cluster, const DlrmModel& model,
+                                  const Workload& workload, const TraceSource& trace,
+                                  const IterationLookups& lookups, const CostParams& p) {
+  const int n = cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const bool training = workload.mode == Mode::training;
+  const double batch = workload.batch_per_gpu;
+  const double row_elem = bytes_per_element(model.table_precision);
+  const double grad_elem = bytes_per_element(model.comm_precision);
+  const auto& shards = plan.shards;
+
+  OneSidedTraffic out;
+  out.get_bytes = ByteMatrix(n);
+  out.get_rows = ByteMatrix(n);
+  out.put_bytes = ByteMatrix(n);
+  out.put_rows = ByteMatrix(n);
+  out.fwd_works.resize(un);
+  out.bwd_works.resize(un);
+  out.lookups_served.assign(un, 0.0);
+
+  // Every GPU pools all of its own bags (one per sample per table), wherever the rows came from.
+  for (int g = 0; g < n; ++g) {
+    for (const EmbeddingTable& t : model.tables) {
+      out.fwd_works[g].push_back(EmbeddingWork{0, 0, batch, t.dim, model.table_precision});
+    }
+  }
+
+  std::vector<double> own(shards.size(), 0.0), own_distinct(shards.size(), 0.0);
+  std::vector<double> received(shards.size(), 0.0), served_table(shards.size(), 0.0);
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    const ReplicaSet& set = serving.sets[k];
+    const AccessProfile& profile = trace.profile(set.table);
+    DistinctCache distinct(profile, set.rows, query_space(set, profile));
+    const double row_bytes = set.cols.size() * row_elem;
+    const double grad_bytes = set.cols.size() * grad_elem + p.index_bytes_per_lookup;
+    for (std::size_t s : set.shards) own[s] = own_distinct[s] = received[s] = served_table[s] = 0;
+    for (int g = 0; g < n; ++g) {
+      const std::size_t s = serving.server(k, g);
+      const int h = shards[s].gpu;
+      const double l = lookups.set(k, g);
+      const double table_l = lookups.table(set.table, g);
+      out.lookups_served[h] += l;
+      served_table[s] += table_l;
+      if (h == g) {
+        own[s] += l;
+        own_distinct[s] = std::min(distinct(table_l), l);
+        continue;
+      }
+      out.get_rows.at(h, g) += l;
+      out.get_bytes.at(h, g) += l * row_bytes;
+      if (training) {
+        const double d = std::min(distinct(table_l), l);
+        out.put_rows.at(g, h) += d;
+        out.put_bytes.at(g, h) += d * grad_bytes;
+        received[s] += d;
+      }
+    }
+    for (std::size_t s : set.shards) {
+      const int h = shards[s].gpu;
+      if (own[s] > 0) {
+        out.fwd_works[h].push_back(
+            EmbeddingWork{own[s], own_distinct[s], 0, set.cols.size(), model.table_precision});
+      }
+      const double updates = own[s] + received[s];
+      if (training && updates > 0) {
+        // Own lookups read their bags' gradients (one bag per sample); each received row is a
+        // gradient read once.
+        const double outputs = (own[s] > 0 ? batch : 0.0) + received[s];
+        out.bwd_works[h].push_back(EmbeddingWork{updates,
+                                                 std::min(distinct(served_table[s]), updates),
+                                                 outputs, set.cols.size(), model.table_precision});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace shardsim

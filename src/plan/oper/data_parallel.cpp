@@ -1,0 +1,242 @@
+// OPER §4.3: Algorithm 1 (inference) and Eq. 4-5 (training).
+#include "shardsim/plan/oper/data_parallel.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/plan/oper/partitioning.hpp"
+
+namespace shardsim::oper {
+
+std::vector<double> available_memory(std::span<const double> memory_bytes, double total_bytes,
+                                     double extra_memory_ratio,
+                                     std::span<const double> free_bytes) {
+  const double n = static_cast<double>(memory_bytes.size());
+  const double extra = extra_memory_ratio * total_bytes / n;
+  const double share = total_bytes / n + extra;
+  std::vector<double> out(memory_bytes.size());
+  for (std::size_t g = 0; g < out.size(); ++g) {
+    out[g] = std::max(0.0, std::min({extra, share - memory_bytes[g], free_bytes[g]}));
+  }
+  return out;
+}
+
+std::vector<std::size_t> sweep_order(std::span<const Partition> partitions) {
+  std::vector<std::size_t> order(partitions.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const Partition& x = partitions[a];
+    const Partition& y = partitions[b];
+    const double dx = x.density(), dy = y.density();
+    if (dx != dy) return dx > dy;
+    if (x.table != y.table) return x.table < y.table;
+    return x.ranks.begin < y.ranks.begin;
+  });
+  return order;
+}
+
+InferenceDataParallel inference_data_parallel(std::span<const Partition> partitions,
+                                              std::span<const int> owner, const CostMatrix& L,
+                                              std::vector<double> available) {
+  const int n = L.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t num = partitions.size();
+  InferenceDataParallel out;
+  out.placement.owner.assign(owner.begin(), owner.end());
+  out.placement.fetch.assign(num, std::vector<int>(un));
+  for (std::size_t p = 0; p < num; ++p) {
+    std::fill(out.placement.fetch[p].begin(), out.placement.fetch[p].end(), owner[p]);
+  }
+  // CL (Eq. 3 with every GPU fetching from the owner); the diagonal holds local lookups.
+  std::vector<double>& cl = out.comm_s;
+  cl.assign(un * un, 0.0);
+  auto cl_at = [&](int i, int j) -> double& {
+    return cl[static_cast<std::size_t>(i) * un + static_cast<std::size_t>(j)];
+  };
+  // Candidates: per GPU, per source GPU, the partitions it fetches from there, by sweep position.
+  const std::vector<std::size_t> order = sweep_order(partitions);
+  std::vector<std::size_t> pos(num);
+  for (std::size_t k = 0; k < num; ++k) pos[order[k]] = k;
+  std::vector<std::map<int, std::set<std::size_t>>> cand(un);
+  std::vector<std::vector<bool>> dead(un);  // too big for this GPU's (shrinking) memory
+  for (int g = 0; g < n; ++g) dead[g].assign(num, false);
+  for (std::size_t p = 0; p < num; ++p) {
+    const Partition& part = partitions[p];
+    for (int i = 0; i < n; ++i) {
+      cl_at(i, owner[p]) += part.access * L.row_s(i, owner[p], part.row_bytes);
+      if (i != owner[p] && part.access > 0) cand[i][owner[p]].insert(pos[p]);
+    }
+  }
+
+  std::vector<bool> stopped(un, false);
+  int active = n;
+  while (active > 0) {
+    for (int gid = 0; gid < n; ++gid) {
+      if (stopped[gid]) continue;
+      // Line 4: the interconnect with the highest communication latency.
+      int tid = -1;
+      for (int j = 0; j < n; ++j) {
+        if (j != gid && (tid < 0 || cl_at(gid, j) > cl_at(gid, tid))) tid = j;
+      }
+      bool found = false;
+      auto it = tid >= 0 ? cand[gid].find(tid) : cand[gid].end();
+      if (it != cand[gid].end()) {
+        std::set<std::size_t>& from_tid = it->second;
+        for (auto c = from_tid.begin(); c != from_tid.end();) {
+          const std::size_t p = order[*c];
+          const Partition& part = partitions[p];
+          if (!(part.bytes < available[gid])) {  // Line 7; memory only shrinks: never again
+            dead[gid][p] = true;
+            c = from_tid.erase(c);
+            continue;
+          }
+          from_tid.erase(c);
+          found = true;
+          // Lines 9-12: duplicate p on gid.
+          out.placement.fetch[p][gid] = gid;
+          cl_at(gid, tid) -= part.access * L.row_s(gid, tid, part.row_bytes);
+          cl_at(gid, gid) += part.access * L.row_s(gid, gid, part.row_bytes);
+          available[gid] -= part.bytes;
+          out.steps.push_back(DuplicationStep{gid, tid, p});
+          // Lines 13-20: every other GPU fetches p from gid if that is cheaper.
+          for (int i = 0; i < n; ++i) {
+            if (i == gid) continue;
+            const int oid = out.placement.fetch[p][i];
+            const double now = L.row_s(i, oid, part.row_bytes);
+            const double via = L.row_s(i, gid, part.row_bytes);
+            if (!(via < now)) continue;
+            out.placement.fetch[p][i] = gid;
+            cl_at(i, oid) -= part.access * now;
+            cl_at(i, gid) += part.access * via;
+            if (oid != i) {
+              auto old = cand[i].find(oid);
+              if (old != cand[i].end()) old->second.erase(pos[p]);
+            }
+            if (!dead[i][p]) cand[i][gid].insert(pos[p]);
+          }
+          break;  // Line 21
+        }
+      }
+      if (!found) {  // Lines 24-26
+        stopped[gid] = true;
+        --active;
+        spdlog::debug(
+            "oper Algorithm 1: GPU {} stops after {} copies: its costliest link is to GPU {} "
+            "({:.3g} s), and nothing it fetches there fits its {:.0f} free bytes",
+            gid,
+            std::count_if(out.steps.begin(), out.steps.end(),
+                          [&](const DuplicationStep& d) { return d.gpu == gid; }),
+            tid, tid >= 0 ? cl_at(gid, tid) : 0.0, available[gid]);
+      }
+    }
+  }
+  out.available = std::move(available);
+  return out;
+}
+
+double duplication_threshold(const Cluster& cluster, const CostMatrix& L, double row_bytes,
+                             double sync_bytes, const CostParams& p) {
+  const int n = L.num_gpus();
+  if (n < 2 || !(sync_bytes > 0)) return std::numeric_limits<double>::infinity();
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j) sum += L.row_s(i, j, row_bytes);
+    }
+  }
+  const double t_p2p = sum / (static_cast<double>(n) * (n - 1));
+  std::vector<int> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  const double ring = 2.0 * (n - 1) / n;
+  const double bw_ar = ring * sync_bytes / allreduce_s(cluster, all, sync_bytes, p);
+  return row_bytes / (bw_ar * t_p2p);
+}
+
+TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
+                                            std::span<const Partition> partitions,
+                                            std::span<const int> owner, const CostMatrix& L,
+                                            std::vector<double> available, double sync_bytes) {
+  const int n = L.num_gpus();
+  const CostParams& cost = ctx.cost_params();
+  std::map<double, double> threshold_by_row;  // row bytes -> A threshold
+  TrainingDataParallel out;
+  // Decisions in sweep order; the output keeps the input order, hot prefixes cut off in place.
+  std::vector<std::uint64_t> cut(partitions.size(), 0);  // duplicated prefix length
+  for (std::size_t p : sweep_order(partitions)) {
+    const Partition& part = partitions[p];
+    auto [it, fresh] = threshold_by_row.try_emplace(part.row_bytes, 0.0);
+    if (fresh) it->second = duplication_threshold(ctx.cluster, L, part.row_bytes, sync_bytes, cost);
+    const double theta = it->second;
+    if (!std::isfinite(theta) || !(part.density() > 0)) continue;
+    const AccessProfile& profile = ctx.trace.profile(part.table);
+    const double table_access =
+        ctx.workload.batch_per_gpu * ctx.model.tables[part.table].pooling.expected();
+    // The first rank of the partition whose own access is <= theta (ranks are hottest first).
+    std::uint64_t lo = part.ranks.begin, hi = part.ranks.end;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (table_access * profile.mass({mid, mid + 1}, RowSpace::rank) > theta) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    const std::uint64_t hot = lo - part.ranks.begin;
+    if (hot == 0) continue;
+    const double bytes = static_cast<double>(hot) * row_footprint_bytes(ctx, part.table);
+    bool fits = true;
+    for (int g = 0; g < n && fits; ++g) {
+      if (g != owner[p] && !(bytes < available[g])) fits = false;
+    }
+    if (!fits) continue;
+    for (int g = 0; g < n; ++g) {
+      if (g != owner[p]) available[g] -= bytes;
+    }
+    cut[p] = hot;
+  }
+  std::vector<int> identity(static_cast<std::size_t>(n));
+  std::iota(identity.begin(), identity.end(), 0);
+  for (std::size_t p = 0; p < partitions.size(); ++p) {
+    const Partition& part = partitions[p];
+    if (cut[p] == 0) {
+      out.partitions.push_back(part);
+      out.placement.owner.push_back(owner[p]);
+      out.placement.fetch.emplace_back();
+      out.duplicated.push_back(false);
+      continue;
+    }
+    const AccessProfile& profile = ctx.trace.profile(part.table);
+    const double table_access =
+        ctx.workload.batch_per_gpu * ctx.model.tables[part.table].pooling.expected();
+    const double fp = row_footprint_bytes(ctx, part.table);
+    Partition hot = part;
+    hot.ranks = {part.ranks.begin, part.ranks.begin + cut[p]};
+    hot.access = table_access * profile.mass(hot.ranks, RowSpace::rank);
+    hot.bytes = static_cast<double>(cut[p]) * fp;
+    out.partitions.push_back(hot);
+    out.placement.owner.push_back(owner[p]);
+    out.placement.fetch.push_back(identity);
+    out.duplicated.push_back(true);
+    if (cut[p] < part.ranks.size()) {
+      Partition rest = part;
+      rest.ranks = {hot.ranks.end, part.ranks.end};
+      rest.access = std::max(0.0, part.access - hot.access);
+      rest.bytes = static_cast<double>(rest.ranks.size()) * fp;
+      out.partitions.push_back(rest);
+      out.placement.owner.push_back(owner[p]);
+      out.placement.fetch.emplace_back();
+      out.duplicated.push_back(false);
+    }
+  }
+  out.available = std::move(available);
+  return out;
+}
+
+}  // namespace shardsim::oper

@@ -1,0 +1,99 @@
+// OPER §3.2: the cost matrix L and Eq. 1-3 over partitions.
+#include "shardsim/plan/oper/oper_model.hpp"
+
+#include <algorithm>
+
+#include "shardsim/cost/one_sided_cost.hpp"
+
+namespace shardsim::oper {
+
+CostMatrix::CostMatrix(const Cluster& cluster, const CostParams& p)
+    : n_(cluster.num_gpus()),
+      levels_(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_), 0),
+      hbm_Bps_(cluster.gpu().hbm_achievable_Bps),
+      index_bytes_(p.index_bytes_per_lookup) {
+  // The levels, node by node (GPUs of one node share every level).
+  const int gpn = cluster.gpus_per_node();
+  const int nodes = cluster.num_nodes();
+  std::vector<int> node_level(static_cast<std::size_t>(nodes) * nodes);
+  for (int a = 0; a < nodes; ++a) {
+    for (int b = 0; b < nodes; ++b) {
+      node_level[static_cast<std::size_t>(a) * nodes + b] =
+          a == b ? 1 : cluster.level_between(a * gpn, b * gpn);
+    }
+  }
+  for (int i = 0; i < n_; ++i) {
+    for (int j = 0; j < n_; ++j) {
+      const int level =
+          i == j ? 0 : node_level[static_cast<std::size_t>(i / gpn) * nodes + j / gpn];
+      levels_[static_cast<std::size_t>(i) * n_ + j] = static_cast<std::uint8_t>(level);
+    }
+  }
+  bw_Bps_.assign(static_cast<std::size_t>(cluster.num_levels()), 0.0);
+  overhead_s_.assign(bw_Bps_.size(), 0.0);
+  for (int level = 1; level < cluster.num_levels(); ++level) {
+    // one_sided_row_s(level, S) = S / bw + overhead: two queries give both terms.
+    overhead_s_[level] = one_sided_row_s(cluster, level, 0.0, p);
+    bw_Bps_[level] = 1.0 / (one_sided_row_s(cluster, level, 1.0, p) - overhead_s_[level]);
+  }
+  // Validates the HBM rate once (an InputError for a preset without one).
+  (void)local_row_lookup_s(cluster.gpu(), 0.0, p);
+}
+
+double CostMatrix::row_s(int i, int j, double row_bytes) const {
+  const int l = level(i, j);
+  if (l == 0) return (row_bytes + index_bytes_) / hbm_Bps_;
+  return row_bytes / bw_Bps_[l] + overhead_s_[l];
+}
+
+std::vector<int> Placement::holders(std::size_t p, int num_gpus) const {
+  if (fetch[p].empty()) return {owner[p]};
+  std::vector<int> out;
+  for (int g = 0; g < num_gpus; ++g) {
+    if (fetch[p][g] == g || g == owner[p]) out.push_back(g);
+  }
+  return out;
+}
+
+double ModelTotals::fetch_s(int i) const {
+  double s = 0;
+  for (int j = 0; j < n; ++j) {
+    if (j != i) s += comm(i, j);
+  }
+  return s;
+}
+
+ModelTotals evaluate(std::span<const Partition> partitions, const Placement& placement,
+                     const CostMatrix& L) {
+  const int n = L.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  ModelTotals t;
+  t.n = n;
+  t.memory_bytes.assign(un, 0.0);
+  t.lookup_s.assign(un, 0.0);
+  t.comm_s.assign(un * un, 0.0);
+  std::vector<int> fetchers(un);
+  for (std::size_t p = 0; p < partitions.size(); ++p) {
+    const Partition& part = partitions[p];
+    std::fill(fetchers.begin(), fetchers.end(), 0);
+    for (int i = 0; i < n; ++i) {
+      const int j = placement.source(p, i);
+      fetchers[static_cast<std::size_t>(j)] += 1;
+      t.comm_s[static_cast<std::size_t>(i) * un + static_cast<std::size_t>(j)] +=
+          part.access * L.row_s(i, j, part.row_bytes);
+    }
+    for (int j = 0; j < n; ++j) {
+      if (fetchers[j] > 0 || j == placement.owner[p]) t.memory_bytes[j] += part.bytes;
+      t.lookup_s[j] += part.access * fetchers[j] * L.row_s(j, j, part.row_bytes);
+    }
+  }
+  return t;
+}
+
+double degree_of_balance(std::span<const double> values) {
+  if (values.empty()) return 1;
+  const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
+  return *mx > 0 ? *mn / *mx : 1.0;
+}
+
+}  // namespace shardsim::oper

@@ -1,0 +1,202 @@
+// The `oper` planner: OPER's optimality-guided fine-grained placement (OPER §4), over rank
+// ranges of the access profiles:
+//   1. partition every table by access and footprint (§4.1, partitioning.hpp);
+//   2. balanced model parallelism with threshold back-off (§4.2, model_parallel.hpp);
+//   3. data parallelism within the extra-memory budget: Algorithm 1 for inference, Eq. 4-5 for
+//      training (§4.3, data_parallel.hpp);
+//   4. the Plan: one shard per partition (rank space, fine_grained; neighbouring partitions of a
+//      table on one GPU merged), a replica per copy, and a FetchOverride wherever Algorithm 1's
+//      fetch path differs from the default serving rule. Lookups communicate one-sided (§5).
+// docs/planners.md, "oper", lists every choice the paper left open.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/oper/data_parallel.hpp"
+#include "shardsim/plan/oper/model_parallel.hpp"
+#include "shardsim/plan/oper/oper_planner.hpp"
+#include "shardsim/plan/oper/partitioning.hpp"
+#include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/planners.hpp"
+
+namespace shardsim {
+
+namespace oper {
+
+namespace {
+
+class OperPlanner final : public Planner {
+ public:
+  explicit OperPlanner(OperOptions o) : o_(o) {}
+  std::string name() const override { return "oper"; }
+  Plan plan(const PlanningContext& ctx) const override { return oper_plan(ctx, o_); }
+
+ private:
+  OperOptions o_;
+};
+
+// The replica serving `gpu` by the default rule of plan/serving.hpp: itself if it holds one,
+// else the nearest holder (lowest level, then lowest id).
+int default_server(const std::vector<int>& holders, int gpu, const CostMatrix& L) {
+  int best = -1;
+  for (int h : holders) {
+    if (h == gpu) return h;
+    if (best < 0 || L.level(gpu, h) < L.level(gpu, best)) best = h;  // holders ascend: ties low
+  }
+  return best;
+}
+
+}  // namespace
+
+Plan oper_plan(const PlanningContext& ctx, const OperOptions& o) {
+  return oper_plan_detailed(ctx, o).plan;
+}
+
+OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) {
+  const int n = ctx.cluster.num_gpus();
+  const Mode mode = o.mode.value_or(ctx.workload.mode);
+  const CostMatrix L(ctx.cluster, ctx.cost_params());
+  // A one-sided plan keeps no activation buffers per shard (plan/memory.hpp).
+  const double served = o.communication == LookupComm::one_sided ? 0.0 : n;
+  MemoryBudget budget(ctx, o.headroom);
+
+  // §4.1-4.2.
+  BackoffResult mp =
+      model_parallel_with_backoff(ctx, L, o.threshold, o.balance_target, budget, served);
+  MemoryBudget& placed = *mp.budget;
+
+  // §4.3: the extra-memory budget, capped by free HBM (less, for a pooled plan, the activation
+  // buffers replicas might add: every table's, serving every GPU).
+  const PartitionTotals totals = partition_totals(ctx);
+  double reserve = 0;
+  if (served > 0) {
+    for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
+      const Shard whole{t, {0, 1}, RowSpace::rank,         {0, ctx.model.tables[t].dim},
+                        0, 0,      ShardKind::fine_grained};
+      reserve += placed.shard_bytes(whole, served) -
+                 (shard_weight_bytes(whole, ctx.model) +
+                  shard_optimizer_bytes(whole, ctx.model, ctx.workload.mode));
+    }
+  }
+  std::vector<double> free(static_cast<std::size_t>(n));
+  for (int g = 0; g < n; ++g) free[g] = std::max(0.0, placed.free_bytes(g) - reserve);
+  const std::vector<double> available =
+      available_memory(mp.placement.memory_bytes, totals.bytes, o.extra_memory_ratio, free);
+
+  std::vector<Partition> parts;
+  Placement placement;
+  if (mode == Mode::inference) {
+    InferenceDataParallel dp =
+        inference_data_parallel(mp.partitions, mp.placement.owner, L, available);
+    parts = std::move(mp.partitions);
+    placement = std::move(dp.placement);
+    spdlog::debug("oper: Algorithm 1 made {} duplications", dp.steps.size());
+  } else {
+    const double sync_bytes = o.extra_memory_ratio * totals.bytes / n;
+    TrainingDataParallel dp =
+        training_data_parallel(ctx, mp.partitions, mp.placement.owner, L, available, sync_bytes);
+    parts = std::move(dp.partitions);
+    placement = std::move(dp.placement);
+  }
+
+  // The plan, table by table in rank order.
+  std::vector<std::size_t> order(parts.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return parts[a].table != parts[b].table ? parts[a].table < parts[b].table
+                                            : parts[a].ranks.begin < parts[b].ranks.begin;
+  });
+  Plan plan;
+  plan.planner = "oper";
+  plan.lookup_comm = o.communication;
+  plan.replica_sync = ReplicaSync::local_aggregated;
+  bool last_single = false;  // the last shard is a partition held by its owner alone
+  int replicated = 0;
+  for (std::size_t p : order) {
+    const Partition& part = parts[p];
+    const std::vector<int> holders = placement.holders(p, n);
+    const int owner = placement.owner[p];
+    const ColRange cols{0, ctx.model.tables[part.table].dim};
+    if (holders.size() == 1) {
+      if (last_single) {
+        Shard& prev = plan.shards.back();
+        if (prev.table == part.table && prev.gpu == owner && prev.rows.end == part.ranks.begin) {
+          prev.rows.end = part.ranks.end;
+          continue;
+        }
+      }
+      plan.shards.push_back(
+          Shard{part.table, part.ranks, RowSpace::rank, cols, owner, 0, ShardKind::fine_grained});
+      last_single = true;
+      continue;
+    }
+    last_single = false;
+    ++replicated;
+    const std::size_t first = plan.shards.size();
+    std::vector<int> ordered = {owner};  // replica 0 on the owner, then ascending GPU ids
+    for (int h : holders) {
+      if (h != owner) ordered.push_back(h);
+    }
+    for (std::size_t r = 0; r < ordered.size(); ++r) {
+      const Shard s{part.table, part.ranks,          RowSpace::rank,         cols,
+                    ordered[r], static_cast<int>(r), ShardKind::fine_grained};
+      if (r > 0) placed.place(s.gpu, s, served);
+      plan.shards.push_back(s);
+    }
+    for (int g = 0; g < n; ++g) {
+      const int src = placement.source(p, g);
+      if (src == default_server(holders, g, L)) continue;
+      const auto it = std::find(ordered.begin(), ordered.end(), src);
+      plan.fetch_overrides.push_back(
+          FetchOverride{first + static_cast<std::size_t>(it - ordered.begin()), g});
+    }
+  }
+  // A table held whole reads as table-wise, or as data-parallel when it has copies.
+  std::vector<bool> copied(ctx.model.tables.size(), false);
+  for (const Shard& s : plan.shards) copied[s.table] = copied[s.table] || s.replica > 0;
+  for (Shard& s : plan.shards) {
+    if (s.rows.begin != 0 || s.rows.end != ctx.model.tables[s.table].rows) continue;
+    s.kind = copied[s.table] ? ShardKind::data_parallel : ShardKind::table_wise;
+  }
+  spdlog::debug(
+      "oper: {} mode, threshold {:g} ({} attempt(s)), {} partitions, {} replicated, "
+      "{} shards, {} fetch overrides",
+      to_string(mode), mp.threshold, mp.attempts, parts.size(), replicated, plan.shards.size(),
+      plan.fetch_overrides.size());
+  OperResult out;
+  out.plan = std::move(plan);
+  out.partitions = std::move(parts);
+  out.placement = std::move(placement);
+  out.threshold = mp.threshold;
+  out.attempts = mp.attempts;
+  out.balance_reached = mp.reached;
+  return out;
+}
+
+}  // namespace oper
+
+std::unique_ptr<Planner> make_oper_planner(const YamlValue& options) {
+  const PlannerOptions opts(options, {"threshold", "extra_memory_ratio", "balance_target", "mode"});
+  oper::OperOptions o;
+  o.threshold = opts.number_in("threshold", 0.0, 1.0, o.threshold);
+  if (!(o.threshold > 0)) {
+    throw opts.find("threshold")
+        ->error("the partitioning threshold must be above 0",
+                "a fraction of the total access and footprint, e.g. 0.001 (0.1%, OPER §6.1)");
+  }
+  o.extra_memory_ratio = opts.number_in("extra_memory_ratio", 0.0, 10.0, o.extra_memory_ratio);
+  o.balance_target = opts.number_in("balance_target", 0.0, 1.0, o.balance_target);
+  if (opts.has("mode")) {
+    o.mode = opts.choice("mode", {"training", "inference"}, "training") == "inference"
+                 ? Mode::inference
+                 : Mode::training;
+  }
+  o.headroom = opts.headroom(0);
+  o.communication = opts.lookup_comm().value_or(LookupComm::one_sided);
+  return std::make_unique<oper::OperPlanner>(o);
+}
+
+}  // namespace shardsim

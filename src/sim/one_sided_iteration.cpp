@@ -1,0 +1,48 @@
+// One iteration of a one-sided plan (OPER §5): kernel and transfer durations from the iteration's
+// lookups. See include/shardsim/sim/one_sided_iteration.hpp.
+#include "shardsim/sim/one_sided_iteration.hpp"
+
+#include <algorithm>
+
+#include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/cost/one_sided_cost.hpp"
+
+namespace shardsim {
+
+OneSidedIteration one_sided_iteration(const SimulationInputs& in, const ServingMap& serving,
+                                      const IterationLookups& lookups) {
+  const int n = in.cluster.num_gpus();
+  const bool training = in.workload.mode == Mode::training;
+  const OneSidedTraffic traffic = one_sided_traffic(in.plan, serving, in.cluster, in.model,
+                                                    in.workload, in.trace, lookups, in.cost);
+  const std::vector<double> get_s =
+      one_sided_transfer_s(in.cluster, traffic.get_bytes, traffic.get_rows, in.cost);
+  OneSidedIteration out;
+  out.lookup_fwd_s.assign(n, 0.0);
+  out.update_bwd_s.assign(n, 0.0);
+  out.lookups_served = traffic.lookups_served;
+  const GpuSpec& gpu = in.cluster.gpu();
+  for (int g = 0; g < n; ++g) {
+    // The all-in-one kernel (§5.2): launched once, local lookups and remote gets overlapped.
+    const double local_s = embedding_forward_s(gpu, traffic.fwd_works[g], in.cost);
+    const double launch_s =
+        local_s > 0 ? in.cost.kernels_per_embedding_op * gpu.kernel_launch_s : 0.0;
+    out.lookup_fwd_s[g] =
+        (local_s > 0 || get_s[g] > 0)
+            ? launch_s + overlapped_lookup_s(local_s - launch_s, get_s[g], in.cost)
+            : 0.0;
+    if (training) {
+      out.update_bwd_s[g] =
+          embedding_backward_s(gpu, traffic.bwd_works[g], in.model.optimizer, in.cost);
+    }
+  }
+  if (training) {
+    const std::vector<double> put_s =
+        one_sided_transfer_s(in.cluster, traffic.put_bytes, traffic.put_rows, in.cost);
+    out.puts_s = *std::max_element(put_s.begin(), put_s.end());
+    out.puts_bytes = traffic.put_bytes.total();
+  }
+  return out;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,146 @@
+// One-sided row transfers (OPER §5) and the three replica synchronisations (OPER §5.3), by hand.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <stdexcept>
+
+#include "round_presets.hpp"
+#include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/one_sided_cost.hpp"
+#include "shardsim/cost/sparse_allreduce_cost.hpp"
+
+namespace shardsim {
+namespace {
+
+using test::ideal_collectives;
+using test::round_preset;
+
+// Efficiency 1 and round per-row overheads: 1 ns in a node, 10 ns through the NIC.
+CostParams params() {
+  CostParams p = ideal_collectives();
+  p.one_sided_bandwidth_efficiency = 1.0;
+  p.one_sided_scale_up_overhead_s = 1e-9;
+  p.one_sided_scale_out_overhead_s = 10e-9;
+  p.one_sided_overlap_fraction = 0.75;
+  return p;
+}
+
+TEST(OneSidedCost, RowCostPerLevel) {
+  // Round preset: NVSwitch 100 GB/s per GPU, NIC share 10 GB/s.
+  const Cluster cluster(round_preset(2), 2);
+  const CostParams p = params();
+  // 64 B in the node: 64 / 100e9 = 0.64 ns + 1 ns; across nodes: 6.4 ns + 10 ns.
+  EXPECT_NEAR(one_sided_row_s(cluster, 1, 64, p), 1.64e-9, 1e-21);
+  EXPECT_NEAR(one_sided_row_s(cluster, 2, 64, p), 16.4e-9, 1e-21);
+  // The bandwidth efficiency divides the bandwidth: at 0.5, 1.28 ns + 1 ns.
+  CostParams half = p;
+  half.one_sided_bandwidth_efficiency = 0.5;
+  EXPECT_NEAR(one_sided_row_s(cluster, 1, 64, half), 2.28e-9, 1e-21);
+  // Local: (64 + 8 index bytes) / 1 TB/s = 72 ps.
+  EXPECT_NEAR(local_row_lookup_s(cluster.gpu(), 64, p), 72e-12, 1e-24);
+  EXPECT_THROW(one_sided_pair_Bps(cluster, 0), std::invalid_argument);
+}
+
+TEST(OneSidedCost, DirectMeshSplitsScaleUpOverPeers) {
+  HardwarePreset mesh = round_preset(4);
+  mesh.scale_up_kind = "nvlink";
+  const Cluster cluster(mesh, 1);
+  // 100 GB/s per GPU over 3 peers: 33.3 GB/s a pair.
+  EXPECT_NEAR(one_sided_pair_Bps(cluster, 1), 100e9 / 3, 1e-3);
+}
+
+TEST(OneSidedCost, TransferTimesReceiveSendAndLatency) {
+  // 2 nodes x 2 GPUs (GPUs 0, 1 on node 0; 2, 3 on node 1). GPU 0 fetches 1000 rows of 64 B
+  // from GPU 1 (same node) and 1000 from GPU 2 (other node); GPU 1 fetches 500 rows from
+  // GPU 2.
+  HardwarePreset preset = round_preset(2, 64, 1, 0);
+  preset.scale_up.latency_s = 1e-6;
+  const Cluster cluster(preset, 2);
+  const CostParams p = params();
+  ByteMatrix bytes(4), rows(4);
+  bytes.at(1, 0) = 64e3;
+  rows.at(1, 0) = 1000;
+  bytes.at(2, 0) = 64e3;
+  rows.at(2, 0) = 1000;
+  bytes.at(2, 1) = 32e3;
+  rows.at(2, 1) = 500;
+  const std::vector<double> t = one_sided_transfer_s(cluster, bytes, rows, p);
+  // GPU 0 receives: in-node 64e3 / 100e9 + 1000 · 1 ns = 0.64 + 1 = 1.64 us;
+  //                 via NIC 64e3 / 10e9 + 1000 · 10 ns = 6.4 + 10 = 16.4 us.
+  // GPU 1 receives 32e3 / 10e9 + 500 · 10 ns = 3.2 + 5 = 8.2 us via its NIC.
+  // GPU 2 sends both through its NIC: 16.4 + 8.2 = 24.6 us, which bounds GPUs 0 and 1.
+  // Plus the route latency of the farthest GPU each receives from.
+  const double lat0 = std::max(cluster.route(1, 0).latency_s, cluster.route(2, 0).latency_s);
+  EXPECT_NEAR(t[0], 24.6e-6 + lat0, 1e-15);
+  EXPECT_NEAR(t[1], 24.6e-6 + cluster.route(2, 1).latency_s, 1e-15);
+  EXPECT_DOUBLE_EQ(t[2], 0);  // receives nothing
+  EXPECT_DOUBLE_EQ(t[3], 0);
+  // Without GPU 1's fetch, GPU 0 is bound by its own NIC: 16.4 us.
+  ByteMatrix b2 = bytes, r2 = rows;
+  b2.at(2, 1) = 0;
+  r2.at(2, 1) = 0;
+  EXPECT_NEAR(one_sided_transfer_s(cluster, b2, r2, p)[0], 16.4e-6 + lat0, 1e-15);
+  // The diagonal is local and ignored; a bad entry or size is rejected.
+  bytes.at(0, 0) = 1e12;
+  EXPECT_NEAR(one_sided_transfer_s(cluster, bytes, rows, p)[0], 24.6e-6 + lat0, 1e-15);
+  bytes.at(1, 0) = -1;
+  EXPECT_THROW(one_sided_transfer_s(cluster, bytes, rows, p), std::invalid_argument);
+  EXPECT_THROW(one_sided_transfer_s(cluster, ByteMatrix(3), ByteMatrix(3), p),
+               std::invalid_argument);
+}
+
+TEST(OneSidedCost, DirectMeshPairsHaveTheirOwnLinks) {
+  HardwarePreset mesh = round_preset(4, 64, 1, 0);
+  mesh.scale_up_kind = "nvlink";
+  const Cluster cluster(mesh, 1);
+  CostParams p = params();
+  p.one_sided_scale_up_overhead_s = 0;
+  ByteMatrix bytes(4), rows(4);
+  for (int s = 1; s < 4; ++s) {
+    bytes.at(s, 0) = 1e6;
+    rows.at(s, 0) = 1;
+  }
+  // Three peers each send 1 MB over their own 33.3 GB/s link, in parallel: 30 us, not 90.
+  EXPECT_NEAR(one_sided_transfer_s(cluster, bytes, rows, p)[0], 30e-6, 1e-12);
+  // With 2000 rows from each peer at 10 ns a row, the GPU's issue rate binds:
+  // 6000 · 10 ns = 60 us > 30 us.
+  p.one_sided_scale_up_overhead_s = 10e-9;
+  for (int s = 1; s < 4; ++s) rows.at(s, 0) = 2000;
+  EXPECT_NEAR(one_sided_transfer_s(cluster, bytes, rows, p)[0], 60e-6, 1e-12);
+}
+
+TEST(OneSidedCost, LocalRemoteOverlap) {
+  const CostParams p = params();  // overlap 0.75
+  // max(4, 10) + 0.25 · 4 = 11
+  EXPECT_DOUBLE_EQ(overlapped_lookup_s(4, 10, p), 11);
+  EXPECT_DOUBLE_EQ(overlapped_lookup_s(10, 4, p), 11);
+  EXPECT_DOUBLE_EQ(overlapped_lookup_s(0, 10, p), 10);
+  CostParams serial = p;
+  serial.one_sided_overlap_fraction = 0;
+  EXPECT_DOUBLE_EQ(overlapped_lookup_s(4, 10, serial), 14);
+  EXPECT_THROW(overlapped_lookup_s(-1, 1, p), std::invalid_argument);
+}
+
+TEST(SparseAllReduceCost, ThreeVariantsByHand) {
+  // 2 nodes x 2 GPUs, ideal: AllGather of S over 4 GPUs through 10 GB/s NIC shares:
+  // (3/4)·S / 10 GB/s; ring AllReduce of S: flat 2·(3/4)·S / 10 GB/s or hierarchical, the
+  // faster (docs/model.md).
+  const Cluster cluster(round_preset(2), 2);
+  const CostParams p = ideal_collectives();
+  std::vector<int> all(4);
+  std::iota(all.begin(), all.end(), 0);
+  // AllGather-based: 4 GPUs x 1 MB of rows and indices = 4 MB gathered: 3/4 · 4e6 / 10e9.
+  EXPECT_NEAR(allgather_sparse_allreduce_s(cluster, all, 4e6, p), 300e-6, 1e-12);
+  // Local-aggregated: AllGather of 4 x 10 KB of indices + AllReduce of the 1 MB union.
+  const double expected = allgather_s(cluster, all, 40e3, p) + allreduce_s(cluster, all, 1e6, p);
+  EXPECT_DOUBLE_EQ(local_aggregated_sparse_allreduce_s(cluster, all, 40e3, 1e6, p), expected);
+  EXPECT_NEAR(allgather_s(cluster, all, 40e3, p), 3e-6, 1e-15);
+  // The AllGather variant's volume grows with the GPUs; the local-aggregated one does not:
+  // with every GPU touching the same 1 MB of rows, AllGather moves 4 MB, the union 1 MB.
+  EXPECT_GT(allgather_sparse_allreduce_s(cluster, all, 4e6, p),
+            local_aggregated_sparse_allreduce_s(cluster, all, 0, 1e6, p));
+  EXPECT_THROW(allgather_sparse_allreduce_s(cluster, all, -1, p), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace shardsim
