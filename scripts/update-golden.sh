@@ -21,19 +21,23 @@ fi
 written=()
 while read -r scenario args; do
   case "$scenario" in '' | '#'*) continue ;; esac
+  # scenarios/papers/x/y.yaml -> tests/golden/papers/x/y.json (as tests/CMakeLists.txt names it)
+  rel="${scenario#scenarios/}"
+  rel="${rel%.*}"
+  out="tests/golden/$(dirname "$rel")"
   # shellcheck disable=SC2086 # the flags of a line are split on spaces, as documented
-  "$SHARDSIM" baseline "$scenario" $args --out tests/golden --force --quiet --jobs "${JOBS:-$(nproc)}"
-  name="$(basename "$scenario")"
-  written+=("tests/golden/${name%.*}.json")
+  "$SHARDSIM" baseline "$scenario" $args --out "$out" --force --quiet --jobs "${JOBS:-$(nproc)}"
+  written+=("tests/golden/$rel.json")
 done <"$list"
 
 # Golden files no line writes any more, and scenarios without a golden baseline.
-for f in tests/golden/*.json; do
+while IFS= read -r f; do
   keep=0
   for w in "${written[@]}"; do [ "$f" = "$w" ] && keep=1; done
   [ "$keep" = 1 ] || echo "warning: $f has no line in $list; delete it (git rm $f)" >&2
-done
-for s in scenarios/*.yaml; do
+done < <(find tests/golden -name '*.json' | sed 's|^\./||' | sort)
+for s in scenarios/*.yaml scenarios/papers/*/*.yaml; do
+  [ -f "$s" ] || continue
   grep -q "^$s\([[:space:]]\|$\)" "$list" ||
     echo "note: $s has no golden baseline; add a line to $list to guard it" >&2
 done
