@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what shardsim needs, builds it (Release, in build/) and runs the built-in default
-# scenario, printing its report. Safe to run again: a second run only rebuilds what changed.
+# Installs what shardsim needs, builds it (Release, in build/; BUILD_DIR=dir to use another
+# build directory) and runs the built-in default scenario, printing its report. Safe to run
+# again: a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-BUILD_DIR=build ./scripts/build.sh -DSHARDSIM_BUILD_BENCH=OFF -DSHARDSIM_BUILD_TESTS=OFF
+build_dir="${BUILD_DIR:-build}"
+BUILD_DIR="$build_dir" ./scripts/build.sh -DSHARDSIM_BUILD_BENCH=OFF -DSHARDSIM_BUILD_TESTS=OFF
 echo
-echo "== build/shardsim run   (the built-in default scenario) =="
-./build/shardsim run
+echo "== $build_dir/shardsim run   (the built-in default scenario) =="
+"./$build_dir/shardsim" run
