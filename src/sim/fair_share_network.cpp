@@ -60,16 +60,22 @@ void FairShareNetwork::add_flow(double now, std::span<const int> links, double b
   f.remaining = bytes;
   f.rate = 0;
   f.updated_s = now;
-  f.first_link = static_cast<std::uint32_t>(flow_links_.size());
-  f.num_links = static_cast<std::uint32_t>(links.size());
-  f.tag = tag;
-  f.active = true;
-  ++f.version;
   for (int l : links) {
     if (l < 0 || l >= num_links()) {
       throw std::invalid_argument(fmt::format("flow over link {} of {}", l, num_links()));
     }
-    flow_links_.push_back(l);
+  }
+  f.num_links = static_cast<std::uint32_t>(links.size());
+  f.tag = tag;
+  f.active = true;
+  ++f.version;
+  if (links.size() == 1) {
+    f.only_link = links.front();
+  } else {
+    f.first_link = static_cast<std::uint32_t>(flow_links_.size());
+    flow_links_.insert(flow_links_.end(), links.begin(), links.end());
+  }
+  for (int l : links) {
     link_flows_[static_cast<std::size_t>(l)].push_back(id);
     mark_dirty(l);
   }

@@ -59,10 +59,11 @@ class FairShareNetwork {
     double remaining = 0;  // bytes left at `updated_s`
     double rate = 0;       // bytes per second since `updated_s`
     double updated_s = 0;
-    std::uint32_t first_link = 0;
+    std::uint32_t first_link = 0;  // into flow_links_ (flows over two or more links)
     std::uint32_t num_links = 0;
     std::uint32_t version = 0;
     int tag = 0;
+    int only_link = -1;  // the link of a one-link flow (aggregated demands), kept inline
     bool active = false;
   };
   struct Due {
@@ -78,6 +79,7 @@ class FairShareNetwork {
   };
 
   std::span<const int> links_of(const Flow& f) const {
+    if (f.num_links == 1) return {&f.only_link, 1};
     return {flow_links_.data() + f.first_link, f.num_links};
   }
   void mark_dirty(int link);
@@ -89,7 +91,7 @@ class FairShareNetwork {
   std::vector<double> link_rate_;             // summed rate per link
   std::vector<Flow> flows_;
   std::vector<int> flow_links_;
-  std::vector<int> free_flow_ids_;  // finished ids, reused (their link slots are not)
+  std::vector<int> free_flow_ids_;  // finished ids, reused (multi-link slots are not)
   std::priority_queue<Due, std::vector<Due>, Later> due_;
   std::vector<int> dirty_;
   std::vector<std::uint32_t> link_mark_;  // epoch stamps for the component search
