@@ -22,13 +22,9 @@ class DataParallelPlanner final : public Planner {
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
       for (int g = 0; g < ctx.cluster.num_gpus(); ++g) {
-        Shard sh;
-        sh.table = t;
-        sh.rows = {0, table.rows};
-        sh.cols = {0, table.dim};
+        Shard sh = whole_table_shard(t, table.rows, table.dim, ShardKind::data_parallel);
         sh.gpu = g;
         sh.replica = g;
-        sh.kind = ShardKind::data_parallel;
         const double bytes = budget.shard_bytes(sh, 1);
         if (!budget.fits(g, bytes)) {
           budget.fail(fmt::format("data_parallel: the replica of table '{}'", table.name), bytes,

@@ -31,11 +31,7 @@ class RandomPlanner final : public Planner {
     std::vector<int> fitting;
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
-      Shard sh;
-      sh.table = t;
-      sh.rows = {0, table.rows};
-      sh.cols = {0, table.dim};
-      sh.kind = ShardKind::table_wise;
+      Shard sh = whole_table_shard(t, table.rows, table.dim);
       const double bytes = budget.shard_bytes(sh, n);
       // A first draw over all GPUs; if it has no room, a draw among those that have. Either
       // way every GPU with room is equally likely.

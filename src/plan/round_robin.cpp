@@ -23,11 +23,7 @@ class RoundRobinPlanner final : public Planner {
     int next = 0;
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
-      Shard sh;
-      sh.table = t;
-      sh.rows = {0, table.rows};
-      sh.cols = {0, table.dim};
-      sh.kind = ShardKind::table_wise;
+      Shard sh = whole_table_shard(t, table.rows, table.dim);
       const double bytes = budget.shard_bytes(sh, n);
       int g = -1;
       for (int k = 0; k < n && g < 0; ++k) {

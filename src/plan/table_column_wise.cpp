@@ -4,8 +4,6 @@
 // widest block on the node's least-loaded GPU.
 #include <fmt/format.h>
 
-#include <numeric>
-
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/splits.hpp"
@@ -23,12 +21,7 @@ class TableColumnWisePlanner final : public Planner {
   Plan plan(const PlanningContext& ctx) const override {
     const auto& tables = ctx.model.tables;
     const auto gpn = static_cast<std::uint32_t>(ctx.cluster.gpus_per_node());
-    std::vector<double> cost(tables.size());
-    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = table_cost(ctx, t, cost_);
-    std::vector<std::size_t> order(tables.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    const std::vector<std::size_t> order = tables_by_cost_desc(ctx, cost_);
     const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
       const auto blocks = column_blocks(tables[t].dim, gpn);
       std::vector<PlacedShard> out;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "shardsim/plan/shard_estimate.hpp"
 
@@ -36,6 +37,17 @@ TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost)
 double table_cost(const PlanningContext& ctx, std::size_t table, TableCost cost) {
   const EmbeddingTable& t = ctx.model.tables[table];
   return column_block_cost(ctx, table, ColRange{0, t.dim}, cost);
+}
+
+std::vector<std::size_t> tables_by_cost_desc(const PlanningContext& ctx, TableCost cost) {
+  const std::size_t n = ctx.model.tables.size();
+  std::vector<double> c(n);
+  for (std::size_t t = 0; t < n; ++t) c[t] = table_cost(ctx, t, cost);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return c[a] > c[b]; });
+  return order;
 }
 
 double column_block_cost(const PlanningContext& ctx, std::size_t table, ColRange cols,

@@ -5,8 +5,6 @@
 // share a node than a GPU, which evens out the load.
 #include <fmt/format.h>
 
-#include <numeric>
-
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/splits.hpp"
@@ -25,10 +23,7 @@ class TableRowWisePlanner final : public Planner {
     const auto& tables = ctx.model.tables;
     std::vector<double> cost(tables.size());
     for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = table_cost(ctx, t, cost_);
-    std::vector<std::size_t> order(tables.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+    const std::vector<std::size_t> order = tables_by_cost_desc(ctx, cost_);
     // Rows in id order across the node's GPUs in id order (the first range on the first GPU).
     const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
       std::vector<int> by_id = gpus;

@@ -23,11 +23,7 @@ class TableWisePlanner final : public Planner {
     std::vector<PackItem> items;
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
-      Shard sh;
-      sh.table = t;
-      sh.rows = {0, table.rows};
-      sh.cols = {0, table.dim};
-      sh.kind = ShardKind::table_wise;
+      const Shard sh = whole_table_shard(t, table.rows, table.dim);
       items.push_back(PackItem{sh, table_cost(ctx, t, cost_), static_cast<double>(n),
                                fmt::format("table_wise: table '{}'", table.name)});
     }

@@ -34,6 +34,17 @@ struct Shard {
   ShardKind kind = ShardKind::table_wise;
 };
 
+// A shard holding every row and column of `table` (rows x dim), on GPU 0 until placed.
+inline Shard whole_table_shard(std::size_t table, std::uint64_t rows, std::uint32_t dim,
+                               ShardKind kind = ShardKind::table_wise) {
+  Shard sh;
+  sh.table = table;
+  sh.rows = {0, rows};
+  sh.cols = {0, dim};
+  sh.kind = kind;
+  return sh;
+}
+
 // Which replica of a block serves a GPU's lookups, when not the default rule (a GPU holding a
 // replica serves itself; otherwise the replica on the nearest GPU, ties to the lowest replica).
 struct FetchOverride {
