@@ -154,10 +154,13 @@ void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget
   items = std::move(sorted);
 }
 
-void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
-                          const NodeSplit& split, const std::string& planner, MemoryBudget& budget,
-                          LoadTracker& loads, Plan& plan) {
+Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
+                          const NodeSplit& split, const std::string& planner, double headroom) {
   const Cluster& cluster = ctx.cluster;
+  MemoryBudget budget(ctx, headroom);
+  LoadTracker loads(cluster.num_gpus());
+  Plan plan;
+  plan.planner = planner;
   const int nodes = cluster.num_nodes();
   std::vector<std::vector<int>> node_gpus(static_cast<std::size_t>(nodes));
   for (int node = 0; node < nodes; ++node) node_gpus[node] = gpus_of_node(cluster, node);
@@ -215,6 +218,7 @@ void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_
                   worst_bytes, std::span<const int>(&g, 1));
     }
   }
+  return plan;
 }
 
 std::vector<int> gpus_of_node(const Cluster& cluster, int node) {

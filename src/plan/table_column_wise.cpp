@@ -36,12 +36,7 @@ class TableColumnWisePlanner final : public Planner {
       }
       return out;
     };
-    MemoryBudget budget(ctx, headroom_);
-    LoadTracker loads(ctx.cluster.num_gpus());
-    Plan plan;
-    plan.planner = name();
-    pack_tables_on_nodes(ctx, order, split, name(), budget, loads, plan);
-    return plan;
+    return plan_tables_on_nodes(ctx, order, split, name(), headroom_);
   }
 
  private:

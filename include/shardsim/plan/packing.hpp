@@ -119,11 +119,11 @@ using NodeSplit =
 
 // Neo §4.1's hierarchical schemes: each table of `order` goes to the least-loaded node (sum of
 // its GPUs' loads; ties to the lower id) on whose GPUs all the shards of `split` fit; the shards
-// are appended to `plan`. Throws DoesNotFitError naming the table when no node can take it.
-// O(nodes · GPUs per node) per table in the worst case.
-void pack_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
-                          const NodeSplit& split, const std::string& planner, MemoryBudget& budget,
-                          LoadTracker& loads, Plan& plan);
+// make the plan of `planner`, within the memory budget of `headroom`. Throws DoesNotFitError
+// naming the table when no node can take it. O(nodes · GPUs per node) per table in the worst
+// case.
+Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
+                          const NodeSplit& split, const std::string& planner, double headroom);
 
 // The GPUs of `node`, in id order.
 std::vector<int> gpus_of_node(const Cluster& cluster, int node);
