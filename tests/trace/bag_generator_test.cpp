@@ -9,35 +9,21 @@
 #include <vector>
 
 #include "shardsim/trace/power_law_profile.hpp"
+#include "support/power_law_table.hpp"
 
 namespace shardsim {
 namespace {
 
 EmbeddingTable table(std::uint64_t rows, double alpha, PoolingSpec pooling) {
-  return EmbeddingTable{.name = std::string("t"),
-                        .rows = rows,
-                        .dim = 16,
-                        .pooling = std::move(pooling),
-                        .alpha = alpha,
-                        .q = 0,
-                        .heavy_hitters = {}};
+  return testing::power_law_table(rows, alpha, std::move(pooling));
 }
 
 PoolingSpec fixed(double v) {
-  PoolingSpec p;
-  p.kind = PoolingSpec::Kind::fixed;
-  p.value = v;
-  return p;
+  return PoolingSpec::fixed_at(v);
 }
-
 PoolingSpec uniform(double lo, double hi) {
-  PoolingSpec p;
-  p.kind = PoolingSpec::Kind::uniform;
-  p.min = lo;
-  p.max = hi;
-  return p;
+  return PoolingSpec::uniform_between(lo, hi);
 }
-
 Workload workload(HotRowLayout layout, bool unique = false, double reuse = 0,
                   std::uint64_t seed = 42) {
   Workload w;

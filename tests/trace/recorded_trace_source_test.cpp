@@ -10,6 +10,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/trace/synthetic_trace_source.hpp"
 #include "shardsim/trace/synthetic_trace_writer.hpp"
+#include "support/power_law_table.hpp"
 
 namespace shardsim {
 namespace {
@@ -24,30 +25,15 @@ fs::path scratch(const std::string& name) {
 }
 
 EmbeddingTable table(std::string name, std::uint64_t rows, double alpha, PoolingSpec pooling) {
-  return EmbeddingTable{.name = std::move(name),
-                        .rows = rows,
-                        .dim = 16,
-                        .pooling = std::move(pooling),
-                        .alpha = alpha,
-                        .q = 0,
-                        .heavy_hitters = {}};
+  return testing::power_law_table(std::move(name), rows, alpha, std::move(pooling));
 }
 
 PoolingSpec fixed(double v) {
-  PoolingSpec p;
-  p.kind = PoolingSpec::Kind::fixed;
-  p.value = v;
-  return p;
+  return PoolingSpec::fixed_at(v);
 }
-
 PoolingSpec uniform(double lo, double hi) {
-  PoolingSpec p;
-  p.kind = PoolingSpec::Kind::uniform;
-  p.min = lo;
-  p.max = hi;
-  return p;
+  return PoolingSpec::uniform_between(lo, hi);
 }
-
 DlrmModel two_tables() {
   DlrmModel m;
   m.tables = {table("users", 50'000, 1.1, uniform(1, 9)), table("ads", 3000, 0.7, fixed(2))};

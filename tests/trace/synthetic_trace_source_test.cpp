@@ -8,35 +8,21 @@
 #include <vector>
 
 #include "shardsim/trace/row_blocks.hpp"
+#include "support/power_law_table.hpp"
 
 namespace shardsim {
 namespace {
 
 EmbeddingTable table(std::uint64_t rows, double alpha, PoolingSpec pooling) {
-  return EmbeddingTable{.name = std::string("t"),
-                        .rows = rows,
-                        .dim = 16,
-                        .pooling = std::move(pooling),
-                        .alpha = alpha,
-                        .q = 0,
-                        .heavy_hitters = {}};
+  return testing::power_law_table(rows, alpha, std::move(pooling));
 }
 
 PoolingSpec fixed(double v) {
-  PoolingSpec p;
-  p.kind = PoolingSpec::Kind::fixed;
-  p.value = v;
-  return p;
+  return PoolingSpec::fixed_at(v);
 }
-
 PoolingSpec lognormal(double mean, double sigma) {
-  PoolingSpec p;
-  p.kind = PoolingSpec::Kind::lognormal;
-  p.mean = mean;
-  p.sigma = sigma;
-  return p;
+  return PoolingSpec::lognormal_with(mean, sigma);
 }
-
 Workload workload(HotRowLayout layout, TraceMode mode, std::uint64_t seed = 42) {
   Workload w;
   w.seed = seed;

@@ -22,6 +22,27 @@ struct PoolingSpec {
   double sigma = 0;  // normal: standard deviation; lognormal: sigma of the log
   std::vector<std::pair<double, double>> histogram;  // (pooling value, weight)
 
+  static PoolingSpec fixed_at(double value) {
+    PoolingSpec p;
+    p.kind = Kind::fixed;
+    p.value = value;
+    return p;
+  }
+  static PoolingSpec uniform_between(double lo, double hi) {
+    PoolingSpec p;
+    p.kind = Kind::uniform;
+    p.min = lo;
+    p.max = hi;
+    return p;
+  }
+  static PoolingSpec lognormal_with(double mean, double sigma) {
+    PoolingSpec p;
+    p.kind = Kind::lognormal;
+    p.mean = mean;
+    p.sigma = sigma;
+    return p;
+  }
+
   double expected() const;  // E[pooling]
   double variance() const;  // Var[pooling]
   // One draw (a non-negative integer number of lookups).
