@@ -1,12 +1,10 @@
 #include "shardsim/trace/synthetic_trace_writer.hpp"
 
-#include <atomic>
-#include <exception>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "shardsim/core/log.hpp"
+#include "shardsim/core/parallel_for.hpp"
 #include "shardsim/trace/trace_file.hpp"
 
 namespace shardsim {
@@ -29,32 +27,14 @@ void write_synthetic_trace(const std::string& path, const DlrmModel& model,
   std::vector<std::unique_ptr<BagGenerator>> generators(n);
   std::vector<TraceTableInfo> tables(n);
   // Pass 1 (cheap: pooling draws only): every table's lookups, which place the sections.
-  {
-    std::atomic<std::size_t> next{0};
-    std::vector<std::exception_ptr> errors(n);
-    const auto worker = [&] {
-      for (std::size_t t = next++; t < n; t = next++) {
-        try {
-          generators[t] = std::make_unique<BagGenerator>(model.tables[t], t, workload);
-          std::uint64_t lookups = 0;
-          for (int it = 0; it < shape.iterations; ++it)
-            for (int g = 0; g < shape.gpus; ++g)
-              for (std::uint32_t l : generators[t]->lengths(it, g, shape.samples_per_gpu))
-                lookups += l;
-          tables[t] = {model.tables[t].name, model.tables[t].rows, lookups};
-        } catch (...) {
-          errors[t] = std::current_exception();
-        }
-      }
-    };
-    const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(n)));
-    std::vector<std::thread> pool;
-    for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  parallel_for(n, jobs, [&](std::size_t t) {
+    generators[t] = std::make_unique<BagGenerator>(model.tables[t], t, workload);
+    std::uint64_t lookups = 0;
+    for (int it = 0; it < shape.iterations; ++it)
+      for (int g = 0; g < shape.gpus; ++g)
+        for (std::uint32_t l : generators[t]->lengths(it, g, shape.samples_per_gpu)) lookups += l;
+    tables[t] = {model.tables[t].name, model.tables[t].rows, lookups};
+  });
   // Pass 2: each table's bags, lengths first, then rows.
   Progress progress("writing the trace", n);
   std::mutex progress_mutex;

@@ -5,15 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/core/parallel_for.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/xxhash64.hpp"
 #include "trace_file_format.hpp"
@@ -243,28 +241,12 @@ void write_trace_file(const std::string& path, std::uint64_t samples,
   for (std::size_t t = 0; t < tables.size(); ++t)
     offsets[t + 1] = offsets[t] + trace_section_bytes(tables[t].name, samples, tables[t].lookups);
 
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(tables.size());
-  const auto worker = [&] {
-    for (std::size_t t = next++; t < tables.size(); t = next++) {
-      try {
-        TraceSectionWriter w(file.fd(), path, offsets[t], tables[t].name, tables[t].rows, samples,
-                             tables[t].lookups);
-        fill(t, w);
-        w.finish();
-      } catch (...) {
-        errors[t] = std::current_exception();
-        next = tables.size();  // stop handing out tables
-      }
-    }
-  };
-  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(tables.size())));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  parallel_for(tables.size(), jobs, [&](std::size_t t) {
+    TraceSectionWriter w(file.fd(), path, offsets[t], tables[t].name, tables[t].rows, samples,
+                         tables[t].lookups);
+    fill(t, w);
+    w.finish();
+  });
   file.close();
 }
 
