@@ -18,4 +18,14 @@ std::string to_string(ShardKind k) {
   return "?";
 }
 
+std::string to_string(ReplicaSyncMode m) {
+  switch (m) {
+    case ReplicaSyncMode::dense:
+      return "dense";
+    case ReplicaSyncMode::touched_rows:
+      return "touched_rows";
+  }
+  return "?";
+}
+
 }  // namespace shardsim

@@ -10,6 +10,7 @@
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/shard_estimate.hpp"
 
@@ -97,7 +98,6 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
   // Pooled-embedding bytes per GPU and level (0: in its scale-up domain, 1: outside), forward.
   std::vector<double> sent_up(un, 0.0), sent_off(un, 0.0), recv_up(un, 0.0), recv_off(un, 0.0);
   ByteMatrix fwd(n);
-  std::map<std::vector<int>, double> sync_bytes_by_gpus;
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
@@ -134,14 +134,6 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       w.cols = set.cols.size();
       w.precision = model.table_precision;
     }
-    if (training && set.shards.size() > 1) {
-      std::vector<int> gpus;
-      for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
-      std::sort(gpus.begin(), gpus.end());
-      gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-      sync_bytes_by_gpus[gpus] +=
-          static_cast<double>(set.rows.size()) * set.cols.size() * comm_elem;
-    }
   }
 
   // Kernels: all shards of a GPU in one fused kernel (as the iteration builder costs them).
@@ -170,13 +162,20 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
       s.comm_received_bytes *= 2;
     }
   }
-  for (const auto& [gpus, bytes] : sync_bytes_by_gpus) {
-    const double t = allreduce_s(cluster, gpus, bytes, p);
-    for (int g : gpus) {
-      st.gpus[g].sync_comm_s += t;
-      st.gpus[g].sync_bytes += bytes;
+  // Replica synchronisation (plan/replica_sync.hpp): data-parallel gradients every iteration;
+  // 2D peer syncs every `interval` iterations, amortised per iteration.
+  const ReplicaSyncs syncs = plan_replica_syncs(plan, serving, model, workload, trace, n);
+  auto add_syncs = [&](const std::vector<SyncBucket>& buckets, double per_iteration) {
+    for (const SyncBucket& b : buckets) {
+      const double t = allreduce_s(cluster, b.gpus, b.bytes, p) * per_iteration;
+      for (int g : b.gpus) {
+        st.gpus[g].sync_comm_s += t;
+        st.gpus[g].sync_bytes += b.bytes * per_iteration;
+      }
     }
-  }
+  };
+  add_syncs(syncs.gradient, 1.0);
+  add_syncs(syncs.peer, 1.0 / syncs.sync.interval);
   st.alltoall_fwd_s = alltoallv_s(cluster, fwd, p);
   if (training) {
     ByteMatrix bwd(n);  // the transpose: gradients go back to the owners

@@ -37,6 +37,10 @@ const std::vector<PlannerInfo>& planner_registry() {
       {"hybrid",
        "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
        make_hybrid_planner},
+      {"two_d",
+       "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
+       "synchronised across groups (2D paper §3)",
+       make_two_d_planner},
   };
   return registry;
 }

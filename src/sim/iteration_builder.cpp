@@ -155,23 +155,17 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
 
   const FlowGranularity granularity =
       per_flow ? FlowGranularity::per_flow : FlowGranularity::aggregated;
-  // Gradient synchronisation of replicated blocks (data-parallel tables): one AllReduce per
-  // distinct set of replica GPUs, of the dense gradient of every block they share.
-  if (training) {
-    std::map<std::vector<int>, double> bytes_by_gpus;
-    for (const ReplicaSet& set : serving_.sets) {
-      if (set.shards.size() < 2) continue;
-      std::vector<int> gpus;
-      for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
-      std::sort(gpus.begin(), gpus.end());
-      gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
-      bytes_by_gpus[gpus] +=
-          static_cast<double>(set.rows.size()) * set.cols.size() * bwd_elem_bytes;
-    }
-    for (auto& [gpus, bytes] : bytes_by_gpus) {
-      replica_syncs_.push_back(
-          share(gpus, allreduce_demand(in.cluster, gpus, bytes, cost_, granularity)));
-    }
+  // Replica synchronisation (plan/replica_sync.hpp): the dense gradients of data-parallel
+  // replicas, AllReduced before the update, one AllReduce per set of replica GPUs; and 2D's
+  // weights + optimizer state across the groups' peers after the update (Algorithm 1, §5).
+  sync_plan_ = plan_replica_syncs(in.plan, serving_, in.model, in.workload, in.trace, n);
+  for (const SyncBucket& b : sync_plan_.gradient) {
+    replica_syncs_.push_back(
+        share(b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, cost_, granularity)));
+  }
+  for (const SyncBucket& b : sync_plan_.peer) {
+    peer_syncs_.push_back(
+        share(b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, cost_, granularity)));
   }
 
   // Dense part: identical on every GPU (data parallel MLPs, local batch).
@@ -285,7 +279,7 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
       const double offsets = batch * cost_.offset_bytes_per_output;
       for (std::size_t k : sets_of_table_[t]) {
         const double* lookups = draw.lookups_by_block_gpu.data() + block_of_set_[k] * n;
-        const bool one_server = serving_.served_by[k].empty();
+        const bool one_server = serving_.single_server(k);
         int owner = shards[serving_.sets[k].shards.front()].gpu;
         for (int g = 0; g < n; ++g) {
           if (!one_server) owner = shards[serving_.server(k, g)].gpu;
@@ -498,6 +492,21 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     bot_b[g] = local(g, Stream::dense_compute, Phase::bottom_mlp_bwd, f(g) * dense_.bottom_bwd_s,
                      {inter_b[g]});
   }
+  // 2D replica sync (Algorithm 1, lines 9-10): after every peer's update, on the sparse
+  // communication stream (it follows the backward AlltoAll there and does not queue behind the
+  // MLP AllReduce, which it does not depend on); the next iteration waits for it.
+  std::vector<std::vector<int>> peer_sync_by_gpu(n);
+  if (!peer_syncs_.empty() && sync_plan_.syncs_after(iteration)) {
+    std::vector<std::vector<int>> after_update(n);
+    for (int g = 0; g < n; ++g) after_update[g] = {update[g]};
+    for (const SharedCollective& sync : peer_syncs_) {
+      std::vector<int> ids(n, -1);
+      shared(sync, Stream::sparse_comm, Phase::embedding_replica_sync, after_update, ids);
+      for (int g : sync.gpus) {
+        if (ids[g] >= 0) peer_sync_by_gpu[g].push_back(ids[g]);
+      }
+    }
+  }
   for (int g = 0; g < n; ++g) {
     set_last(input[g]);
     set_last(update[g]);
@@ -505,6 +514,7 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     set_last(bot_b[g]);
     set_last(mlp_ar[g]);
     for (int id : replica_ar_by_gpu[g]) set_last(id);
+    for (int id : peer_sync_by_gpu[g]) set_last(id);
   }
   out.end_task = static_cast<int>(graph.tasks.size());
   return out;

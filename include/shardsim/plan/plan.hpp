@@ -41,6 +41,22 @@ struct FetchOverride {
   int requesting_gpu = 0;
 };
 
+// How the replicas of a block that sit in different sparse-parallel groups (2D) are kept
+// consistent: after the embedding update, their weights and optimizer state are averaged by an
+// AllReduce across the peers (2D paper Algorithm 1, lines 9-10; cost §5 Eq. 1), every
+// `interval` iterations (local updates in between, §5). `dense` syncs every row of the block;
+// `touched_rows` only the rows the global batch touched since the last sync (expected distinct
+// rows of the access profile). Replicas inside one group (data-parallel tables) are unaffected:
+// their gradients are AllReduced before the update. docs/planners.md, "two_d".
+enum class ReplicaSyncMode { dense, touched_rows };
+std::string to_string(ReplicaSyncMode m);
+
+struct ReplicaSync {
+  ReplicaSyncMode mode = ReplicaSyncMode::dense;
+  int interval = 1;  // sync after iterations k-1, 2k-1, ... (0-based, warm-up included)
+  bool operator==(const ReplicaSync&) const = default;
+};
+
 struct Plan {
   std::string planner;
   std::vector<Shard> shards;
@@ -48,6 +64,8 @@ struct Plan {
   // Sparse-parallel groups (2D): each group's GPUs; the global batch splits evenly across
   // groups and each group serves only its own members' lookups. Empty = one group of all GPUs.
   std::vector<std::vector<int>> groups;
+  // Synchronisation of replicas across groups (meaningful only with two or more groups).
+  ReplicaSync sync;
   double planning_time_s = 0;  // wall time the planner took (reported; not deterministic)
 };
 
