@@ -47,7 +47,7 @@ GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model,
   m.reserved_bytes = cluster.preset().reserved_memory_bytes;
   const double per_param =
       workload.mode == Mode::training ? kDenseTrainingBytesPerParam : kDenseInferenceBytesPerParam;
-  m.dense_bytes = static_cast<double>(model.mlp_parameter_count()) * per_param;
+  m.dense_bytes = static_cast<double>(model.dense_parameter_count()) * per_param;
   // Activations of the local batch: the pooled embeddings it receives (and their gradients),
   // and the MLP layer outputs kept for backward.
   double emb_width = 0;

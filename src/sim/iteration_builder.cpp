@@ -175,18 +175,29 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
   const std::uint64_t vectors = m.tables.size() + 1;
   dense_.bottom_fwd_s =
       mlp_forward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost_);
+  const bool concat = m.interaction == InteractionKind::concat;
+  const double concat_s = concat ? concat_interaction_s(gpu, batch, m.interaction_output_width(),
+                                                        m.mlp_precision, cost_)
+                                 : 0.0;
   dense_.interaction_fwd_s =
-      interaction_forward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
+      concat ? concat_s
+             : interaction_forward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
+  // A dense arch (model.dense_arch) runs between the interaction and the top MLP; its time is
+  // counted in the top MLP's phases.
   dense_.top_fwd_s =
-      mlp_forward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost_);
+      mlp_forward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost_) +
+      dense_arch_forward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
   if (training) {
     dense_.top_bwd_s =
-        mlp_backward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost_);
+        mlp_backward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision,
+                       cost_) +
+        dense_arch_backward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
     dense_.interaction_bwd_s =
-        interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
+        concat ? concat_s
+               : interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
     dense_.bottom_bwd_s =
         mlp_backward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost_);
-    const double bytes = static_cast<double>(m.mlp_parameter_count()) * bwd_elem_bytes;
+    const double bytes = static_cast<double>(m.dense_parameter_count()) * bwd_elem_bytes;
     const std::vector<int> all = all_gpus(n);
     mlp_allreduce_ = share(all, allreduce_demand(in.cluster, all, bytes, cost_, granularity));
   }
