@@ -9,6 +9,7 @@ markdown table with the paper's numbers beside ours and the paper's trends check
     2d-table1  Table 1, CTR model: 256 GPUs, 1/2/4/8 groups: QPS, peak/mean memory, imbalance
                (plus what-if rows beyond the paper: touched-rows sync, a sync every 4 iterations)
     2d-table2  Table 2, ExFM: 256 -> 4096 GPUs, 256 GPUs per group: memory, QPS, scaling factor
+               (plus a what-if: `hybrid` limited to table-wise and row-wise shards in both)
     2d-fig6    Fig. 6: per-phase maximum kernel costs vs groups (from the 2d-table1 runs)
 
 Output: <out>/<name>/results.csv, results.md, reports.json; <out>/2d.md joins the markdown.
@@ -345,11 +346,50 @@ def table2(exe, out_dir, jobs):
          and sf("two_d", 4096) < sf("two_d", 2048),
          f"{fmt(sf('two_d', 2048), 1, '%')} -> {fmt(sf('two_d', 4096), 1, '%')}"),
     ]
+    # What-if beyond the paper's table: `hybrid` limited to table-wise and row-wise shards (the
+    # row-wise shards of a table over all GPUs each serve the global batch, so their lookup
+    # activations grow with the GPU count, §2.2), in both strategies alike.
+    schemes = "[table_wise, row_wise]"
+    whatif = run_sweep(exe, "scenarios/papers/2d-table2.yaml", jobs, [
+        "placement.options={hybrid: {headroom: 0, schemes: " + schemes + "}, two_d: "
+        "{group_size: 256, inner: hybrid, inner_options: {headroom: 0, schemes: " + schemes
+        + "}}}"])
+    wby = {(r["planner"], r["num_gpus"]): r for r in whatif}
+    what_rows = []
+    for gpus in sorted(PAPER_TABLE2):
+        cells = [gpus]
+        for planner in ("hybrid", "two_d"):
+            r = wby[(planner, gpus)]
+            if simulated(r):
+                sf = r.get("scaling_factor")
+                cells += [fmt(percent(r, "max")), fmt_qps(r["qps"]),
+                          fmt(100 * sf, 1, "%") if sf is not None else "-"]
+            else:
+                cells += [f"OOM (needs {r['memory_bytes']['max'] / 1e9:.1f} GB)", "N/A", "N/A"]
+        what_rows.append(cells)
+        rows.append([gpus, "full MP (TW+RW)", None,
+                     percent(wby[("hybrid", gpus)], "max"), None,
+                     wby[("hybrid", gpus)]["qps"] if simulated(wby[("hybrid", gpus)]) else None,
+                     None, None, simulated(wby[("hybrid", gpus)])])
+        rows.append([gpus, "2D (TW+RW)", None, percent(wby[("two_d", gpus)], "max"), None,
+                     wby[("two_d", gpus)]["qps"] if simulated(wby[("two_d", gpus)]) else None,
+                     None, None, simulated(wby[("two_d", gpus)])])
+    w_fits = {g: simulated(wby[("hybrid", g)]) for g in PAPER_TABLE2}
+    checks.append((
+        "what-if (TW+RW): full model parallelism runs out of memory beyond 1024 GPUs",
+        not w_fits[2048] and not w_fits[4096],
+        ", ".join(f"{g}: {'fits' if w_fits[g] else 'OOM'}" for g in sorted(PAPER_TABLE2))))
+    reports = reports + whatif
     md = "\n\n".join([
         "### 2d-table2: Table 2, ExFM scaling (batch 1152 per GPU, 256 GPUs per 2D group)",
         md_table(["GPUs", "strategy", "paper memory %", "paper QPS", "paper scaling",
                   "our peak memory %", "our QPS", "our scaling"], md_rows),
         "Scaling factor: (QPS / QPS at 256 GPUs) / (GPUs / 256), the report's `scaling_factor`.",
+        "What-if beyond the paper (same scenario; `hybrid` limited to `schemes: [table_wise, "
+        "row_wise]` in both strategies, so large tables are row-sharded over all GPUs of the "
+        "model-parallel domain and every row-wise shard serves that domain's whole batch):",
+        md_table(["GPUs", "full MP peak memory %", "full MP QPS", "full MP scaling",
+                  "2D peak memory %", "2D QPS", "2D scaling"], what_rows),
         "Trends (the paper's, checked on ours):",
         check_lines(checks),
     ])
