@@ -256,7 +256,7 @@ void fill_groups(Report& r, const Plan& plan, const std::vector<double>& sync_s_
 // The replica synchronisation of a plan with two or more groups: what one sync moves, the
 // paper's Eq. 1 estimate for it, and (when simulated) the slowest GPU's sync time per syncing
 // iteration.
-void fill_replica_sync(Report& r, const SimulationInputs& in, const ReplicaSyncs& syncs,
+void fill_replica_sync(Report& r, const SimulationInputs& in, const PeerSyncs& syncs,
                        double simulated_s) {
   if (in.plan.groups.size() < 2 || in.workload.mode != Mode::training) return;
   ReplicaSyncReport rs;
@@ -265,7 +265,7 @@ void fill_replica_sync(Report& r, const SimulationInputs& in, const ReplicaSyncs
   rs.peers = static_cast<int>(in.plan.groups.size());
   std::vector<double> per_gpu(static_cast<std::size_t>(in.cluster.num_gpus()), 0.0);
   double slowest_Bps = 0;
-  for (const SyncBucket& b : syncs.peer) {
+  for (const PeerSyncBucket& b : syncs.peer) {
     rs.bytes_per_sync += b.bytes;
     for (int g : b.gpus) per_gpu[static_cast<std::size_t>(g)] += b.bytes;
     for (std::size_t j = 1; j < b.gpus.size(); ++j) {

@@ -18,11 +18,11 @@ std::string to_string(ShardKind k) {
   return "?";
 }
 
-std::string to_string(ReplicaSyncMode m) {
+std::string to_string(PeerSyncMode m) {
   switch (m) {
-    case ReplicaSyncMode::dense:
+    case PeerSyncMode::dense:
       return "dense";
-    case ReplicaSyncMode::touched_rows:
+    case PeerSyncMode::touched_rows:
       return "touched_rows";
   }
   return "?";

@@ -235,8 +235,8 @@ void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, con
     if (!plan.groups.empty()) {
       out << "groups:\n";
       for (const auto& g : plan.groups) out << "  - " << group_list(g) << "\n";
-      out << "sync: {mode: " << to_string(plan.sync.mode) << ", interval: " << plan.sync.interval
-          << "}\n";
+      out << "sync: {mode: " << to_string(plan.peer_sync.mode)
+          << ", interval: " << plan.peer_sync.interval << "}\n";
     }
     if (!plan.fetch_overrides.empty()) {
       out << "fetch:\n";
@@ -267,8 +267,8 @@ void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, con
       out << (g ? ", " : "") << group_list(plan.groups[g]);
     }
     out << "]";
-    out << ",\n  \"sync\": {\"mode\": " << quoted(to_string(plan.sync.mode))
-        << ", \"interval\": " << plan.sync.interval << "}";
+    out << ",\n  \"sync\": {\"mode\": " << quoted(to_string(plan.peer_sync.mode))
+        << ", \"interval\": " << plan.peer_sync.interval << "}";
   }
   if (!plan.fetch_overrides.empty()) {
     out << ",\n  \"fetch\": [";
@@ -384,14 +384,14 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
     sv->expect_map();
     sv->expect_keys({"mode", "interval"});
     if (auto mode = sv->find("mode")) {
-      plan.sync.mode = mode->as_choice({"dense", "touched_rows"}) == "touched_rows"
-                           ? ReplicaSyncMode::touched_rows
-                           : ReplicaSyncMode::dense;
+      plan.peer_sync.mode = mode->as_choice({"dense", "touched_rows"}) == "touched_rows"
+                                ? PeerSyncMode::touched_rows
+                                : PeerSyncMode::dense;
     }
     if (auto interval = sv->find("interval")) {
       const std::uint64_t k = interval->as_positive_int();
       if (k > 1000000) throw interval->error("expected at most 1000000 iterations between syncs");
-      plan.sync.interval = static_cast<int>(k);
+      plan.peer_sync.interval = static_cast<int>(k);
     }
   }
   // Shards are validated before fetch overrides are resolved against them.

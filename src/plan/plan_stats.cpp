@@ -10,7 +10,7 @@
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
-#include "shardsim/plan/replica_sync.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/shard_estimate.hpp"
 
@@ -164,9 +164,9 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
   }
   // Replica synchronisation (plan/replica_sync.hpp): data-parallel gradients every iteration;
   // 2D peer syncs every `interval` iterations, amortised per iteration.
-  const ReplicaSyncs syncs = plan_replica_syncs(plan, serving, model, workload, trace, n);
-  auto add_syncs = [&](const std::vector<SyncBucket>& buckets, double per_iteration) {
-    for (const SyncBucket& b : buckets) {
+  const PeerSyncs syncs = plan_peer_syncs(plan, serving, model, workload, trace, n);
+  auto add_syncs = [&](const std::vector<PeerSyncBucket>& buckets, double per_iteration) {
+    for (const PeerSyncBucket& b : buckets) {
       const double t = allreduce_s(cluster, b.gpus, b.bytes, p) * per_iteration;
       for (int g : b.gpus) {
         st.gpus[g].sync_comm_s += t;

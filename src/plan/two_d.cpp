@@ -30,7 +30,7 @@ struct TwoDOptions {
   std::optional<YamlValue> group_size;  // N
   std::string inner_name;
   std::unique_ptr<Planner> inner;
-  ReplicaSync sync;
+  PeerSync sync;
   GroupLayout layout = GroupLayout::peers_in_host;
 };
 
@@ -108,7 +108,7 @@ class TwoDPlanner final : public Planner {
     Plan out;
     out.planner = name();
     out.groups = layout.groups();
-    out.sync = o_.sync;
+    out.peer_sync = o_.sync;
     // Replicas per block in the inner plan (1 unless it replicates, e.g. data-parallel tables).
     using Block =
         std::tuple<std::size_t, std::uint64_t, std::uint64_t, int, std::uint32_t, std::uint32_t>;
@@ -198,8 +198,8 @@ std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
       inner_options ? *inner_options
                     : YamlValue(YAML::Node(), options.file(), options.path() + ".inner_options"));
   o.sync.mode = opts.choice("sync", {"dense", "touched_rows"}, "dense") == "touched_rows"
-                    ? ReplicaSyncMode::touched_rows
-                    : ReplicaSyncMode::dense;
+                    ? PeerSyncMode::touched_rows
+                    : PeerSyncMode::dense;
   const std::uint64_t interval = opts.positive_int("sync_interval", 1);
   if (interval > 1000000) {
     throw opts.find("sync_interval")->error("expected at most 1000000 iterations between syncs");

@@ -158,12 +158,12 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
   // Replica synchronisation (plan/replica_sync.hpp): the dense gradients of data-parallel
   // replicas, AllReduced before the update, one AllReduce per set of replica GPUs; and 2D's
   // weights + optimizer state across the groups' peers after the update (Algorithm 1, §5).
-  sync_plan_ = plan_replica_syncs(in.plan, serving_, in.model, in.workload, in.trace, n);
-  for (const SyncBucket& b : sync_plan_.gradient) {
+  sync_plan_ = plan_peer_syncs(in.plan, serving_, in.model, in.workload, in.trace, n);
+  for (const PeerSyncBucket& b : sync_plan_.gradient) {
     replica_syncs_.push_back(
         share(b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, cost_, granularity)));
   }
-  for (const SyncBucket& b : sync_plan_.peer) {
+  for (const PeerSyncBucket& b : sync_plan_.peer) {
     peer_syncs_.push_back(
         share(b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, cost_, granularity)));
   }

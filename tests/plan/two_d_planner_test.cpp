@@ -10,8 +10,8 @@
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/cost/replica_sync_cost.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/plan_file.hpp"
-#include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/sparse_groups.hpp"
 
@@ -51,7 +51,7 @@ TEST(TwoDPlanner, RepeatsTheInnerPlanInEveryGroup) {
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_EQ(p.groups[0], (std::vector<int>{0, 1, 4, 5}));
   EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3, 6, 7}));
-  EXPECT_EQ(p.sync, (ReplicaSync{ReplicaSyncMode::dense, 1}));
+  EXPECT_EQ(p.peer_sync, (PeerSync{PeerSyncMode::dense, 1}));
   // The inner planner saw one group: 4 GPUs on 2 hosts of 2.
   const Cluster view = SparseGroups(f.cluster, 2, GroupLayout::peers_in_host).view_cluster();
   const PlanFixture inner_f(view.preset(), view.num_nodes(), f.model, 64);
@@ -143,12 +143,12 @@ TEST(TwoDPlanner, TouchedRowsSyncMovesTheExpectedDistinctRows) {
                                 "{groups: 2, inner: table_wise, sync: touched_rows, "
                                 "sync_interval: " +
                                     std::to_string(k) + "}");
-    const ReplicaSyncs s =
-        plan_replica_syncs(p, build_serving_map(p, f.cluster), f.model, f.workload, *f.trace, 8);
+    const PeerSyncs s =
+        plan_peer_syncs(p, build_serving_map(p, f.cluster), f.model, f.workload, *f.trace, 8);
     EXPECT_EQ(s.sync.interval, k);
     EXPECT_TRUE(s.gradient.empty());
     double bytes = 0;
-    for (const SyncBucket& b : s.peer) {
+    for (const PeerSyncBucket& b : s.peer) {
       EXPECT_EQ(b.gpus.size(), 2u);
       bytes += b.bytes;
     }
@@ -158,10 +158,10 @@ TEST(TwoDPlanner, TouchedRowsSyncMovesTheExpectedDistinctRows) {
   }
   // Dense: every row, weights and moment (132 B), whatever the interval.
   const Plan d = f.valid_plan("two_d", "{groups: 2, inner: table_wise, sync_interval: 5}");
-  const ReplicaSyncs s =
-      plan_replica_syncs(d, build_serving_map(d, f.cluster), f.model, f.workload, *f.trace, 8);
+  const PeerSyncs s =
+      plan_peer_syncs(d, build_serving_map(d, f.cluster), f.model, f.workload, *f.trace, 8);
   double bytes = 0;
-  for (const SyncBucket& b : s.peer) bytes += b.bytes;
+  for (const PeerSyncBucket& b : s.peer) bytes += b.bytes;
   EXPECT_DOUBLE_EQ(bytes, 8 * 1e5 * 132);
   EXPECT_TRUE(s.syncs_after(4));
   EXPECT_FALSE(s.syncs_after(3));
@@ -178,7 +178,7 @@ TEST(TwoDPlanner, DataParallelInnerTablesSyncGradientsOverEveryReplica) {
     EXPECT_EQ(serving.sets[k].shards.size(), 8u);
     EXPECT_FALSE(is_peer_set(p, serving, k));
   }
-  const ReplicaSyncs s = plan_replica_syncs(p, serving, f.model, f.workload, *f.trace, 8);
+  const PeerSyncs s = plan_peer_syncs(p, serving, f.model, f.workload, *f.trace, 8);
   EXPECT_TRUE(s.peer.empty());
   ASSERT_EQ(s.gradient.size(), 1u);
   EXPECT_EQ(s.gradient[0].gpus.size(), 8u);
@@ -201,7 +201,7 @@ TEST(TwoDPlanner, PlanFilesKeepTheGroupsAndTheSync) {
     const std::string file = format == PlanFormat::json ? "p.json" : "p.yaml";
     const Plan back = read_plan(parse_yaml(out.str(), file), file, f.model, f.cluster);
     EXPECT_EQ(back.groups, p.groups);
-    EXPECT_EQ(back.sync, p.sync) << out.str();
+    EXPECT_EQ(back.peer_sync, p.peer_sync) << out.str();
     EXPECT_EQ(back.shards.size(), p.shards.size());
   }
 }

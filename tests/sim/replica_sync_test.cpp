@@ -83,7 +83,7 @@ double sync_duration_s(const SimulationResult& r) {
   return -1;
 }
 
-TEST(ReplicaSync, PeersOnOneHostSyncAtNvlinkSpeedAsEq1Says) {
+TEST(PeerSync, PeersOnOneHostSyncAtNvlinkSpeedAsEq1Says) {
   // peers_in_host, M = 2 on 2-GPU hosts: group 0 = GPU 0 of each host, group 1 = GPU 1; view
   // GPU v's peers are both GPUs of host v. table_wise inside a group of 2 GPUs puts 2 tables
   // on each: b = 2 x 260 MB = 520 MB per GPU. A ring AllReduce over 2 GPUs moves
@@ -97,7 +97,7 @@ TEST(ReplicaSync, PeersOnOneHostSyncAtNvlinkSpeedAsEq1Says) {
   EXPECT_NEAR(replica_sync_eq1_s(4 * 260e6, 2, 4, 100e9), 5.2e-3, 1e-15);
 }
 
-TEST(ReplicaSync, PeersOnDifferentHostsSyncAtNicSpeed) {
+TEST(PeerSync, PeersOnDifferentHostsSyncAtNicSpeed) {
   // contiguous: group 0 = host 0, group 1 = host 1; peers (0, 2) and (1, 3) cross the 10 GB/s
   // NICs: 520 MB / 10 GB/s = 52 ms, Eq. 1 with B_sync = 10 GB/s: 2 x 1.04e9 / (4 x 10e9).
   SyncCase c;
@@ -112,7 +112,7 @@ TEST(ReplicaSync, PeersOnDifferentHostsSyncAtNicSpeed) {
   EXPECT_GT(iteration_times(r).back(), iteration_times(rq).back() + 40e-3);
 }
 
-TEST(ReplicaSync, SyncFollowsEveryPeersUpdateAndThePeersWaitForIt) {
+TEST(PeerSync, SyncFollowsEveryPeersUpdateAndThePeersWaitForIt) {
   SyncCase c;
   c.options.link_sharing = LinkSharing::aggregated;
   const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
@@ -140,7 +140,7 @@ TEST(ReplicaSync, SyncFollowsEveryPeersUpdateAndThePeersWaitForIt) {
   }
 }
 
-TEST(ReplicaSync, SyncIntervalSyncsEveryKIterations) {
+TEST(PeerSync, SyncIntervalSyncsEveryKIterations) {
   // §5: "we can decrease the synchronization frequency and enable local updates". With k = 2
   // the sync follows iterations 1 and 3 (0-based), so the iterations alternate short and long
   // and the mean is the k = 1 mean less half a sync.
@@ -165,7 +165,7 @@ TEST(ReplicaSync, SyncIntervalSyncsEveryKIterations) {
   EXPECT_NEAR(m1 - m2, 2.6e-3, 1e-9);
 }
 
-TEST(ReplicaSync, AlltoAllStaysInsideEachGroup) {
+TEST(PeerSync, AlltoAllStaysInsideEachGroup) {
   // Each group serves only its own GPUs' lookups: no pooled-embedding byte crosses groups, and
   // each AlltoAll collective has exactly one group's GPUs.
   SyncCase c;
@@ -197,7 +197,7 @@ TEST(ReplicaSync, AlltoAllStaysInsideEachGroup) {
   }
 }
 
-TEST(ReplicaSync, InferenceHasNoSync) {
+TEST(PeerSync, InferenceHasNoSync) {
   SyncCase c;
   c.wl.mode = Mode::inference;
   const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");

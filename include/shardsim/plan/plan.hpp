@@ -48,13 +48,13 @@ struct FetchOverride {
 // `touched_rows` only the rows the global batch touched since the last sync (expected distinct
 // rows of the access profile). Replicas inside one group (data-parallel tables) are unaffected:
 // their gradients are AllReduced before the update. docs/planners.md, "two_d".
-enum class ReplicaSyncMode { dense, touched_rows };
-std::string to_string(ReplicaSyncMode m);
+enum class PeerSyncMode { dense, touched_rows };
+std::string to_string(PeerSyncMode m);
 
-struct ReplicaSync {
-  ReplicaSyncMode mode = ReplicaSyncMode::dense;
+struct PeerSync {
+  PeerSyncMode mode = PeerSyncMode::dense;
   int interval = 1;  // sync after iterations k-1, 2k-1, ... (0-based, warm-up included)
-  bool operator==(const ReplicaSync&) const = default;
+  bool operator==(const PeerSync&) const = default;
 };
 
 struct Plan {
@@ -65,7 +65,7 @@ struct Plan {
   // groups and each group serves only its own members' lookups. Empty = one group of all GPUs.
   std::vector<std::vector<int>> groups;
   // Synchronisation of replicas across groups (meaningful only with two or more groups).
-  ReplicaSync sync;
+  PeerSync peer_sync;
   double planning_time_s = 0;  // wall time the planner took (reported; not deterministic)
 };
 

@@ -12,8 +12,8 @@
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/plan.hpp"
-#include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/sim/comm_traffic.hpp"
 #include "shardsim/sim/simulation_options.hpp"
@@ -68,7 +68,7 @@ class IterationBuilder {
   const CommTraffic& comm() const { return comm_; }
   const ServingMap& serving() const { return serving_; }
   // The replica synchronisation of the plan (gradient AllReduces, 2D peer syncs).
-  const ReplicaSyncs& replica_syncs() const { return sync_plan_; }
+  const PeerSyncs& replica_syncs() const { return sync_plan_; }
   // The capacity of each link for the engine (bandwidth x collective efficiency).
   const std::vector<double>& link_capacity_Bps() const { return link_capacity_Bps_; }
 
@@ -110,7 +110,7 @@ class IterationBuilder {
   std::vector<SharedCollective> a2a_fwd_, a2a_bwd_;
   std::vector<SharedCollective> replica_syncs_;  // data-parallel gradients, every iteration
   std::vector<SharedCollective> peer_syncs_;     // 2D replica sync, after syncing iterations
-  ReplicaSyncs sync_plan_;                       // its buckets, mode and interval
+  PeerSyncs sync_plan_;                          // its buckets, mode and interval
   SharedCollective mlp_allreduce_;
   std::vector<CollectiveDemand> shared_demands_;
   Dense dense_;

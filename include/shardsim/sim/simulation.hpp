@@ -12,8 +12,8 @@ struct SimulationResult {
   Timeline timeline;
   std::vector<IterationTasks> iterations;  // warm-up first, then the measured ones
   int warmup = 0;
-  CommTraffic comm;    // the pooled-embedding traffic per iteration
-  ReplicaSyncs syncs;  // the plan's replica synchronisation (plan/replica_sync.hpp)
+  CommTraffic comm;  // the pooled-embedding traffic per iteration
+  PeerSyncs syncs;   // the plan's replica synchronisation (plan/replica_sync.hpp)
 };
 
 SimulationResult simulate(const SimulationInputs& inputs);

@@ -1,4 +1,4 @@
-#include "shardsim/plan/replica_sync.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 
 #include <algorithm>
 #include <map>
@@ -22,16 +22,16 @@ bool is_peer_set(const Plan& plan, const ServingMap& serving, std::size_t set) {
   return std::adjacent_find(groups.begin(), groups.end()) == groups.end();
 }
 
-double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, ReplicaSyncMode mode) {
+double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, PeerSyncMode mode) {
   const double row = cols * bytes_per_element(model.table_precision) +
                      optimizer_state_bytes_per_row(model.optimizer, cols);
-  return mode == ReplicaSyncMode::touched_rows ? row + kIndexBytes : row;
+  return mode == PeerSyncMode::touched_rows ? row + kIndexBytes : row;
 }
 
-ReplicaSyncs plan_replica_syncs(const Plan& plan, const ServingMap& serving, const DlrmModel& model,
-                                const Workload& workload, const TraceSource& trace, int num_gpus) {
-  ReplicaSyncs out;
-  out.sync = plan.sync;
+PeerSyncs plan_peer_syncs(const Plan& plan, const ServingMap& serving, const DlrmModel& model,
+                          const Workload& workload, const TraceSource& trace, int num_gpus) {
+  PeerSyncs out;
+  out.sync = plan.peer_sync;
   out.sync.interval = std::max(1, out.sync.interval);
   if (workload.mode != Mode::training) return out;
   const double grad_elem = bytes_per_element(model.comm_bwd_precision);
@@ -50,7 +50,7 @@ ReplicaSyncs plan_replica_syncs(const Plan& plan, const ServingMap& serving, con
       continue;
     }
     double synced_rows = rows;
-    if (out.sync.mode == ReplicaSyncMode::touched_rows) {
+    if (out.sync.mode == PeerSyncMode::touched_rows) {
       // The rows of the block touched by the global batches of the `interval` iterations since
       // the last sync (every group's lookups together: a row any group touched differs).
       const double lookups = static_cast<double>(num_gpus) * workload.batch_per_gpu *
@@ -60,8 +60,8 @@ ReplicaSyncs plan_replica_syncs(const Plan& plan, const ServingMap& serving, con
     }
     peer[gpus] += synced_rows * peer_sync_bytes_per_row(model, set.cols.size(), out.sync.mode);
   }
-  for (auto& [g, bytes] : gradient) out.gradient.push_back(SyncBucket{g, bytes});
-  for (auto& [g, bytes] : peer) out.peer.push_back(SyncBucket{g, bytes});
+  for (auto& [g, bytes] : gradient) out.gradient.push_back(PeerSyncBucket{g, bytes});
+  for (auto& [g, bytes] : peer) out.peer.push_back(PeerSyncBucket{g, bytes});
   return out;
 }
 

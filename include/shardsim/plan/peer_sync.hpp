@@ -23,15 +23,15 @@
 
 namespace shardsim {
 
-struct SyncBucket {
+struct PeerSyncBucket {
   std::vector<int> gpus;  // sorted, distinct
   double bytes = 0;       // the AllReduce payload
 };
 
-struct ReplicaSyncs {
-  std::vector<SyncBucket> gradient;  // every iteration, before the embedding update
-  std::vector<SyncBucket> peer;      // after the update of each syncing iteration
-  ReplicaSync sync;                  // the plan's mode and interval
+struct PeerSyncs {
+  std::vector<PeerSyncBucket> gradient;  // every iteration, before the embedding update
+  std::vector<PeerSyncBucket> peer;      // after the update of each syncing iteration
+  PeerSync sync;                         // the plan's mode and interval
   // Whether iteration `iteration` (0-based, warm-up included) ends with the peer sync.
   bool syncs_after(int iteration) const { return (iteration + 1) % sync.interval == 0; }
 };
@@ -42,11 +42,11 @@ bool is_peer_set(const Plan& plan, const ServingMap& serving, std::size_t set);
 
 // Bytes per row of a peer sync: the weights (table precision) and the optimizer state of `cols`
 // columns, plus the row's int64 index when only touched rows are synced.
-double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, ReplicaSyncMode mode);
+double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, PeerSyncMode mode);
 
 // The buckets of `plan` (empty in inference). `num_gpus` GPUs each with the workload's batch make
 // the global batch whose touched rows a `touched_rows` sync moves. O(sets + shards).
-ReplicaSyncs plan_replica_syncs(const Plan& plan, const ServingMap& serving, const DlrmModel& model,
-                                const Workload& workload, const TraceSource& trace, int num_gpus);
+PeerSyncs plan_peer_syncs(const Plan& plan, const ServingMap& serving, const DlrmModel& model,
+                          const Workload& workload, const TraceSource& trace, int num_gpus);
 
 }  // namespace shardsim
