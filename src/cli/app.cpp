@@ -23,6 +23,7 @@
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/io/yaml_path.hpp"
+#include "shardsim/metrics/scaling_factor.hpp"
 
 namespace shardsim {
 
@@ -166,6 +167,7 @@ int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
   for (auto& rs : results) {
     for (auto& r : rs) all.push_back(std::move(r));
   }
+  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
   // In a sweep, a point that does not fit is an answer, not a failure: it is reported as such.
   const int code = finish(f, all);
   return code == static_cast<int>(ExitCode::does_not_fit) ? 0 : code;

@@ -11,6 +11,7 @@
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/metrics/scaling_factor.hpp"
 
 namespace shardsim {
 
@@ -123,6 +124,7 @@ std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRun
   for (auto& rs : results) {
     for (auto& r : rs) all.push_back(std::move(r));
   }
+  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
   return all;
 }
 

@@ -52,6 +52,16 @@ double interaction_s(const GpuSpec& gpu, double batch, std::uint64_t vectors, st
 
 }  // namespace
 
+double concat_interaction_s(const GpuSpec& gpu, double batch, std::uint64_t width,
+                            Precision precision, const CostParams& p) {
+  require_work(batch, "interaction batch");
+  const double bytes = batch * 2.0 * static_cast<double>(width) * bytes_per_element(precision);
+  if (bytes <= 0) return 0;
+  const double hbm = require_rate(gpu.hbm_achievable_Bps, "hbm_achievable_GBps", gpu.name,
+                                  "the interaction roofline");
+  return bytes / (hbm * p.interaction_hbm_efficiency) + gpu.kernel_launch_s;
+}
+
 double interaction_forward_s(const GpuSpec& gpu, double batch, std::uint64_t vectors,
                              std::uint32_t dim, Precision precision, const CostParams& p) {
   return interaction_s(gpu, batch, vectors, dim, precision, p, false);

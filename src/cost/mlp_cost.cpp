@@ -61,4 +61,21 @@ double mlp_backward_s(const GpuSpec& gpu, std::uint64_t input_width,
                kBackwardLaunchesPerLayer);
 }
 
+double dense_arch_forward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
+                            Precision precision) {
+  require_work(batch, "dense arch batch");
+  const double flops = flops_per_sample * batch;
+  if (flops <= 0) return 0;
+  return flops / achievable_flops_per_s(gpu, precision) + gpu.kernel_launch_s;
+}
+
+double dense_arch_backward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
+                             Precision precision) {
+  require_work(batch, "dense arch batch");
+  const double flops = kBackwardFlopsFactor * flops_per_sample * batch;
+  if (flops <= 0) return 0;
+  return flops / achievable_flops_per_s(gpu, precision) +
+         kBackwardLaunchesPerLayer * gpu.kernel_launch_s;
+}
+
 }  // namespace shardsim

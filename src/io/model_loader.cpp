@@ -233,8 +233,8 @@ EmbeddingTable parse_table(const YamlValue& v, std::size_t index) {
 
 DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   model.expect_map();
-  model.expect_keys(
-      {"tables", "generate", "dense_features", "bottom_mlp", "top_mlp", "precision", "optimizer"});
+  model.expect_keys({"tables", "generate", "dense_features", "bottom_mlp", "top_mlp", "interaction",
+                     "dense_arch", "precision", "optimizer"});
   DlrmModel m;
   std::map<std::string, NameSite> names;
   const auto claim = [&](const std::string& name, const SourceLocation& where,
@@ -284,6 +284,29 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
         "{}: {}: the top MLP's last layer has width {}; a click-through model normally "
         "ends in 1",
         top.location().to_string(), top.path(), m.top_mlp.back());
+  }
+
+  if (auto i = model.find("interaction")) {
+    m.interaction = i->as_choice({"dot", "concat"}) == "concat" ? InteractionKind::concat
+                                                                : InteractionKind::dot;
+  }
+  if (auto a = model.find("dense_arch"); a && !a->is_null()) {
+    // An opaque dense arch (DHEN layers, transformer blocks): forward FLOPs per sample and
+    // parameters (docs/scenario.md).
+    a->expect_map();
+    a->expect_keys({"flops_per_sample", "parameters"});
+    const YamlValue f = a->get("flops_per_sample");
+    m.dense_arch.flops_per_sample = f.as_nonnegative_double();
+    if (m.dense_arch.flops_per_sample > 1e15) {
+      throw f.error("expected at most 1e15 FLOPs per sample",
+                    "a dense arch of a few GFLOPs per sample is already large");
+    }
+    if (auto p = a->find("parameters")) {
+      m.dense_arch.parameters = p->as_nonnegative_int();
+      if (m.dense_arch.parameters > 1000000000000ULL) {
+        throw p->error("expected at most 1e12 parameters");
+      }
+    }
   }
 
   m.table_precision = Precision::fp32;

@@ -99,6 +99,55 @@ Json spread_to_json(const Spread& s) {
   return j;
 }
 
+// Per phase, the largest time any GPU spent in it (2D Fig. 6): {"phase": {"max": s,
+// "exposed": s}}; null when not simulated.
+Json phase_max_to_json(const Report& r) {
+  if (!report_has_timing(r)) return Json();
+  Json j = Json::object();
+  for (const PhaseTime& p : r.phase_max) {
+    Json phase;
+    phase["max"] = num(p.serialized_s);
+    phase["exposed"] = num(p.exposed_s);
+    j[p.phase] = std::move(phase);
+  }
+  return j;
+}
+
+Json groups_to_json(const Report& r) {
+  Json list = Json::array();
+  for (const GroupReport& g : r.groups) {
+    Json j;
+    j["group"] = g.group;
+    j["num_gpus"] = g.num_gpus;
+    j["first_gpu"] = g.first_gpu;
+    j["lookup_max_s"] = timed(r, g.lookup_max_s);
+    j["lookup_mean_s"] = timed(r, g.lookup_mean_s);
+    j["imbalance_ratio"] = timed(r, g.imbalance_ratio);
+    j["memory_max_bytes"] = num(g.memory_max_bytes);
+    j["memory_mean_bytes"] = num(g.memory_mean_bytes);
+    j["lookups"] = num(g.lookups);
+    j["comm_sent_bytes"] = num(g.comm_bytes);
+    j["sync_s"] = timed(r, g.sync_s);
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+Json replica_sync_to_json(const Report& r) {
+  if (!r.replica_sync) return Json();
+  const ReplicaSyncReport& rs = *r.replica_sync;
+  Json j;
+  j["mode"] = rs.mode;
+  j["interval"] = rs.interval;
+  j["peers"] = rs.peers;
+  j["bytes_per_sync"] = num(rs.bytes_per_sync);
+  j["max_gpu_bytes_per_sync"] = num(rs.max_gpu_bytes);
+  j["sync_Bps"] = num(rs.sync_Bps);
+  j["eq1_s"] = num(rs.eq1_s);
+  j["simulated_s"] = timed(r, rs.simulated_s);
+  return j;
+}
+
 Json breakdown_to_json(const Report& r) {
   if (!report_has_timing(r)) return Json();
   // Phases in the order first seen. Two entries for one phase would be a metrics bug: keep
@@ -162,9 +211,11 @@ Json report_json(const Report& r, bool with_matrices) {
     j["iteration_times_s"] = nullptr;
   }
   j["qps"] = timed(r, r.qps);
+  j["scaling_factor"] = timed(r, r.scaling_factor);
   j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
   j["degree_of_balance"] = planned(r, r.degree_of_balance);
   j["breakdown_s"] = breakdown_to_json(r);
+  j["phase_max_s"] = phase_max_to_json(r);
   if (report_has_timing(r)) {
     Json links = Json::array();
     for (const LinkClassUse& u : r.link_utilization) {
@@ -202,6 +253,8 @@ Json report_json(const Report& r, bool with_matrices) {
   Json per_gpu = Json::array();
   for (const GpuReport& g : r.per_gpu) per_gpu.push_back(gpu_to_json(r, g));
   j["per_gpu"] = std::move(per_gpu);
+  j["groups"] = groups_to_json(r);
+  j["replica_sync"] = replica_sync_to_json(r);
 
   if (with_matrices) {
     Json comm;

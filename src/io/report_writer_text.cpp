@@ -157,7 +157,10 @@ void write_summary(std::ostream& out, const Report& r) {
          fmt::format("mean {} ms, p50 {} ms, p99 {} ms ({} iterations after {} warm-up)",
                      ms(r.iteration_time.mean_s), ms(r.iteration_time.p50_s),
                      ms(r.iteration_time.p99_s), r.iterations, r.warmup));
-    line("QPS", rf::thousands(r.qps));
+    line("QPS", std::isfinite(r.scaling_factor)
+                    ? fmt::format("{} (scaling factor {}%)", rf::thousands(r.qps),
+                                  rf::fixed(100 * r.scaling_factor, 1))
+                    : rf::thousands(r.qps));
     line("imbalance ratio", ratio(r.imbalance_ratio) + " (max/mean lookup time)");
     line("DoB", ratio(r.degree_of_balance) + " (min/max communication cost)");
   } else {
@@ -212,6 +215,52 @@ void write_links(std::ostream& out, const Report& r) {
   table.write(out, 4);
 }
 
+// 2D: one row per sparse-parallel group (at most kMaxGpuRows, then the first and last ones),
+// and the replica synchronisation with the paper's Eq. 1 beside the simulated time.
+void write_groups(std::ostream& out, const Report& r) {
+  const bool t = report_has_timing(r);
+  out << fmt::format("  2D groups ({} groups of {} GPUs):\n", r.groups.size(),
+                     r.groups.front().num_gpus);
+  rf::TextTable table({{"group", Align::right},
+                       {"GPUs", Align::right},
+                       {"first GPU", Align::right},
+                       {"lookup max ms", Align::right},
+                       {"lookup mean ms", Align::right},
+                       {"imbalance", Align::right},
+                       {"memory max %", Align::right},
+                       {"memory mean %", Align::right},
+                       {"lookups", Align::right},
+                       {"sent MB", Align::right},
+                       {"sync ms", Align::right}});
+  auto row = [&](const GroupReport& g) {
+    table.add_row({std::to_string(g.group), std::to_string(g.num_gpus), std::to_string(g.first_gpu),
+                   t ? ms(g.lookup_max_s) : na(), t ? ms(g.lookup_mean_s) : na(),
+                   t ? ratio(g.imbalance_ratio) : na(),
+                   percent_of(g.memory_max_bytes, r.memory_capacity_bytes),
+                   percent_of(g.memory_mean_bytes, r.memory_capacity_bytes),
+                   rf::thousands(g.lookups), rf::fixed(g.comm_bytes / units::MB, 1),
+                   t ? ms(g.sync_s) : na()});
+  };
+  const std::size_t n = r.groups.size();
+  if (n <= kMaxGpuRows) {
+    for (const GroupReport& g : r.groups) row(g);
+  } else {
+    for (std::size_t i = 0; i < kHeadGpus; ++i) row(r.groups[i]);
+    table.add_row({"..."});
+    for (std::size_t i = n - kTailGpus; i < n; ++i) row(r.groups[i]);
+  }
+  table.write(out, 4);
+  if (r.replica_sync) {
+    const ReplicaSyncReport& rs = *r.replica_sync;
+    out << fmt::format(
+        "    replica sync: {} every {} iteration{}, {} peers, {} GB per sync (largest GPU {} "
+        "GB); Eq. 1 at B_sync {} GB/s: {} ms; simulated (slowest GPU) {} ms\n",
+        rs.mode, rs.interval, rs.interval == 1 ? "" : "s", rs.peers, gb(rs.bytes_per_sync),
+        gb(rs.max_gpu_bytes), rf::fixed(rs.sync_Bps / units::GB, 1), ms(rs.eq1_s),
+        t ? ms(rs.simulated_s) : na());
+  }
+}
+
 // The index of the fitting report with the lowest mean iteration time (the first on a tie).
 std::optional<std::size_t> best_report(std::span<const Report> reports) {
   std::optional<std::size_t> best;
@@ -225,25 +274,37 @@ std::optional<std::size_t> best_report(std::span<const Report> reports) {
 
 void write_comparison(std::ostream& out, std::span<const Report> reports) {
   out << "comparison:\n";
-  rf::TextTable table({{"#", Align::right},
-                       {"planner", Align::left},
-                       {"sweep point", Align::left},
-                       {"iteration ms", Align::right},
-                       {"QPS", Align::right},
-                       {"imbalance", Align::right},
-                       {"DoB", Align::right},
-                       {"peak memory GB", Align::right},
-                       {"fits", Align::left},
-                       {"", Align::left}});
+  // A sweep over the GPU count adds the scaling factor (2D §4.3) after QPS.
+  bool scaling = false;
+  for (const Report& r : reports) scaling = scaling || std::isfinite(r.scaling_factor);
+  std::vector<rf::TextTable::Column> columns{
+      {"#", Align::right},          {"planner", Align::left},
+      {"sweep point", Align::left}, {"iteration ms", Align::right},
+      {"QPS", Align::right},        {"imbalance", Align::right},
+      {"DoB", Align::right},        {"peak memory GB", Align::right},
+      {"fits", Align::left},        {"", Align::left}};
+  if (scaling) columns.insert(columns.begin() + 5, {"scaling %", Align::right});
+  rf::TextTable table(std::move(columns));
   const std::optional<std::size_t> best = best_report(reports);
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Report& r = reports[i];
     const bool t = report_has_timing(r);
-    table.add_row({std::to_string(i), r.planner, r.sweep_point.empty() ? "-" : r.sweep_point,
-                   t ? ms(r.iteration_time.mean_s) : na(), t ? rf::thousands(r.qps) : na(),
-                   t ? ratio(r.imbalance_ratio) : na(),
-                   report_has_plan(r) ? ratio(r.degree_of_balance) : na(), gb(r.memory_max_bytes),
-                   t ? "yes" : "NO", best == i ? "<- best" : ""});
+    std::vector<std::string> cells{std::to_string(i),
+                                   r.planner,
+                                   r.sweep_point.empty() ? "-" : r.sweep_point,
+                                   t ? ms(r.iteration_time.mean_s) : na(),
+                                   t ? rf::thousands(r.qps) : na(),
+                                   t ? ratio(r.imbalance_ratio) : na(),
+                                   report_has_plan(r) ? ratio(r.degree_of_balance) : na(),
+                                   gb(r.memory_max_bytes),
+                                   t ? "yes" : "NO",
+                                   best == i ? "<- best" : ""};
+    if (scaling) {
+      cells.insert(cells.begin() + 5, std::isfinite(r.scaling_factor)
+                                          ? rf::fixed(100 * r.scaling_factor, 1)
+                                          : std::string("-"));
+    }
+    table.add_row(std::move(cells));
   }
   table.write(out, 2);
 }
@@ -261,6 +322,10 @@ void write_text(std::ostream& out, std::span<const Report> reports) {
     if (!report_has_timing(r) || !r.breakdown.empty()) {
       out << '\n';
       write_breakdown(out, r);
+    }
+    if (!r.groups.empty()) {
+      out << '\n';
+      write_groups(out, r);
     }
     if (report_has_timing(r) && !r.link_utilization.empty()) {
       out << '\n';

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "shardsim/cost/replica_sync_cost.hpp"
 #include "shardsim/hw/topology.hpp"
 
 namespace shardsim {
@@ -221,6 +222,66 @@ std::vector<LinkClassUse> link_utilization(const Cluster& cluster,
   return out;
 }
 
+// Per-group statistics of a 2D plan (docs/report.md, "groups"), from the per-GPU figures;
+// `sync_s_by_gpu` is each GPU's replica sync time per iteration, empty when not simulated.
+void fill_groups(Report& r, const Plan& plan, const std::vector<double>& sync_s_by_gpu) {
+  if (plan.groups.size() < 2) return;
+  for (std::size_t k = 0; k < plan.groups.size(); ++k) {
+    const std::vector<int>& members = plan.groups[k];
+    GroupReport gr;
+    gr.group = static_cast<int>(k);
+    gr.num_gpus = static_cast<int>(members.size());
+    gr.first_gpu = members.empty() ? 0 : *std::min_element(members.begin(), members.end());
+    double lookup_sum = 0, memory_sum = 0;
+    for (int g : members) {
+      const GpuReport& pg = r.per_gpu[static_cast<std::size_t>(g)];
+      gr.lookup_max_s = std::max(gr.lookup_max_s, pg.lookup_s);
+      lookup_sum += pg.lookup_s;
+      gr.memory_max_bytes = std::max(gr.memory_max_bytes, pg.memory_bytes);
+      memory_sum += pg.memory_bytes;
+      gr.lookups += pg.lookups;
+      gr.comm_bytes += pg.comm_sent_bytes;
+      if (!sync_s_by_gpu.empty()) {
+        gr.sync_s = std::max(gr.sync_s, sync_s_by_gpu[static_cast<std::size_t>(g)]);
+      }
+    }
+    const double count = std::max<double>(1, static_cast<double>(members.size()));
+    gr.lookup_mean_s = lookup_sum / count;
+    gr.memory_mean_bytes = memory_sum / count;
+    gr.imbalance_ratio = gr.lookup_mean_s > 0 ? gr.lookup_max_s / gr.lookup_mean_s : 1.0;
+    r.groups.push_back(gr);
+  }
+}
+
+// The replica synchronisation of a plan with two or more groups: what one sync moves, the
+// paper's Eq. 1 estimate for it, and (when simulated) the slowest GPU's sync time per syncing
+// iteration.
+void fill_replica_sync(Report& r, const SimulationInputs& in, const PeerSyncs& syncs,
+                       double simulated_s) {
+  if (in.plan.groups.size() < 2 || in.workload.mode != Mode::training) return;
+  ReplicaSyncReport rs;
+  rs.mode = to_string(syncs.sync.mode);
+  rs.interval = syncs.sync.interval;
+  rs.peers = static_cast<int>(in.plan.groups.size());
+  std::vector<double> per_gpu(static_cast<std::size_t>(in.cluster.num_gpus()), 0.0);
+  double slowest_Bps = 0;
+  for (const PeerSyncBucket& b : syncs.peer) {
+    rs.bytes_per_sync += b.bytes;
+    for (int g : b.gpus) per_gpu[static_cast<std::size_t>(g)] += b.bytes;
+    for (std::size_t j = 1; j < b.gpus.size(); ++j) {
+      const double bw = in.cluster.route(b.gpus.front(), b.gpus[j]).bottleneck_Bps;
+      slowest_Bps = slowest_Bps > 0 ? std::min(slowest_Bps, bw) : bw;
+    }
+  }
+  rs.max_gpu_bytes = *std::max_element(per_gpu.begin(), per_gpu.end());
+  rs.sync_Bps = slowest_Bps * in.cost.collective_bandwidth_efficiency;
+  rs.eq1_s = rs.sync_Bps > 0 ? replica_sync_eq1_s(rs.bytes_per_sync, rs.peers,
+                                                  in.cluster.num_gpus(), rs.sync_Bps)
+                             : 0.0;
+  rs.simulated_s = simulated_s;
+  r.replica_sync = rs;
+}
+
 }  // namespace
 
 Report build_report(const ReportHeader& header, const SimulationInputs& in,
@@ -342,6 +403,29 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
                                     serialized[critical][p] / measured,
                                     exposed[critical][p] / measured});
   }
+  // The largest time any GPU spent in each phase (2D Fig. 6), with that GPU's exposed part.
+  for (int p = 0; p < kNumPhases; ++p) {
+    int worst = 0;
+    for (int g = 1; g < n; ++g) {
+      if (serialized[g][p] > serialized[worst][p]) worst = g;
+    }
+    if (serialized[worst][p] <= 0) continue;
+    r.phase_max.push_back(PhaseTime{to_string(static_cast<Phase>(p)),
+                                    serialized[worst][p] / measured, exposed[worst][p] / measured});
+  }
+
+  // 2D: per-group statistics and the replica sync (its time per syncing iteration).
+  const auto sync_phase = static_cast<std::size_t>(Phase::embedding_replica_sync);
+  std::vector<double> sync_s_by_gpu(static_cast<std::size_t>(n), 0.0);
+  double sync_max = 0;
+  for (int g = 0; g < n; ++g) {
+    sync_s_by_gpu[static_cast<std::size_t>(g)] = serialized[g][sync_phase] / measured;
+    sync_max = std::max(sync_max, serialized[g][sync_phase]);
+  }
+  fill_groups(r, in.plan, sync_s_by_gpu);
+  int syncing = 0;
+  for (int k = 0; k < measured; ++k) syncing += result.syncs.syncs_after(result.warmup + k);
+  fill_replica_sync(r, in, result.syncs, syncing > 0 ? sync_max / syncing : 0.0);
   return r;
 }
 
@@ -351,6 +435,8 @@ Report build_unfit_report(const ReportHeader& header, const SimulationInputs& in
   fill_common(r, header, in, memory);
   const IterationBuilder builder(in);
   fill_comm(r, in.cluster, builder.comm());
+  fill_groups(r, in.plan, {});
+  fill_replica_sync(r, in, builder.replica_syncs(), std::nan(""));
   r.fits_in_memory = false;
   r.fit_error = error.what();
   return r;

@@ -49,7 +49,16 @@ std::uint64_t stack_parameters(std::uint64_t input_width,
 }
 }  // namespace
 
+std::string to_string(InteractionKind k) {
+  return k == InteractionKind::concat ? "concat" : "dot";
+}
+
 std::uint64_t DlrmModel::interaction_output_width() const {
+  if (interaction == InteractionKind::concat) {
+    std::uint64_t width = dense_output_width(*this);
+    for (const auto& t : tables) width += t.dim;
+    return width;
+  }
   // DLRM's dot interaction (Naumov et al. 2019) over F = tables + 1 vectors (the pooled
   // embeddings and the dense vector): F(F-1)/2 pairwise dot products, concatenated with the dense
   // vector. Without any dense input there is no dense vector: F = tables.
@@ -62,6 +71,10 @@ std::uint64_t DlrmModel::interaction_output_width() const {
 std::uint64_t DlrmModel::mlp_parameter_count() const {
   return stack_parameters(dense_features, bottom_mlp) +
          stack_parameters(interaction_output_width(), top_mlp);
+}
+
+std::uint64_t DlrmModel::dense_parameter_count() const {
+  return mlp_parameter_count() + dense_arch.parameters;
 }
 
 double DlrmModel::mlp_parameter_bytes() const {

@@ -47,7 +47,7 @@ GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model,
   m.reserved_bytes = cluster.preset().reserved_memory_bytes;
   const double per_param =
       workload.mode == Mode::training ? kDenseTrainingBytesPerParam : kDenseInferenceBytesPerParam;
-  m.dense_bytes = static_cast<double>(model.mlp_parameter_count()) * per_param;
+  m.dense_bytes = static_cast<double>(model.dense_parameter_count()) * per_param;
   // Activations of the local batch: the pooled embeddings it receives (and their gradients),
   // and the MLP layer outputs kept for backward.
   double emb_width = 0;
@@ -70,11 +70,11 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, con
   const ServingMap serving = build_serving_map(plan, cluster);
   std::vector<double> served_gpus(plan.shards.size(), 0.0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
-    if (serving.served_by[k].empty()) {
+    if (serving.single_server(k)) {
       served_gpus[serving.sets[k].shards.front()] = n;
       continue;
     }
-    for (int g = 0; g < n; ++g) served_gpus[serving.served_by[k][g]] += 1;
+    for (int g = 0; g < n; ++g) served_gpus[serving.server(k, g)] += 1;
   }
   // Shards of one table with the same columns on one GPU (OPER-style rank chunks, or any
   // hand-made plan) pool into one output buffer: their activations are counted once, for the

@@ -40,4 +40,14 @@ std::string to_string(ReplicaSync s) {
   return "?";
 }
 
+std::string to_string(PeerSyncMode m) {
+  switch (m) {
+    case PeerSyncMode::dense:
+      return "dense";
+    case PeerSyncMode::touched_rows:
+      return "touched_rows";
+  }
+  return "?";
+}
+
 }  // namespace shardsim

@@ -243,6 +243,8 @@ void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, con
     if (!plan.groups.empty()) {
       out << "groups:\n";
       for (const auto& g : plan.groups) out << "  - " << group_list(g) << "\n";
+      out << "sync: {mode: " << to_string(plan.peer_sync.mode)
+          << ", interval: " << plan.peer_sync.interval << "}\n";
     }
     if (!plan.fetch_overrides.empty()) {
       out << "fetch:\n";
@@ -279,6 +281,8 @@ void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, con
       out << (g ? ", " : "") << group_list(plan.groups[g]);
     }
     out << "]";
+    out << ",\n  \"sync\": {\"mode\": " << quoted(to_string(plan.peer_sync.mode))
+        << ", \"interval\": " << plan.peer_sync.interval << "}";
   }
   if (!plan.fetch_overrides.empty()) {
     out << ",\n  \"fetch\": [";
@@ -300,7 +304,7 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
   }
   root.expect_map();
   root.expect_keys({"format", "planner", "scenario", "num_gpus", "communication", "replica_sync",
-                    "tables", "groups", "fetch"});
+                    "tables", "groups", "sync", "fetch"});
   if (auto f = root.find("format")) {
     if (f->as_string() != kPlanFormatTag) {
       throw f->error(fmt::format("unknown plan format '{}'", f->as_string()),
@@ -389,6 +393,21 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
       std::vector<int> members;
       for (const YamlValue& m : group.elements()) members.push_back(read_gpu(m));
       plan.groups.push_back(std::move(members));
+    }
+  }
+  if (auto sv = root.find("sync")) {
+    // How replicas in different groups are synchronised (2D, Plan::sync): {mode, interval}.
+    sv->expect_map();
+    sv->expect_keys({"mode", "interval"});
+    if (auto mode = sv->find("mode")) {
+      plan.peer_sync.mode = mode->as_choice({"dense", "touched_rows"}) == "touched_rows"
+                                ? PeerSyncMode::touched_rows
+                                : PeerSyncMode::dense;
+    }
+    if (auto interval = sv->find("interval")) {
+      const std::uint64_t k = interval->as_positive_int();
+      if (k > 1000000) throw interval->error("expected at most 1000000 iterations between syncs");
+      plan.peer_sync.interval = static_cast<int>(k);
     }
   }
   // Shards are validated before fetch overrides are resolved against them.

@@ -12,6 +12,7 @@
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/cost/one_sided_cost.hpp"
 #include "shardsim/plan/one_sided_traffic.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/shard_estimate.hpp"
@@ -221,12 +222,24 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
   } else {
     pooled_stats(st, plan, serving, cluster, model, workload, trace, p);
   }
+  // Replica synchronisation: gradients of replicas inside a group every iteration
+  // (plan/replica_sync.hpp); 2D peer syncs every `interval` iterations, amortised per iteration
+  // (plan/peer_sync.hpp).
   if (training) {
     for (const ReplicaSyncBucket& b :
          replica_sync_buckets(plan, serving, cluster, model, workload, trace, p)) {
       for (int g : b.gpus) {
         st.gpus[g].sync_comm_s += b.duration_s;
         st.gpus[g].sync_bytes += b.bytes;
+      }
+    }
+    const PeerSyncs peer = plan_peer_syncs(plan, serving, model, workload, trace, n);
+    const double per_iteration = 1.0 / peer.sync.interval;
+    for (const PeerSyncBucket& b : peer.peer) {
+      const double t = allreduce_s(cluster, b.gpus, b.bytes, p) * per_iteration;
+      for (int g : b.gpus) {
+        st.gpus[g].sync_comm_s += t;
+        st.gpus[g].sync_bytes += b.bytes * per_iteration;
       }
     }
   }

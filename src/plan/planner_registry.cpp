@@ -84,6 +84,10 @@ const std::vector<PlannerInfo>& planner_registry() {
        "fine-grained partitions by access and footprint, balanced, hot ones duplicated (OPER "
        "§4)",
        with_common(make_oper_planner)},
+      {"two_d",
+       "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
+       "synchronised across groups (2D paper §3)",
+       with_common(make_two_d_planner)},
   };
   return registry;
 }

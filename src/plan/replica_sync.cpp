@@ -7,6 +7,7 @@
 
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/sparse_allreduce_cost.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 
 namespace shardsim {
 
@@ -23,6 +24,7 @@ std::vector<ReplicaSyncBucket> replica_sync_buckets(const Plan& plan, const Serv
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     if (set.shards.size() < 2) continue;
+    if (is_peer_set(plan, serving, k)) continue;  // 2D peers sync weights: plan/peer_sync.hpp
     std::vector<int> gpus;
     for (std::size_t s : set.shards) gpus.push_back(shards[s].gpu);
     std::sort(gpus.begin(), gpus.end());

@@ -194,15 +194,22 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
 
   const FlowGranularity granularity =
       per_flow ? FlowGranularity::per_flow : FlowGranularity::aggregated;
-  // Gradient synchronisation of replicated blocks: one collective per distinct set of replica
-  // GPUs, of every block they share, in the plan's ReplicaSync variant (dense AllReduce by
-  // default; OPER §5.3's sparse variants; plan/replica_sync.hpp).
+  // Gradient synchronisation of replicated blocks inside a group: one collective per distinct
+  // set of replica GPUs, of every block they share, in the plan's ReplicaSync variant (dense
+  // AllReduce by default; OPER §5.3's sparse variants; plan/replica_sync.hpp), before the
+  // update. And 2D's weights + optimizer state across the groups' peers after the update
+  // (Algorithm 1, §5; plan/peer_sync.hpp).
   if (training) {
     for (const ReplicaSyncBucket& b : replica_sync_buckets(in.plan, serving_, in.cluster, in.model,
                                                            in.workload, in.trace, cost_)) {
       replica_syncs_.push_back(share(
           b.gpus, replica_sync_demand(in.cluster, b, in.plan.replica_sync, cost_, granularity)));
     }
+  }
+  sync_plan_ = plan_peer_syncs(in.plan, serving_, in.model, in.workload, in.trace, n);
+  for (const PeerSyncBucket& b : sync_plan_.peer) {
+    peer_syncs_.push_back(
+        share(b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, cost_, granularity)));
   }
 
   // Dense part: identical on every GPU (data parallel MLPs, local batch).
@@ -212,18 +219,29 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
   const std::uint64_t vectors = m.tables.size() + 1;
   dense_.bottom_fwd_s =
       mlp_forward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost_);
+  const bool concat = m.interaction == InteractionKind::concat;
+  const double concat_s = concat ? concat_interaction_s(gpu, batch, m.interaction_output_width(),
+                                                        m.mlp_precision, cost_)
+                                 : 0.0;
   dense_.interaction_fwd_s =
-      interaction_forward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
+      concat ? concat_s
+             : interaction_forward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
+  // A dense arch (model.dense_arch) runs between the interaction and the top MLP; its time is
+  // counted in the top MLP's phases.
   dense_.top_fwd_s =
-      mlp_forward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost_);
+      mlp_forward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost_) +
+      dense_arch_forward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
   if (training) {
     dense_.top_bwd_s =
-        mlp_backward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost_);
+        mlp_backward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision,
+                       cost_) +
+        dense_arch_backward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
     dense_.interaction_bwd_s =
-        interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
+        concat ? concat_s
+               : interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost_);
     dense_.bottom_bwd_s =
         mlp_backward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost_);
-    const double bytes = static_cast<double>(m.mlp_parameter_count()) * bwd_elem_bytes;
+    const double bytes = static_cast<double>(m.dense_parameter_count()) * bwd_elem_bytes;
     const std::vector<int> all = all_gpus(n);
     mlp_allreduce_ = share(all, allreduce_demand(in.cluster, all, bytes, cost_, granularity));
   }
@@ -332,7 +350,7 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
       const double offsets = batch * cost_.offset_bytes_per_output;
       for (std::size_t k : sets_of_table_[t]) {
         const double* lookups = draw.lookups_by_block_gpu.data() + block_of_set_[k] * n;
-        const bool one_server = serving_.served_by[k].empty();
+        const bool one_server = serving_.single_server(k);
         int owner = shards[serving_.sets[k].shards.front()].gpu;
         for (int g = 0; g < n; ++g) {
           if (!one_server) owner = shards[serving_.server(k, g)].gpu;
@@ -562,6 +580,21 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     bot_b[g] = local(g, Stream::dense_compute, Phase::bottom_mlp_bwd, f(g) * dense_.bottom_bwd_s,
                      {inter_b[g]});
   }
+  // 2D replica sync (Algorithm 1, lines 9-10): after every peer's update, on the sparse
+  // communication stream (it follows the backward AlltoAll there and does not queue behind the
+  // MLP AllReduce, which it does not depend on); the next iteration waits for it.
+  std::vector<std::vector<int>> peer_sync_by_gpu(n);
+  if (!peer_syncs_.empty() && sync_plan_.syncs_after(iteration)) {
+    std::vector<std::vector<int>> after_update(n);
+    for (int g = 0; g < n; ++g) after_update[g] = {update[g]};
+    for (const SharedCollective& sync : peer_syncs_) {
+      std::vector<int> ids(n, -1);
+      shared(sync, Stream::sparse_comm, Phase::embedding_replica_sync, after_update, ids);
+      for (int g : sync.gpus) {
+        if (ids[g] >= 0) peer_sync_by_gpu[g].push_back(ids[g]);
+      }
+    }
+  }
   for (int g = 0; g < n; ++g) {
     set_last(input[g]);
     set_last(update[g]);
@@ -569,6 +602,7 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
     set_last(bot_b[g]);
     set_last(mlp_ar[g]);
     for (int id : replica_ar_by_gpu[g]) set_last(id);
+    for (int id : peer_sync_by_gpu[g]) set_last(id);
   }
   out.end_task = static_cast<int>(graph.tasks.size());
   return out;

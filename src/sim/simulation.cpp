@@ -22,6 +22,7 @@ SimulationResult simulate(const SimulationInputs& inputs) {
                 r.graph.collectives.size(), inputs.cluster.num_gpus());
   r.timeline = run_engine(r.graph, inputs.cluster.num_gpus(), builder.link_capacity_Bps());
   r.comm = builder.comm();
+  r.syncs = builder.replica_syncs();
   return r;
 }
 

@@ -46,6 +46,8 @@ std::string to_string(Phase p) {
       return "mlp_allreduce";
     case Phase::embedding_replica_allreduce:
       return "embedding_replica_allreduce";
+    case Phase::embedding_replica_sync:
+      return "embedding_replica_sync";
   }
   return "?";
 }

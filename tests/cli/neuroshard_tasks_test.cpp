@@ -64,6 +64,10 @@ Scenario task(std::uint64_t seed, const std::vector<EmbeddingTable>& pool,
   sc.workload.iterations = 2;
   sc.workload.warmup = 0;
   sc.workload.seed = seed;
+  // two_d needs its number of groups (options keyed by planner name).
+  if (std::find(planners.begin(), planners.end(), "two_d") != planners.end()) {
+    sc.placement.options = YAML::Load("{two_d: {groups: 2}}");
+  }
   sc.placement.planners = std::move(planners);
   sc.placement.options_file = sc.source;
   sc.cost = default_cost_params();

@@ -98,3 +98,32 @@ TEST(InteractionCost, EfficiencyParameterScalesTheMemoryTerm) {
 
 }  // namespace
 }  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+TEST(DenseArchCost, ForwardAndBackwardFollowTheMlpRoofline) {
+  // 2.9e9 FLOPs/sample x 1000 samples = 2.9e12 FLOPs at tf32: 2.9e12 / (100e12 · 0.5) = 58 ms,
+  // + 1 launch (5 us) = 58.005 ms; backward twice the FLOPs and 2 launches: 116.01 ms.
+  EXPECT_NEAR(dense_arch_forward_s(test::round_gpu(), 2.9e9, 1000, Precision::tf32), 58.005e-3,
+              1e-12);
+  EXPECT_NEAR(dense_arch_backward_s(test::round_gpu(), 2.9e9, 1000, Precision::tf32), 116.01e-3,
+              1e-12);
+  // No dense arch: nothing, not even a launch.
+  EXPECT_EQ(dense_arch_forward_s(test::round_gpu(), 0, 1000, Precision::tf32), 0.0);
+  EXPECT_EQ(dense_arch_backward_s(test::round_gpu(), 0, 1000, Precision::tf32), 0.0);
+}
+
+TEST(ConcatInteractionCost, IsACopyOfTheOutputWidth) {
+  // width 1000, batch 1000, fp32: read + write 2 · 1000 · 4 B per sample = 8e6 B over
+  // (1e12 · 0.5) = 16 us, + 5 us launch = 21 us.
+  EXPECT_NEAR(
+      concat_interaction_s(test::round_gpu(), 1000, 1000, Precision::fp32, default_cost_params()),
+      21e-6, 1e-12);
+  EXPECT_EQ(
+      concat_interaction_s(test::round_gpu(), 1000, 0, Precision::fp32, default_cost_params()),
+      0.0);
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -230,5 +230,25 @@ TEST(ScenarioErrors, EmptyOrNonMappingDocument) {
   EXPECT_THROW((void)load_scenario_text("- 1\n- 2\n", "list.yaml"), InputError);
 }
 
+TEST(ScenarioErrors, DenseArchAndInteraction) {
+  const Scenario ok =
+      load_scenario_text(tiny_with(13,
+                                   "  top_mlp: [64, 1]\n  interaction: concat\n"
+                                   "  dense_arch: {flops_per_sample: 2.9e9, parameters: 1000}"),
+                         "ok.yaml");
+  EXPECT_EQ(ok.model.interaction, InteractionKind::concat);
+  EXPECT_DOUBLE_EQ(ok.model.dense_arch.flops_per_sample, 2.9e9);
+  EXPECT_EQ(ok.model.dense_arch.parameters, 1000u);
+  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  interaction: dott"), 14,
+                     "model.interaction", "dot");
+  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  dense_arch: {flops_per_sample: 2e15}"),
+                     14, "model.dense_arch.flops_per_sample", "at most 1e15");
+  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  dense_arch: {flops: 1e9}"), 14,
+                     "model.dense_arch.flops", "allowed keys here: flops_per_sample, parameters");
+  expect_input_error(
+      tiny_with(13, "  top_mlp: [64, 1]\n  dense_arch: {flops_per_sample: 1, parameters: -1}"), 14,
+      "model.dense_arch.parameters");
+}
+
 }  // namespace
 }  // namespace shardsim

@@ -82,5 +82,23 @@ TEST(DlrmModel, Names) {
   EXPECT_EQ(to_string(TraceMode::sampled), "sampled");
 }
 
+TEST(DlrmModel, ConcatInteractionWidthIsTheTableDimsPlusTheDenseVector) {
+  // 26 tables: 10 of dim 16 and 16 of dim 32 = 160 + 512 = 672, plus the 16-wide bottom output.
+  DlrmModel m = criteo_kaggle_like();
+  for (std::size_t t = 0; t < m.tables.size(); ++t) m.tables[t].dim = t < 10 ? 16 : 32;
+  m.interaction = InteractionKind::concat;
+  EXPECT_EQ(m.interaction_output_width(), 672u + 16u);
+  EXPECT_EQ(to_string(m.interaction), "concat");
+}
+
+TEST(DlrmModel, DenseArchParametersJoinTheDenseParameters) {
+  DlrmModel m = criteo_kaggle_like();
+  const std::uint64_t mlp = m.mlp_parameter_count();
+  EXPECT_EQ(m.dense_parameter_count(), mlp);
+  m.dense_arch.parameters = 1'000'000;
+  EXPECT_EQ(m.dense_parameter_count(), mlp + 1'000'000);
+  EXPECT_EQ(m.mlp_parameter_count(), mlp);  // the MLPs alone are unchanged
+}
+
 }  // namespace
 }  // namespace shardsim

@@ -62,7 +62,7 @@ TEST(PlanFile, EveryPlannersPlanRoundTripsThroughYamlAndJson) {
       true, HotRowLayout::clustered);
   for (const std::string& name : planner_names()) {
     SCOPED_TRACE(name);
-    const Plan p = f.valid_plan(name);
+    const Plan p = f.valid_plan(name, testing::options_for(name));
     for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
       const std::string text = to_text(p, f, format);
       const Plan back = from_text(text, f, format == PlanFormat::json ? "p.json" : "p.yaml");

@@ -40,6 +40,15 @@ inline DlrmModel model_of(const std::vector<TableSpec>& specs) {
   return m;
 }
 
+// The options a planner needs to run at all, plus `extra` (a YAML flow mapping body such as
+// "headroom: 0.05"): two_d needs its number of groups. Used by tests that loop over every
+// planner.
+inline std::string options_for(const std::string& planner, const std::string& extra = "") {
+  std::string body = planner == "two_d" ? "groups: 2" : "";
+  if (!extra.empty()) body += (body.empty() ? "" : ", ") + extra;
+  return body.empty() ? std::string() : "{" + body + "}";
+}
+
 class PlanFixture {
  public:
   // `synthetic`: the power-law trace source (tables' alpha, workload's layout); otherwise

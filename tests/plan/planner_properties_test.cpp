@@ -34,7 +34,8 @@ auto key(const Shard& s) {
 }
 
 double headroom_of(const std::string& planner) {
-  return planner == "hybrid" ? 0.1 : 0.0;  // the documented defaults
+  // The documented defaults (two_d: its inner planner's, hybrid by default).
+  return planner == "hybrid" || planner == "two_d" ? 0.1 : 0.0;
 }
 
 TEST(PlannerProperties, ValidWithinCapacityAndDeterministic) {
@@ -49,22 +50,23 @@ TEST(PlannerProperties, ValidWithinCapacityAndDeterministic) {
       const PlanFixture f(preset, 2, random_model(seed, 30), 32, true, layout);
       for (const std::string& name : planner_names()) {
         SCOPED_TRACE(name + " seed " + std::to_string(seed));
+        const std::string options = testing::options_for(name);
         Plan a;
         try {
-          a = f.plan(name);
+          a = f.plan(name, options);
         } catch (const DoesNotFitError& e) {
           ++failures;
           EXPECT_GE(e.gpu(), 0);
           EXPECT_LT(e.gpu(), 8);
           EXPECT_GT(e.needed_bytes(), e.available_bytes());
-          EXPECT_THROW(f.plan(name), DoesNotFitError);  // deterministic failure too
+          EXPECT_THROW(f.plan(name, options), DoesNotFitError);  // deterministic failure too
           continue;
         }
         ++plans;
         EXPECT_NO_THROW(validate_plan(a, f.cluster, f.model, name));
         const double usable = 48e6 * (1 - headroom_of(name));
         for (double m : f.memory_bytes(a)) EXPECT_LE(m, usable * (1 + 1e-12));
-        const Plan b = f.plan(name);
+        const Plan b = f.plan(name, options);
         ASSERT_EQ(a.shards.size(), b.shards.size());
         for (std::size_t i = 0; i < a.shards.size(); ++i) {
           EXPECT_EQ(key(a.shards[i]), key(b.shards[i]));
@@ -109,9 +111,9 @@ TEST(PlannerProperties, EveryPlannerRejectsUnknownOptionsAndAcceptsHeadroom) {
   const PlanFixture f(testing::hand_preset(2), 1, testing::model_of({{100, 16}, {50, 8}}));
   for (const std::string& name : planner_names()) {
     SCOPED_TRACE(name);
-    EXPECT_THROW(f.plan(name, "{no_such_option: 1}"), InputError);
-    EXPECT_NO_THROW(f.plan(name, "{headroom: 0.05}"));
-    EXPECT_THROW(f.plan(name, "{headroom: -0.1}"), InputError);
+    EXPECT_THROW(f.plan(name, testing::options_for(name, "no_such_option: 1")), InputError);
+    EXPECT_NO_THROW(f.plan(name, testing::options_for(name, "headroom: 0.05")));
+    EXPECT_THROW(f.plan(name, testing::options_for(name, "headroom: -0.1")), InputError);
   }
 }
 

@@ -57,12 +57,26 @@ double mlp_backward_s(const GpuSpec& gpu, std::uint64_t input_width,
                       std::span<const std::uint32_t> layers, double batch, Precision precision,
                       const CostParams& p);
 
+// An opaque dense arch (model.dense_arch) of `flops_per_sample` forward FLOPs per sample:
+// batch · FLOPs / (peak(precision) · mlp_efficiency) plus one launch; backward twice the FLOPs
+// and two launches (as an MLP layer's data- and weight-gradient GEMMs). 0 without FLOPs.
+double dense_arch_forward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
+                            Precision precision);
+double dense_arch_backward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
+                             Precision precision);
+
 // DLRM dot interaction of `vectors` vectors of width `dim` per sample: a roofline of
 // bytes / (hbm_achievable_Bps · interaction_hbm_efficiency) and
 // FLOPs / (peak(precision) · mlp_efficiency), whichever is larger, plus one launch.
 // Forward per sample: read V·dim, write V(V-1)/2 + dim (pairwise dots and the dense vector);
 // 2·V²·dim FLOPs. Backward: read the output gradient and the inputs, write the input gradients;
 // the same FLOPs. See docs/model.md (GUESS: the efficiency).
+// The concatenating interaction (model.interaction: concat) of `width` elements per sample: a
+// copy, forward and backward alike: batch · 2 · width · e bytes over
+// (hbm_achievable_Bps · interaction_hbm_efficiency), plus one launch; no FLOPs.
+double concat_interaction_s(const GpuSpec& gpu, double batch, std::uint64_t width,
+                            Precision precision, const CostParams& p);
+
 double interaction_forward_s(const GpuSpec& gpu, double batch, std::uint64_t vectors,
                              std::uint32_t dim, Precision precision, const CostParams& p);
 double interaction_backward_s(const GpuSpec& gpu, double batch, std::uint64_t vectors,

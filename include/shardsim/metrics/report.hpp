@@ -60,6 +60,34 @@ struct GpuReport {
   double comm_received_bytes = 0;
 };
 
+// One sparse-parallel group of a 2D plan (docs/report.md, "groups"). Timings are means per
+// measured iteration; they do not exist for a plan that was not simulated.
+struct GroupReport {
+  int group = 0;
+  int num_gpus = 0;
+  int first_gpu = 0;           // its lowest GPU id
+  double lookup_max_s = 0;     // embedding kernel time (fwd + bwd) of its slowest member
+  double lookup_mean_s = 0;    // over its members
+  double imbalance_ratio = 0;  // lookup_max_s / lookup_mean_s (2D §4.2, inside the group)
+  double memory_max_bytes = 0;
+  double memory_mean_bytes = 0;
+  double lookups = 0;     // served by its members per iteration
+  double comm_bytes = 0;  // pooled-embedding bytes its members send, fwd + bwd
+  double sync_s = 0;      // replica sync time of its slowest member per iteration
+};
+
+// The 2D replica synchronisation of a plan with two or more groups (docs/report.md).
+struct ReplicaSyncReport {
+  std::string mode;           // "dense" | "touched_rows"
+  int interval = 1;           // iterations per sync
+  int peers = 0;              // replicas per block: the number of groups M
+  double bytes_per_sync = 0;  // Σ over peer sets of the AllReduce payload of one sync (dense: S)
+  double max_gpu_bytes = 0;   // the largest payload one GPU contributes to one sync
+  double sync_Bps = 0;        // B_sync: slowest route between replica peers x efficiency
+  double eq1_s = 0;           // §5 Eq. 1: 2 S (M-1) / (T B_sync), S = bytes_per_sync
+  double simulated_s = 0;     // the slowest GPU's sync time per syncing iteration (mean)
+};
+
 struct Report {
   std::string scenario;
   std::string scenario_source;
@@ -80,6 +108,15 @@ struct Report {
   double imbalance_ratio = 0;    // max/mean embedding lookup time over GPUs (2D §4.2)
   double degree_of_balance = 0;  // min/max per-GPU communication cost (OPER Table 3)
   std::vector<PhaseTime> breakdown;
+  // Per phase, the largest time any GPU spent in it per iteration (2D Fig. 6's "maximum kernel
+  // costs"); `exposed_s` is that GPU's exposed part.
+  std::vector<PhaseTime> phase_max;
+  // QPS speed-up over the first report of the same planner and seed in a sweep, divided by the
+  // GPU-count multiplier (2D §4.3); NaN when there is no such reference (docs/report.md).
+  double scaling_factor = std::numeric_limits<double>::quiet_NaN();
+  // 2D groups (empty when the plan has none) and their replica synchronisation.
+  std::vector<GroupReport> groups;
+  std::optional<ReplicaSyncReport> replica_sync;
   // Link classes in topology order; empty when link sharing is off (no flows are simulated).
   std::vector<LinkClassUse> link_utilization;
   std::vector<GpuReport> per_gpu;

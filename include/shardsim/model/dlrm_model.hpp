@@ -15,6 +15,21 @@ std::string to_string(OptimizerKind k);
 // (Neo §5.1), AdaGrad one per element, SGD none.
 double optimizer_state_bytes_per_row(OptimizerKind k, std::uint32_t dim);
 
+// A dense arch beyond the DLRM MLPs (`model.dense_arch`), e.g. DHEN layers or transformer
+// blocks of a large ranking model, given only by its forward FLOPs per sample and its
+// parameters: its time follows the MLP roofline (FLOPs / achievable FLOP/s, backward twice the
+// forward) and its parameters join the dense state and the gradient AllReduce. docs/model.md.
+struct DenseArch {
+  double flops_per_sample = 0;   // forward
+  std::uint64_t parameters = 0;  // weights (fp32 master copy, like the MLPs)
+};
+
+// How the pooled embeddings and the dense vector meet (`model.interaction`): DLRM's pairwise
+// dot products (Naumov et al. 2019), or their concatenation (Wide & Deep style), which models
+// with thousands of tables use instead of V² dot products.
+enum class InteractionKind { dot, concat };
+std::string to_string(InteractionKind k);
+
 struct DlrmModel {
   std::vector<EmbeddingTable> tables;
   std::uint32_t dense_features = 0;
@@ -29,12 +44,17 @@ struct DlrmModel {
   Precision comm_bwd_precision = Precision::fp32;
   Precision mlp_precision = Precision::tf32;
   OptimizerKind optimizer = OptimizerKind::rowwise_adagrad;
+  DenseArch dense_arch;  // none by default
+  InteractionKind interaction = InteractionKind::dot;
 
-  // Width of the dot interaction output: pairwise dot products of the (tables + 1) vectors
-  // plus the bottom MLP output (DLRM's interaction; assumes equal dims as DLRM does).
+  // Width of the interaction output. dot: pairwise dot products of the (tables + 1) vectors
+  // plus the bottom MLP output (DLRM's interaction; assumes equal dims as DLRM does); concat:
+  // the sum of the table dims plus the bottom MLP output.
   std::uint64_t interaction_output_width() const;
   std::uint64_t mlp_parameter_count() const;  // weights + biases of both MLPs
-  double mlp_parameter_bytes() const;         // at fp32 master weights
+  // Every data-parallel dense parameter: the MLPs and the dense arch (memory, AllReduce).
+  std::uint64_t dense_parameter_count() const;
+  double mlp_parameter_bytes() const;  // at fp32 master weights
 };
 
 }  // namespace shardsim

@@ -62,7 +62,8 @@ struct FetchOverride {
 enum class LookupComm { pooled, one_sided };
 std::string to_string(LookupComm c);
 
-// How the replicas of a block synchronise their gradients in training (OPER §5.3, Fig. 9b):
+// How the replicas of a block inside one sparse group synchronise their gradients in training,
+// before the update (OPER §5.3, Fig. 9b; replicas in different 2D groups: PeerSync below):
 //   dense             ring AllReduce of the whole block's gradient (Patarasuk & Yuan);
 //   allgather         every replica sends the gradient rows its lookups touched to every other
 //                     (AllGather-based sparse AllReduce, SparCML), reduced locally;
@@ -71,6 +72,22 @@ std::string to_string(LookupComm c);
 //                     is ring-AllReduced as a dense buffer.
 enum class ReplicaSync { dense, allgather, local_aggregated };
 std::string to_string(ReplicaSync s);
+// How the replicas of a block that sit in different sparse-parallel groups (2D) are kept
+// consistent: after the embedding update, their weights and optimizer state are averaged by an
+// AllReduce across the peers (2D paper Algorithm 1, lines 9-10; cost §5 Eq. 1), every
+// `interval` iterations (local updates in between, §5). `dense` syncs every row of the block;
+// `touched_rows` only the rows the global batch touched since the last sync (expected distinct
+// rows of the access profile). Replicas inside one group (data-parallel tables) are unaffected:
+// their gradients are synchronised before the update (ReplicaSync above). docs/planners.md,
+// "two_d".
+enum class PeerSyncMode { dense, touched_rows };
+std::string to_string(PeerSyncMode m);
+
+struct PeerSync {
+  PeerSyncMode mode = PeerSyncMode::dense;
+  int interval = 1;  // sync after iterations k-1, 2k-1, ... (0-based, warm-up included)
+  bool operator==(const PeerSync&) const = default;
+};
 
 struct Plan {
   std::string planner;
@@ -81,6 +98,8 @@ struct Plan {
   // Sparse-parallel groups (2D): each group's GPUs; the global batch splits evenly across
   // groups and each group serves only its own members' lookups. Empty = one group of all GPUs.
   std::vector<std::vector<int>> groups;
+  // Synchronisation of replicas across groups (meaningful only with two or more groups).
+  PeerSync peer_sync;
   double planning_time_s = 0;  // wall time the planner took (reported; not deterministic)
 };
 

@@ -26,17 +26,19 @@ struct GpuPlanStats {
   GpuMemory memory;           // plan_memory: weights, optimizer, activations, dense, reserve
   double hbm_used_bytes = 0;  // memory.total_bytes()
   double hbm_capacity_bytes = 0;
-  double lookups = 0;          // expected embedding lookups it serves per iteration
-  double input_bytes = 0;      // indices it receives for them (index_bytes_per_lookup each)
-  double output_bytes = 0;     // pooled vectors (or partial sums) its shards produce
-  double fwd_compute_s = 0;    // embedding forward kernel (fused: one launch)
-  double bwd_compute_s = 0;    // fused backward + optimizer (training)
-  double fwd_comm_s = 0;       // its share of the forward AlltoAll (injection bound)
-  double bwd_comm_s = 0;       // its share of the backward AlltoAll (training)
-  double sync_comm_s = 0;      // AllReduces of the replicated blocks it holds (training)
+  double lookups = 0;        // expected embedding lookups it serves per iteration
+  double input_bytes = 0;    // indices it receives for them (index_bytes_per_lookup each)
+  double output_bytes = 0;   // pooled vectors (or partial sums) its shards produce
+  double fwd_compute_s = 0;  // embedding forward kernel (fused: one launch)
+  double bwd_compute_s = 0;  // fused backward + optimizer (training)
+  double fwd_comm_s = 0;     // its share of the forward AlltoAll (injection bound)
+  double bwd_comm_s = 0;     // its share of the backward AlltoAll (training)
+  // AllReduces of the replicated blocks it holds (training; plan/replica_sync.hpp): gradients
+  // of data-parallel replicas, and 2D peer syncs amortised over their interval, per iteration.
+  double sync_comm_s = 0;
   double comm_sent_bytes = 0;  // pooled embeddings + gradients, per iteration, fwd + bwd
   double comm_received_bytes = 0;
-  double sync_bytes = 0;  // gradient bytes of its replicated blocks (training)
+  double sync_bytes = 0;  // their AllReduce payloads per iteration (training)
   std::array<int, kNumShardKinds> shards_by_kind{};  // indexed by ShardKind
 
   double compute_s() const { return fwd_compute_s + bwd_compute_s; }

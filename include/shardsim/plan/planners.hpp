@@ -23,5 +23,6 @@ std::unique_ptr<Planner> make_memory_greedy_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_access_greedy_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_hybrid_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_oper_planner(const YamlValue& options);
+std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options);
 
 }  // namespace shardsim

@@ -22,15 +22,27 @@ struct ReplicaSet {
 
 struct ServingMap {
   std::vector<ReplicaSet> sets;
-  // served_by[set][gpu]: index into Plan::shards of the replica serving `gpu`'s lookups; empty
-  // for a set with a single replica (it serves every GPU).
+  // served_by[set][gpu]: index into Plan::shards of the replica serving `gpu`'s lookups. Empty
+  // for a set with a single replica (it serves every GPU) and for a set served group by group.
   std::vector<std::vector<std::size_t>> served_by;
+  // by_group[set][group]: the replica serving every GPU of `group`, for a set with exactly one
+  // replica in each group and no fetch override (2D plans): O(groups) memory instead of O(GPUs),
+  // the same answer as the rule above. Empty otherwise.
+  std::vector<std::vector<std::size_t>> by_group;
   // group_of[gpu]: the group index of each GPU (0 when the plan has no groups).
   std::vector<int> group_of;
   int num_groups = 1;
 
+  // One replica serves every GPU.
+  bool single_server(std::size_t set) const {
+    return served_by[set].empty() && by_group[set].empty();
+  }
   std::size_t server(std::size_t set, int gpu) const {
-    return served_by[set].empty() ? sets[set].shards.front() : served_by[set][gpu];
+    if (!served_by[set].empty()) return served_by[set][static_cast<std::size_t>(gpu)];
+    if (!by_group[set].empty()) {
+      return by_group[set][static_cast<std::size_t>(group_of[static_cast<std::size_t>(gpu)])];
+    }
+    return sets[set].shards.front();
   }
 };
 

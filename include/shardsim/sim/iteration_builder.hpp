@@ -12,6 +12,7 @@
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/sim/comm_traffic.hpp"
@@ -66,6 +67,8 @@ class IterationBuilder {
   // per table.
   const CommTraffic& comm() const { return comm_; }
   const ServingMap& serving() const { return serving_; }
+  // The replica synchronisation of the plan (gradient AllReduces, 2D peer syncs).
+  const PeerSyncs& replica_syncs() const { return sync_plan_; }
   // The capacity of each link for the engine (bandwidth x collective efficiency).
   const std::vector<double>& link_capacity_Bps() const { return link_capacity_Bps_; }
 
@@ -105,7 +108,9 @@ class IterationBuilder {
   CommTraffic comm_;
   std::vector<std::vector<int>> a2a_groups_;  // GPUs of each AlltoAll (one per sparse group)
   std::vector<SharedCollective> a2a_fwd_, a2a_bwd_;
-  std::vector<SharedCollective> replica_syncs_;  // plan/replica_sync.hpp buckets
+  std::vector<SharedCollective> replica_syncs_;  // gradients of replicas in a group (OPER §5.3)
+  std::vector<SharedCollective> peer_syncs_;     // 2D replica sync, after syncing iterations
+  PeerSyncs sync_plan_;                          // its buckets, mode and interval
   bool one_sided_ = false;                       // Plan::lookup_comm == one_sided (OPER)
   SharedCollective mlp_allreduce_;
   std::vector<CollectiveDemand> shared_demands_;

@@ -13,6 +13,7 @@ struct SimulationResult {
   std::vector<IterationTasks> iterations;  // warm-up first, then the measured ones
   int warmup = 0;
   CommTraffic comm;  // the pooled-embedding traffic per iteration
+  PeerSyncs syncs;   // the plan's replica synchronisation (plan/replica_sync.hpp)
 };
 
 SimulationResult simulate(const SimulationInputs& inputs);

@@ -40,9 +40,10 @@ enum class Phase : std::uint8_t {
   embedding_update_bwd,
   bottom_mlp_bwd,
   mlp_allreduce,
-  embedding_replica_allreduce,
+  embedding_replica_allreduce,  // gradients of data-parallel replicas, before the update
+  embedding_replica_sync,       // 2D: weights + optimizer state across groups, after the update
 };
-inline constexpr int kNumPhases = 13;
+inline constexpr int kNumPhases = 14;
 std::string to_string(Phase p);
 
 struct Task {
