@@ -114,6 +114,7 @@ int PlanCommand::run() const {
     spdlog::warn("{}: has a sweep block; `plan` ignores it", sc.source);
   }
   check_runs({&sc, 1}, RunShape{}, f.guard, sc.source);
+  if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");  // before planning
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
   const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost};

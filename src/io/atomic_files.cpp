@@ -237,8 +237,7 @@ void write_files_atomically(const std::string& dir, std::span<const FileContent>
   }
 }
 
-void write_file_atomically(const std::string& path, bool force, const std::string& key,
-                           const std::function<void(const std::string& temporary)>& write) {
+void check_file_writable(const std::string& path, bool force, const std::string& key) {
   const auto fail = [&](std::string problem, std::string hint = {}) {
     throw InputError(SourceLocation{path}, key, std::move(problem), std::move(hint));
   };
@@ -254,6 +253,15 @@ void write_file_atomically(const std::string& path, bool force, const std::strin
   if (!fs::is_directory(parent, ec)) {
     fail(fmt::format("the folder '{}' does not exist", parent.string()), "create it first");
   }
+}
+
+void write_file_atomically(const std::string& path, bool force, const std::string& key,
+                           const std::function<void(const std::string& temporary)>& write) {
+  const auto fail = [&](std::string problem, std::string hint = {}) {
+    throw InputError(SourceLocation{path}, key, std::move(problem), std::move(hint));
+  };
+  check_file_writable(path, force, key);
+  std::error_code ec;
   const std::string tmp = temporary_path_for(path);
   PendingTemporary guard(tmp);
   try {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -35,20 +36,25 @@ inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
-// Runs `body`; the two errors a user may see are fine, anything else escapes.
-template <class F>
-void expect_clean(F&& body) {
-  try {
-    body();
-  } catch (const InputError&) {
-  } catch (const DoesNotFitError&) {
-  }
-}
-
 // A broken invariant: abort, so libFuzzer keeps the input as a crash.
 [[noreturn]] inline void invariant_failed(const char* what) {
   std::fprintf(stderr, "fuzz invariant failed: %s\n", what);
   std::abort();
+}
+
+// Runs `body`; the two errors a user may see are fine, anything else escapes. An InputError
+// must name the file it is about (DESIGN.md §3: "a message that names the file, line and key").
+template <class F>
+void expect_clean(F&& body) {
+  try {
+    body();
+  } catch (const InputError& e) {
+    if (e.where().file.empty()) {
+      std::fprintf(stderr, "%s\n", e.what());
+      invariant_failed("an InputError that names no file");
+    }
+  } catch (const DoesNotFitError&) {
+  }
 }
 
 }  // namespace shardsim::fuzz

@@ -33,6 +33,9 @@ void write_files_atomically(const std::string& dir, std::span<const FileContent>
 void check_files_writable(const std::string& dir, std::span<const std::string> names, bool force,
                           const std::string& key);
 
+// The checks write_file_atomically makes before writing, alone (see check_files_writable).
+void check_file_writable(const std::string& path, bool force, const std::string& key);
+
 // One file: `content` written to `path`. Refused: a directory at `path` (even with `force`), an
 // existing file without `force`, a parent folder that does not exist.
 void write_file_atomically(const std::string& path, const std::string& content, bool force,
