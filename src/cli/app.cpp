@@ -21,6 +21,7 @@
 #include "shardsim/hw/describe.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/atomic_files.hpp"
+#include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/io/yaml_path.hpp"
@@ -116,7 +117,7 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
   return 0;
 }
 
-int cmd_run(const CommonFlags& f, const std::string& path) {
+int cmd_run(const CommonFlags& f, const std::string& path, const std::string& trace_out) {
   const Document doc = load_document(path, overrides_of(f));
   YAML::Node root = doc.root;
   if (root.IsMap() && root["sweep"]) {
@@ -124,9 +125,21 @@ int cmd_run(const CommonFlags& f, const std::string& path) {
     root = without_key(root, "sweep");
   }
   const Scenario scenario = load_scenario(root, doc.file);
-  check_runs({&scenario, 1}, RunShape{1, !f.out_dir.empty()}, f.guard, doc.file);
+  check_runs({&scenario, 1}, RunShape{1, !f.out_dir.empty(), !trace_out.empty()}, f.guard,
+             doc.file);
+  // Every output refused before anything is simulated (docs/robustness.md, "Outputs").
   check_out_dir(f, report_count(scenario));
-  return finish(f, run_scenario(scenario, RunOptions{{}, f.timings}));
+  RunOptions options{{}, f.timings, {}};
+  ChromeTrace trace;  // --trace-out (src/io/chrome_trace_writer.cpp)
+  if (!trace_out.empty()) {
+    check_trace_out(trace_out, f.force);
+    options.on_simulated = [&](const SimulationInputs& in, const SimulationResult& result) {
+      trace.add(in.plan.planner, in.cluster, result);
+    };
+  }
+  const std::vector<Report> reports = run_scenario(scenario, options);
+  if (!trace_out.empty()) write_chrome_trace_file(trace_out, trace, f.force);
+  return finish(f, reports);
 }
 
 int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
@@ -155,7 +168,7 @@ int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
   auto worker = [&] {
     for (std::size_t i = next++; i < points.size(); i = next++) {
       try {
-        results[i] = run_scenario(scenarios[i], RunOptions{points[i].label, f.timings});
+        results[i] = run_scenario(scenarios[i], RunOptions{points[i].label, f.timings, {}});
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -221,10 +234,13 @@ int run_cli(int argc, char** argv) {
 
   CommonFlags flags;
   std::string scenario_path;
+  std::string trace_out;
   int jobs = 1;
 
   auto* run = app.add_subcommand("run", "simulate a scenario (no argument: the built-in default)");
   run->add_option("scenario", scenario_path, "scenario YAML file");
+  run->add_option("--trace-out", trace_out,
+                  "write the timelines as a Chrome trace (Perfetto, chrome://tracing)");
   add_common(run, flags);
 
   auto* sweep = app.add_subcommand("sweep", "simulate every point of a scenario's sweep block");
@@ -260,7 +276,7 @@ int run_cli(int argc, char** argv) {
   try {
     if (plan_command.selected()) return plan_command.run();
     setup(flags);
-    if (*run) return cmd_run(flags, scenario_path);
+    if (*run) return cmd_run(flags, scenario_path, trace_out);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs);
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();

@@ -46,8 +46,8 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
 
   // A valid plan: memory, plan statistics, then the simulation (unless it does not fit).
   auto simulate_plan = [&](const Plan& plan) {
-    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,
-                                  plan,    *trace,         scenario.cost};
+    const SimulationInputs inputs{cluster, scenario.model, scenario.workload,  plan,
+                                  *trace,  scenario.cost,  scenario.simulation};
     const std::vector<GpuMemory> memory =
         plan_memory(plan, cluster, scenario.model, scenario.workload);
     PlanStats stats =
@@ -62,6 +62,7 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
       return;
     }
     const SimulationResult result = simulate(inputs);
+    if (options.on_simulated) options.on_simulated(inputs, result);
     reports.push_back(build_report(header, inputs, result, memory));
     if (!options.record_timings) reports.back().planning_time_s = std::nan("");
     reports.back().plan_stats = std::move(stats);

@@ -104,7 +104,7 @@ std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRun
   auto worker = [&] {
     for (std::size_t i = next++; i < scenarios.size(); i = next++) {
       try {
-        results[i] = run_scenario(scenarios[i], RunOptions{labels[i], options.record_timings});
+        results[i] = run_scenario(scenarios[i], RunOptions{labels[i], options.record_timings, {}});
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -32,8 +32,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 9>& fields() {
-  static const std::array<Field, 9> kFields = {{
+const std::array<Field, 11>& fields() {
+  static const std::array<Field, 11> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -47,6 +47,10 @@ const std::array<Field, 9>& fields() {
       {"collective_bandwidth_efficiency", &CostParams::collective_bandwidth_efficiency,
        Range::fraction},
       {"collective_launch_s", &CostParams::collective_launch_s, Range::nonnegative},
+      {"small_message_half_bytes_scale_up", &CostParams::small_message_half_bytes_scale_up,
+       Range::nonnegative},
+      {"small_message_half_bytes_scale_out", &CostParams::small_message_half_bytes_scale_out,
+       Range::nonnegative},
   }};
   return kFields;
 }
@@ -56,7 +60,8 @@ void check_keys(const YamlValue& node) {
                     "offset_bytes_per_output", "backward_index_bytes_per_lookup",
                     "kernels_per_embedding_op", "kernels_per_embedding_backward",
                     "interaction_hbm_efficiency", "collective_bandwidth_efficiency",
-                    "collective_launch_s"});
+                    "collective_launch_s", "small_message_half_bytes_scale_up",
+                    "small_message_half_bytes_scale_out"});
 }
 
 double read_double(const YamlValue& v, Range range) {

@@ -1,8 +1,10 @@
 // α-β costs of the ring collectives: AllReduce (flat ring and hierarchical), ReduceScatter and
-// AllGather (docs/model.md, "Ring collectives").
+// AllGather (docs/model.md, "Ring collectives"), as network demands over the topology.
 #include <algorithm>
+#include <map>
 
 #include "checks.hpp"
+#include "demand_builder.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "topology_terms.hpp"
 
@@ -10,76 +12,123 @@ namespace shardsim {
 
 namespace {
 
-using cost_detail::require_link_rate;
+using cost_detail::add_ring;
 using cost_detail::require_work;
 using cost_detail::ring_shape;
 using cost_detail::RingShape;
 using cost_detail::route_latency_s;
-
-// The slowest hop of a ring at `level`: scale-up when every hop stays in a domain, else the
-// GPU's NIC share (or scale-up, if that is slower), times the collective efficiency.
-double ring_bandwidth_Bps(const Cluster& cluster, int level, const CostParams& p) {
-  double bw = require_link_rate(cluster.scale_up_Bps_per_gpu(), "scale_up.bandwidth_GBps", cluster);
-  if (level >= 2) {
-    bw = std::min(
-        bw, require_link_rate(cluster.scale_out_Bps_per_gpu(), "nic.bandwidth_Gbitps", cluster));
-  }
-  return bw * p.collective_bandwidth_efficiency;
-}
-
-// `phases` passes of a ring over n GPUs, each moving (n−1)/n · S per GPU in n−1 steps of α:
-//   phases · ((n−1)/n · S / bw + (n−1) · α)        (no launch term)
-double ring_phases_s(int phases, int n, double bytes, double bw_Bps, double alpha_s) {
-  const double steps = n - 1;
-  return phases * (steps / n * bytes / bw_Bps + steps * alpha_s);
-}
-
-double flat_ring_s(const Cluster& cluster, const RingShape& s, double bytes, int phases,
-                   const CostParams& p) {
-  const double bw = ring_bandwidth_Bps(cluster, s.level, p);
-  const double alpha = route_latency_s(cluster, s.far_src, s.far_dst);
-  return ring_phases_s(phases, s.size, bytes, bw, alpha) + p.collective_launch_s;
-}
+using cost_detail::StageBuilder;
 
 bool nothing_to_do(const RingShape& s, double bytes) {
   return s.size <= 1 || bytes <= 0;
 }
 
+std::vector<int> sorted(std::span<const int> gpus) {
+  std::vector<int> v(gpus.begin(), gpus.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// `phases` passes of a ring over the n GPUs in id order: every hop carries
+// phases · (n−1)/n · S, in phases · (n−1) steps of the farthest hop's α.
+CollectiveDemand flat_ring(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                           int phases, const CostParams& p, FlowGranularity granularity) {
+  CollectiveDemand d;
+  d.payload_bytes = bytes;
+  const RingShape s = ring_shape(cluster, gpus);  // validates
+  if (nothing_to_do(s, bytes)) return d;
+  const std::vector<int> ring = sorted(gpus);
+  const double steps = s.size - 1;
+  StageBuilder stage(cluster, granularity);
+  add_ring(stage, cluster, ring, phases * (steps / s.size * bytes));
+  d.launch_s = p.collective_launch_s;
+  d.stages.push_back(stage.finish(phases * steps * route_latency_s(cluster, s.far_src, s.far_dst)));
+  return d;
+}
+
 }  // namespace
 
 // Flat ring (Patarasuk & Yuan's bandwidth-optimal ring, as used by NCCL):
-//   2(N−1)/N · S / bw + 2(N−1)·α + launch
-double allreduce_ring_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
-                        const CostParams& p) {
+//   2(N−1)/N · S / bw_slowest_hop + 2(N−1)·α + launch
+CollectiveDemand allreduce_ring_demand(const Cluster& cluster, std::span<const int> gpus,
+                                       double bytes, const CostParams& p,
+                                       FlowGranularity granularity) {
   require_work(bytes, "AllReduce bytes");
-  const RingShape s = ring_shape(cluster, gpus);
-  if (nothing_to_do(s, bytes)) return 0;
-  return flat_ring_s(cluster, s, bytes, 2, p);
+  return flat_ring(cluster, gpus, bytes, 2, p, granularity);
 }
 
 // Hierarchical (Neo App. B: AllReduce "utilizes both scale-out and NVLINK bandwidths"):
-//   reduce-scatter inside each domain over scale-up   (g−1)/g · S / bw_up + (g−1)·α_up
-//   AllReduce of S/g across the d domains, g rings     2(d−1)/d · (S/g) / bw_out + 2(d−1)·α_out
-//   all-gather inside each domain                      (g−1)/g · S / bw_up + (g−1)·α_up
+//   reduce-scatter inside each domain          (g−1)/g · S per hop,        (g_max−1)·α_up
+//   AllReduce of S/g across the d domains,     2(d−1)/d · S/g per hop,     2(d−1)·α_out
+//     in g parallel rings (ring r: the r-th GPU of every domain)
+//   all-gather inside each domain              (g−1)/g · S per hop,        (g_max−1)·α_up
 //   + launch once.
-// With unequal GPUs per domain it is conservative: the intra-domain phases use the largest
-// domain (g_max steps) and the cross-domain chunk is S / g_min.
-double allreduce_hierarchical_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
-                                const CostParams& p) {
+// With unequal GPUs per domain it is conservative: the cross-domain chunk is S / g_min.
+CollectiveDemand allreduce_hierarchical_demand(const Cluster& cluster, std::span<const int> gpus,
+                                               double bytes, const CostParams& p,
+                                               FlowGranularity granularity) {
   require_work(bytes, "AllReduce bytes");
   const RingShape s = ring_shape(cluster, gpus);
-  if (nothing_to_do(s, bytes)) return 0;
-  if (s.domains < 2 || s.max_gpus_per_domain < 2) return flat_ring_s(cluster, s, bytes, 2, p);
+  if (nothing_to_do(s, bytes)) {
+    CollectiveDemand none;
+    none.payload_bytes = bytes;
+    return none;
+  }
+  if (s.domains < 2 || s.max_gpus_per_domain < 2) {
+    return flat_ring(cluster, gpus, bytes, 2, p, granularity);
+  }
+  std::map<int, std::vector<int>> by_domain;  // ordered: deterministic
+  for (int g : sorted(gpus)) by_domain[cluster.scale_up_domain_of(g)].push_back(g);
+  const double alpha_up = route_latency_s(cluster, s.local_src, s.local_dst);
+  const double alpha_out = route_latency_s(cluster, s.far_src, s.far_dst);
   const int g_max = s.max_gpus_per_domain;
   const int g_min = s.min_gpus_per_domain;
-  const double bw_up = ring_bandwidth_Bps(cluster, 1, p);
-  const double alpha_up = route_latency_s(cluster, s.local_src, s.local_dst);
-  const double bw_out = ring_bandwidth_Bps(cluster, s.level, p);
-  const double alpha_out = route_latency_s(cluster, s.far_src, s.far_dst);
-  const double reduce_scatter_s = ring_phases_s(1, g_max, bytes, bw_up, alpha_up);
-  const double across_s = ring_phases_s(2, s.domains, bytes / g_min, bw_out, alpha_out);
-  const double allgather_s = ring_phases_s(1, g_max, bytes, bw_up, alpha_up);
-  return reduce_scatter_s + across_s + allgather_s + p.collective_launch_s;
+
+  auto intra = [&]() {
+    StageBuilder stage(cluster, granularity);
+    for (const auto& [domain, members] : by_domain) {
+      const double g = static_cast<double>(members.size());
+      add_ring(stage, cluster, members, (g - 1) / g * bytes);
+    }
+    return stage.finish((g_max - 1) * alpha_up);
+  };
+  CollectiveDemand d;
+  d.payload_bytes = bytes;
+  d.launch_s = p.collective_launch_s;
+  d.stages.push_back(intra());
+  {
+    StageBuilder stage(cluster, granularity);
+    const double chunk = bytes / g_min;
+    for (int r = 0; r < g_max; ++r) {
+      std::vector<int> ring;
+      for (const auto& [domain, members] : by_domain) {
+        if (static_cast<int>(members.size()) > r) ring.push_back(members[static_cast<size_t>(r)]);
+      }
+      const double dr = static_cast<double>(ring.size());
+      add_ring(stage, cluster, ring, 2 * ((dr - 1) / dr * chunk));
+    }
+    d.stages.push_back(stage.finish(2 * (s.domains - 1) * alpha_out));
+  }
+  d.stages.push_back(intra());
+  return d;
+}
+
+CollectiveDemand allreduce_demand(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                                  const CostParams& p, FlowGranularity granularity) {
+  CollectiveDemand ring = allreduce_ring_demand(cluster, gpus, bytes, p, granularity);
+  CollectiveDemand hier = allreduce_hierarchical_demand(cluster, gpus, bytes, p, granularity);
+  return idle_time_s(cluster, hier, p) < idle_time_s(cluster, ring, p) ? std::move(hier)
+                                                                       : std::move(ring);
+}
+
+double allreduce_ring_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                        const CostParams& p) {
+  return idle_time_s(cluster, allreduce_ring_demand(cluster, gpus, bytes, p), p);
+}
+
+double allreduce_hierarchical_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                                const CostParams& p) {
+  return idle_time_s(cluster, allreduce_hierarchical_demand(cluster, gpus, bytes, p), p);
 }
 
 double allreduce_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
@@ -88,22 +137,29 @@ double allreduce_s(const Cluster& cluster, std::span<const int> gpus, double byt
                   allreduce_hierarchical_s(cluster, gpus, bytes, p));
 }
 
-// ReduceScatter / AllGather of an S-byte buffer: (N−1)/N · S / bw + (N−1)·α + launch
+// ReduceScatter / AllGather of an S-byte buffer: (N−1)/N · S per hop + (N−1)·α + launch
 // (row-wise sharding's forward uses ReduceScatter: Neo §4).
+CollectiveDemand reduce_scatter_demand(const Cluster& cluster, std::span<const int> gpus,
+                                       double bytes, const CostParams& p,
+                                       FlowGranularity granularity) {
+  require_work(bytes, "ReduceScatter bytes");
+  return flat_ring(cluster, gpus, bytes, 1, p, granularity);
+}
+
+CollectiveDemand allgather_demand(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                                  const CostParams& p, FlowGranularity granularity) {
+  require_work(bytes, "AllGather bytes");
+  return flat_ring(cluster, gpus, bytes, 1, p, granularity);
+}
+
 double reduce_scatter_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
                         const CostParams& p) {
-  require_work(bytes, "ReduceScatter bytes");
-  const RingShape s = ring_shape(cluster, gpus);
-  if (nothing_to_do(s, bytes)) return 0;
-  return flat_ring_s(cluster, s, bytes, 1, p);
+  return idle_time_s(cluster, reduce_scatter_demand(cluster, gpus, bytes, p), p);
 }
 
 double allgather_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
                    const CostParams& p) {
-  require_work(bytes, "AllGather bytes");
-  const RingShape s = ring_shape(cluster, gpus);
-  if (nothing_to_do(s, bytes)) return 0;
-  return flat_ring_s(cluster, s, bytes, 1, p);
+  return idle_time_s(cluster, allgather_demand(cluster, gpus, bytes, p), p);
 }
 
 }  // namespace shardsim

@@ -123,6 +123,7 @@ Topology::Topology(const HardwarePreset& preset, int nodes) {
   link_source_.reserve(expected_links);
   link_target_.reserve(expected_links);
   reverse_.reserve(expected_links);
+  link_kind_.reserve(expected_links);
   if (mesh_) {
     // A direct full mesh: each GPU's scale-up bandwidth is split evenly over its peers (A100
     // 4-GPU board: 12 links = 3 peers x 4 links). One traversal of the fabric per message.
@@ -192,6 +193,7 @@ int Topology::add_link_pair(int u, int v, LinkKind kind, double bandwidth_Bps, d
     link_source_.push_back(from);
     link_target_.push_back(to);
     reverse_.push_back(id + 1 - dir);
+    link_kind_.push_back(kind);
   }
   return id;
 }
@@ -258,6 +260,34 @@ int Topology::tier_switch_vertex(int tier, int group) const {
 
 int Topology::tier_group_of_node(int node, int tier) const {
   return static_cast<int>(node / group_nodes_.at(static_cast<std::size_t>(tier)));
+}
+
+int Topology::link_lower_tier(int link) const {
+  if (link_kind(link) != LinkKind::tier_tier) return -1;
+  const int a = graph_[static_cast<std::size_t>(link_source(link))].tier;
+  const int b = graph_[static_cast<std::size_t>(link_target(link))].tier;
+  return std::min(a, b);
+}
+
+int Topology::scale_up_tx_link(int gpu) const {
+  if (mesh_ || gpu < 0 || gpu >= num_gpus_) {
+    throw std::invalid_argument(fmt::format("no switched scale-up link for gpu{}", gpu));
+  }
+  return 2 * gpu;  // see append_scale_up_path
+}
+
+int Topology::scale_up_rx_link(int gpu) const {
+  return scale_up_tx_link(gpu) + 1;
+}
+
+int Topology::mesh_link(int src_gpu, int dst_gpu) const {
+  const int n = gpus_per_domain_;
+  if (!mesh_ || src_gpu == dst_gpu || src_gpu < 0 || dst_gpu < 0 || src_gpu >= num_gpus_ ||
+      dst_gpu >= num_gpus_ || src_gpu / n != dst_gpu / n) {
+    throw std::invalid_argument(fmt::format("no mesh link from gpu{} to gpu{}", src_gpu, dst_gpu));
+  }
+  const std::size_t base = static_cast<std::size_t>(src_gpu / n) * n * n;
+  return mesh_link_[base + static_cast<std::size_t>((src_gpu % n) * n + dst_gpu % n)];
 }
 
 void Topology::append_scale_up_path(int src_gpu, int dst_gpu, std::vector<int>& out) const {

@@ -288,12 +288,22 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
 
   m.table_precision = Precision::fp32;
   m.comm_precision = Precision::fp32;
+  m.comm_bwd_precision = Precision::fp32;
   m.mlp_precision = Precision::tf32;
   if (auto p = model.find("precision"); p && !p->is_null()) {
     p->expect_map();
     p->expect_keys({"tables", "comms", "mlp"});
     if (auto t = p->find("tables")) m.table_precision = parse_precision(*t, true);
-    if (auto c = p->find("comms")) m.comm_precision = parse_precision(*c, true);
+    if (auto c = p->find("comms")) {
+      // One format for both directions, or {fwd: ..., bwd: ...} (Neo §8.4).
+      if (c->is_map()) {
+        c->expect_keys({"fwd", "bwd"});
+        if (auto f = c->find("fwd")) m.comm_precision = parse_precision(*f, true);
+        if (auto b = c->find("bwd")) m.comm_bwd_precision = parse_precision(*b, true);
+      } else {
+        m.comm_precision = m.comm_bwd_precision = parse_precision(*c, true);
+      }
+    }
     if (auto x = p->find("mlp")) m.mlp_precision = parse_precision(*x, false);
   }
   m.optimizer = OptimizerKind::rowwise_adagrad;

@@ -165,6 +165,21 @@ Json report_json(const Report& r, bool with_matrices) {
   j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
   j["degree_of_balance"] = planned(r, r.degree_of_balance);
   j["breakdown_s"] = breakdown_to_json(r);
+  if (report_has_timing(r)) {
+    Json links = Json::array();
+    for (const LinkClassUse& u : r.link_utilization) {
+      Json l;
+      l["class"] = u.link_class;
+      l["links"] = u.links;
+      l["mean_utilization"] = num(u.mean_utilization);
+      l["max_utilization"] = num(u.max_utilization);
+      l["busiest_link"] = u.busiest_link.empty() ? Json() : Json(u.busiest_link);
+      links.push_back(std::move(l));
+    }
+    j["link_utilization"] = std::move(links);
+  } else {
+    j["link_utilization"] = nullptr;
+  }
   j["planning_time_s"] = num(r.planning_time_s);
 
   Json mem;
@@ -190,8 +205,10 @@ Json report_json(const Report& r, bool with_matrices) {
 
   if (with_matrices) {
     Json comm;
-    comm["fwd"] = matrix_to_json(r.comm_fwd);
-    comm["bwd"] = matrix_to_json(r.comm_bwd);
+    comm["granularity"] = r.comm_granularity;
+    const bool none = r.comm_granularity == "none";
+    comm["fwd"] = none ? Json() : matrix_to_json(r.comm_fwd);
+    comm["bwd"] = none ? Json() : matrix_to_json(r.comm_bwd);
     j["comm_bytes"] = std::move(comm);
   } else {
     j["comm_bytes"] = nullptr;
@@ -292,10 +309,20 @@ void print_report(std::ostream& out, const Report& r, const Json& extra, int ind
     first = false;
     if (it.key() == "comm_bytes") {
       const int inner = indent + 2;
-      out << "{\n" << spaces(inner + 2) << "\"fwd\": ";
-      print_matrix(out, r.comm_fwd, inner + 2);
+      const bool none = r.comm_granularity == "none";
+      out << "{\n" << spaces(inner + 2) << "\"granularity\": " << Json(r.comm_granularity).dump();
+      out << ",\n" << spaces(inner + 2) << "\"fwd\": ";
+      if (none) {
+        out << "null";
+      } else {
+        print_matrix(out, r.comm_fwd, inner + 2);
+      }
       out << ",\n" << spaces(inner + 2) << "\"bwd\": ";
-      print_matrix(out, r.comm_bwd, inner + 2);
+      if (none) {
+        out << "null";
+      } else {
+        print_matrix(out, r.comm_bwd, inner + 2);
+      }
       out << '\n' << spaces(inner) << '}';
     } else {
       print_value(out, it.value(), indent + 2);

@@ -195,6 +195,23 @@ void write_breakdown(std::ostream& out, const Report& r) {
   table.write(out, 4);
 }
 
+// Link utilisation over the measured iterations, one row per class of links.
+void write_links(std::ostream& out, const Report& r) {
+  out << "  links (utilisation of achievable bandwidth over the measured iterations):\n";
+  rf::TextTable table({{"class", Align::left},
+                       {"links", Align::right},
+                       {"mean %", Align::right},
+                       {"max %", Align::right},
+                       {"busiest", Align::left}});
+  for (const LinkClassUse& u : r.link_utilization) {
+    table.add_row({u.link_class, std::to_string(u.links),
+                   fmt::format("{:.1f}", 100 * u.mean_utilization),
+                   fmt::format("{:.1f}", 100 * u.max_utilization),
+                   u.busiest_link.empty() ? "-" : u.busiest_link});
+  }
+  table.write(out, 4);
+}
+
 // The index of the fitting report with the lowest mean iteration time (the first on a tie).
 std::optional<std::size_t> best_report(std::span<const Report> reports) {
   std::optional<std::size_t> best;
@@ -244,6 +261,10 @@ void write_text(std::ostream& out, std::span<const Report> reports) {
     if (!report_has_timing(r) || !r.breakdown.empty()) {
       out << '\n';
       write_breakdown(out, r);
+    }
+    if (report_has_timing(r) && !r.link_utilization.empty()) {
+      out << '\n';
+      write_links(out, r);
     }
     if (r.plan_stats) {
       out << '\n';

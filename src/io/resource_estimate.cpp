@@ -78,6 +78,14 @@ int num_gpus(const Scenario& s) {
   return s.cluster.nodes * s.cluster.preset.gpus_per_node;
 }
 
+// Directed links of the topology (hw/topology.cpp), from above: a full mesh or a switch inside
+// the scale-up domain (at most gpus_per_node - 1 pairs a GPU, both directions), GPU <-> NIC both
+// ways, and the NIC and tier uplinks (fewer than 2 a GPU).
+double num_links(const Scenario& s) {
+  const double per_node = s.cluster.preset.gpus_per_node;
+  return num_gpus(s) * (2 * std::min(per_node - 1, 16.0) + 4);
+}
+
 // The plan's reports in one run: one per planner, one for placement.file.
 std::size_t reports_of(const Scenario& s) {
   return s.placement.planners.size() + (s.placement.plan_file.empty() ? 0 : 1);
@@ -185,7 +193,9 @@ RunFootprint run_footprint(const Scenario& s) {
         k < s.placement.planners.size() ? s.placement.planners[k] : std::string("file:");
     const double shards = estimated_shards(planner, s);
     const double replicated_tables = may_replicate(planner) ? t : 0;
-    const double tasks_per_gpu = training ? 11 + (may_replicate(planner) ? 1 : 0) : 5;
+    // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member.
+    const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
+    const double tasks_per_gpu = (training ? 11 + (may_replicate(planner) ? 1 : 0) : 5) + input_a2a;
     const double tasks = iterations * n * tasks_per_gpu;
     const double blocks = estimated_blocks_per_table(planner, s);
     const double plan_bytes =
@@ -202,6 +212,32 @@ RunFootprint run_footprint(const Scenario& s) {
     }
   }
   if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});
+
+  // The network model (sim/fair_share_network.cpp): a LinkSample (24 B) per link a collective
+  // crosses, each time one starts or ends; the per-flow model keeps one flow per GPU pair of an
+  // AlltoAll (~64 B with its path). Bounded above by every link at every collective's two ends.
+  const double links = num_links(s);
+  const double collectives_per_iteration = training ? 4 + (t > 0 ? 1 : 0) : 2;
+  const double link_samples = s.simulation.link_sharing == LinkSharing::none
+                                  ? 0
+                                  : iterations * collectives_per_iteration * 2 * links;
+  if (link_samples > 0) {
+    f.peak.push_back(
+        {fmt::format("link utilisation samples: {} iterations x {} collectives x 2 x {} links",
+                     count(iterations), count(collectives_per_iteration), count(links)),
+         link_samples * 24});
+  }
+  if (s.simulation.link_sharing == LinkSharing::per_flow) {
+    f.peak.push_back({fmt::format("per-flow network: {}^2 flows x 64 B", count(n)), sq(n) * 64});
+  }
+  // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
+  // link sample, for every plan of the run, kept until the file is written.
+  const double all_tasks = reports * iterations * n * ((training ? 13 : 6));
+  f.chrome_trace.push_back(
+      {fmt::format("Chrome trace text: {} plan(s) x {} iterations x {} GPUs x ~{} spans, and link "
+                   "samples",
+                   count(reports), count(iterations), count(n), training ? 13 : 6),
+       all_tasks * 300 + reports * link_samples * 110});
 
   // Trace source (trace/): sampled mode counts distinct rows of a table's global batch in a
   // TouchedRows set (2 slots per possible row, a power of two, 8 B each) and draws one GPU's
@@ -241,7 +277,7 @@ RunFootprint run_footprint(const Scenario& s) {
 ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape& shape) {
   ResourceEstimate e;
   if (runs.empty()) return e;
-  double kept = 0, output = 0;
+  double kept = 0, output = 0, chrome_trace = 0;
   std::size_t largest = 0;
   std::vector<RunFootprint> feet;
   feet.reserve(runs.size());
@@ -249,6 +285,7 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
     feet.push_back(run_footprint(runs[i]));
     kept += feet.back().kept_bytes();
     output += feet.back().output_bytes();
+    for (const auto& i : feet.back().chrome_trace) chrome_trace += i.bytes;
     if (feet.back().peak_bytes() > feet[largest].peak_bytes()) largest = i;
   }
   const double in_flight =
@@ -256,7 +293,9 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   const double peak = feet[largest].peak_bytes() * in_flight;
   // The text of the largest file is also copied once more while rendered (ostringstream::str()).
   const double out_total = shape.writes_out_dir ? output * 1.5 : 0;
-  e.total_bytes = kept + peak + out_total;
+  // The trace text is copied once more into the file stream's buffer: counted once.
+  const double trace_total = shape.writes_chrome_trace ? chrome_trace : 0;
+  e.total_bytes = kept + peak + out_total + trace_total;
 
   // Items: one run's terms when there is one run; otherwise summed kept terms by kind and the
   // largest run's peak terms scaled by the runs in flight.
@@ -273,6 +312,9 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
     e.items.push_back({flight_text + i.what, i.bytes * in_flight});
   if (shape.writes_out_dir) {
     e.items.push_back({runs_text + feet[largest].output.front().what, out_total});
+  }
+  if (shape.writes_chrome_trace) {
+    e.items.push_back({runs_text + feet[largest].chrome_trace.front().what, trace_total});
   }
   std::stable_sort(e.items.begin(), e.items.end(),
                    [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });

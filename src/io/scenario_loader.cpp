@@ -12,6 +12,7 @@
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/io/model_loader.hpp"
+#include "shardsim/io/simulation_loader.hpp"
 #include "shardsim/io/sweep.hpp"
 #include "shardsim/plan/planner.hpp"
 
@@ -283,7 +284,8 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
                      "start from scenarios/example.yaml; docs/scenario.md lists every key");
   }
   doc.expect_map();
-  doc.expect_keys({"name", "cluster", "model", "workload", "placement", "cost", "sweep"});
+  doc.expect_keys(
+      {"name", "cluster", "model", "workload", "placement", "cost", "simulation", "sweep"});
   reject_duplicate_keys(doc);
 
   Scenario sc;
@@ -307,6 +309,9 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   if (auto c = doc.find("cost"); c && !c->is_null()) {
     c->expect_map();
     sc.cost = apply_cost_overrides(sc.cost, *c);
+  }
+  if (auto s = doc.find("simulation")) {
+    sc.simulation = load_simulation_options(*s, sc.cluster.nodes * sc.cluster.preset.gpus_per_node);
   }
   if (auto s = doc.find("sweep")) sc.sweep = parse_sweep_axes(*s);
   return sc;

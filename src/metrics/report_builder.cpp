@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "shardsim/hw/topology.hpp"
+
 namespace shardsim {
 
 double percentile(std::vector<double> values, double q) {
@@ -123,26 +125,100 @@ void fill_common(Report& r, const ReportHeader& header, const SimulationInputs& 
   r.fits_in_memory = max_mem <= cluster.gpu().hbm_capacity_bytes;
 }
 
-void fill_comm(Report& r, const Cluster& cluster, const ByteMatrix& fwd, const ByteMatrix& bwd) {
+// The route bottleneck bandwidth of each level (every pair at one level has the same: the
+// topology is a symmetric tree); 0 where no pair is at that level.
+std::vector<double> bottleneck_by_level(const Cluster& cluster) {
+  std::vector<double> bw(static_cast<std::size_t>(cluster.num_levels()), 0.0);
+  for (int dst = 1; dst < cluster.num_gpus(); ++dst) {
+    const auto level = static_cast<std::size_t>(cluster.level_between(0, dst));
+    if (bw[level] == 0) bw[level] = cluster.route(0, dst).bottleneck_Bps;
+  }
+  return bw;
+}
+
+void fill_comm(Report& r, const Cluster& cluster, const CommTraffic& comm) {
   const int n = cluster.num_gpus();
-  r.comm_fwd = fwd;
-  r.comm_bwd = bwd;
+  r.comm_granularity = comm.granularity;
+  r.comm_fwd = comm.fwd_matrix;
+  r.comm_bwd = comm.bwd_matrix;
   // Degree of balance (OPER Table 3): min / max over GPUs of the communication cost, where a
   // GPU's cost is the time its embedding traffic (sent + received, forward + backward) would
-  // take on each pair's route bandwidth. No traffic at all is perfectly balanced (1).
+  // take on each pair's route bandwidth, summed per level. No traffic at all is perfectly
+  // balanced (1).
+  const std::vector<double> bw = bottleneck_by_level(cluster);
   std::vector<double> cost(n, 0.0);
   for (int i = 0; i < n; ++i) {
-    r.per_gpu[i].comm_sent_bytes = fwd.sent_by(i) + bwd.sent_by(i);
-    r.per_gpu[i].comm_received_bytes = fwd.received_by(i) + bwd.received_by(i);
-    for (int j = 0; j < n; ++j) {
-      if (i == j) continue;
-      const double bytes = fwd.at(i, j) + fwd.at(j, i) + bwd.at(i, j) + bwd.at(j, i);
-      if (bytes > 0) cost[i] += bytes / cluster.route(i, j).bottleneck_Bps;
+    r.per_gpu[i].comm_sent_bytes = comm.fwd.sent_total(i) + comm.bwd.sent_total(i);
+    r.per_gpu[i].comm_received_bytes = comm.fwd.received_total(i) + comm.bwd.received_total(i);
+    for (int level = 1; level < cluster.num_levels(); ++level) {
+      const double bytes = comm.fwd.sent(i, level) + comm.fwd.received(i, level) +
+                           comm.bwd.sent(i, level) + comm.bwd.received(i, level);
+      if (bytes > 0) cost[i] += bytes / bw[static_cast<std::size_t>(level)];
     }
   }
   const double mx = *std::max_element(cost.begin(), cost.end());
   const double mn = *std::min_element(cost.begin(), cost.end());
   r.degree_of_balance = mx > 0 ? mn / mx : 1.0;
+}
+
+// The class of a link for the utilisation summary: "scale_up", "gpu_nic", "nic_<tier 0>",
+// "<tier k>_<tier k+1>".
+std::string link_class(const Cluster& cluster, int link) {
+  const Topology& topo = cluster.topology();
+  const auto& tiers = cluster.preset().tiers;
+  switch (topo.link_kind(link)) {
+    case LinkKind::scale_up:
+      return "scale_up";
+    case LinkKind::gpu_nic:
+      return "gpu_nic";
+    case LinkKind::nic_tier:
+      return "nic_" + tiers.front().name;
+    case LinkKind::tier_tier: {
+      const auto k = static_cast<std::size_t>(topo.link_lower_tier(link));
+      return tiers[k].name + "_" + tiers[k + 1].name;
+    }
+  }
+  return "?";
+}
+
+// Time-averaged utilisation of every link over [begin, end], grouped by class.
+std::vector<LinkClassUse> link_utilization(const Cluster& cluster,
+                                           const std::vector<LinkSample>& samples, double begin_s,
+                                           double end_s) {
+  std::vector<LinkClassUse> out;
+  if (samples.empty() || !(end_s > begin_s)) return out;
+  const auto& links = cluster.links();
+  std::vector<double> area(links.size(), 0.0), last_t(links.size(), 0.0), last_u(links.size(), 0.0);
+  auto accumulate = [&](std::size_t l, double until) {
+    const double b = std::max(begin_s, last_t[l]), e = std::min(end_s, until);
+    if (e > b) area[l] += last_u[l] * (e - b);
+  };
+  for (const LinkSample& s : samples) {
+    const auto l = static_cast<std::size_t>(s.link);
+    accumulate(l, s.time_s);
+    last_t[l] = s.time_s;
+    last_u[l] = s.utilization;
+  }
+  for (std::size_t l = 0; l < links.size(); ++l) accumulate(l, end_s);
+  const double window = end_s - begin_s;
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    const std::string cls = link_class(cluster, static_cast<int>(l));
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const LinkClassUse& u) { return u.link_class == cls; });
+    if (it == out.end()) {
+      out.push_back(LinkClassUse{cls, 0, 0, 0, ""});
+      it = out.end() - 1;
+    }
+    const double u = area[l] / window;
+    ++it->links;
+    it->mean_utilization += u;
+    if (u > it->max_utilization) {
+      it->max_utilization = u;
+      it->busiest_link = links[l].name;
+    }
+  }
+  for (LinkClassUse& u : out) u.mean_utilization /= u.links;
+  return out;
 }
 
 }  // namespace
@@ -151,7 +227,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
                     const SimulationResult& result, const std::vector<GpuMemory>& memory) {
   Report r;
   fill_common(r, header, in, memory);
-  fill_comm(r, in.cluster, result.comm_fwd, result.comm_bwd);
+  fill_comm(r, in.cluster, result.comm);
   const int n = in.cluster.num_gpus();
   const auto& tasks = result.graph.tasks;
   const auto& spans = result.timeline.spans;
@@ -172,32 +248,56 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     serialized[g].fill(0);
     exposed[g].fill(0);
   }
-  std::vector<std::vector<int>> tasks_of_gpu(n);
+  // A task's exposed time is measured against every other task of its GPU that runs at the
+  // same time, whatever iteration it belongs to (the next batch's input AlltoAll runs during
+  // this batch's backward pass); idle time is the iteration's window minus the union of the
+  // GPU's busy time inside it.
+  std::vector<double> finish;
+  for (const IterationTasks& it : result.iterations) {
+    double end = finish.empty() ? 0.0 : finish.back();
+    for (int id = it.first_task; id < it.end_task; ++id) end = std::max(end, spans[id].end_s);
+    finish.push_back(end);
+  }
+  const int total = static_cast<int>(result.iterations.size());
+  std::vector<std::vector<int>> tasks_of_gpu(n), nearby_of_gpu(n);
   for (int k = 0; k < measured; ++k) {
-    const IterationTasks& it = result.iterations[result.warmup + k];
+    const int i = result.warmup + k;
+    const IterationTasks& it = result.iterations[i];
     for (auto& v : tasks_of_gpu) v.clear();
+    for (auto& v : nearby_of_gpu) v.clear();
     for (int id = it.first_task; id < it.end_task; ++id) tasks_of_gpu[tasks[id].gpu].push_back(id);
+    for (int j = std::max(0, i - 1); j <= std::min(total - 1, i + 1); ++j) {
+      const IterationTasks& near = result.iterations[j];
+      for (int id = near.first_task; id < near.end_task; ++id) {
+        nearby_of_gpu[tasks[id].gpu].push_back(id);
+      }
+    }
+    const Interval window{i == 0 ? 0.0 : finish[i - 1], finish[i]};
     for (int g = 0; g < n; ++g) {
       GpuReport& gr = r.per_gpu[g];
       gr.lookup_s += it.lookup_s_by_gpu[g];
       gr.lookups += it.lookups_by_gpu[g];
-      std::vector<Interval> busy;
       for (int id : tasks_of_gpu[g]) {
         const Task& t = tasks[id];
-        const Interval iv{spans[id].start_s, spans[id].end_s};
-        busy.push_back(iv);
-        (is_comm(t.stream) ? gr.comm_s : gr.compute_s) += iv.end - iv.begin;
+        (is_comm(t.stream) ? gr.comm_s : gr.compute_s) += spans[id].end_s - spans[id].start_s;
       }
-      gr.idle_s += std::max(0.0, times[k] - union_length(busy));
-      for (std::size_t a = 0; a < tasks_of_gpu[g].size(); ++a) {
-        const int id = tasks_of_gpu[g][a];
-        std::vector<Interval> others;
-        for (std::size_t b = 0; b < busy.size(); ++b) {
-          if (b != a) others.push_back(busy[b]);
+      std::vector<Interval> in_window;
+      for (int id : nearby_of_gpu[g]) {
+        const double b = std::max(window.begin, spans[id].start_s);
+        const double e = std::min(window.end, spans[id].end_s);
+        if (e > b) in_window.push_back({b, e});
+      }
+      gr.idle_s += std::max(0.0, (window.end - window.begin) - union_length(in_window));
+      std::vector<Interval> others;
+      for (int id : tasks_of_gpu[g]) {
+        const Interval iv{spans[id].start_s, spans[id].end_s};
+        others.clear();
+        for (int other : nearby_of_gpu[g]) {
+          if (other != id) others.push_back({spans[other].start_s, spans[other].end_s});
         }
         const auto p = static_cast<std::size_t>(tasks[id].phase);
-        serialized[g][p] += busy[a].end - busy[a].begin;
-        exposed[g][p] += exposed_length(busy[a], others);
+        serialized[g][p] += iv.end - iv.begin;
+        exposed[g][p] += exposed_length(iv, others);
       }
     }
   }
@@ -223,6 +323,18 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   const double lookup_mean = lookup_sum / n;
   r.imbalance_ratio = lookup_mean > 0 ? lookup_max / lookup_mean : 1.0;
 
+  // Links over the measured window: from the end of the warm-up to the end of the last
+  // iteration.
+  {
+    double begin = 0, end = 0;
+    for (std::size_t i = 0; i < result.iterations.size(); ++i) {
+      const IterationTasks& it = result.iterations[i];
+      for (int id = it.first_task; id < it.end_task; ++id) end = std::max(end, spans[id].end_s);
+      if (static_cast<int>(i) + 1 == result.warmup) begin = end;
+    }
+    r.link_utilization = link_utilization(in.cluster, result.timeline.link_samples, begin, end);
+  }
+
   // Breakdown on the critical GPU (the one with the most busy time).
   for (int p = 0; p < kNumPhases; ++p) {
     if (serialized[critical][p] <= 0) continue;
@@ -238,7 +350,7 @@ Report build_unfit_report(const ReportHeader& header, const SimulationInputs& in
   Report r;
   fill_common(r, header, in, memory);
   const IterationBuilder builder(in);
-  fill_comm(r, in.cluster, builder.comm_fwd(), builder.comm_bwd());
+  fill_comm(r, in.cluster, builder.comm());
   r.fits_in_memory = false;
   r.fit_error = error.what();
   return r;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "shardsim/sim/event_queue.hpp"
@@ -16,9 +19,19 @@ struct StreamState {
   bool busy = false;
 };
 
+// Where a collective with a network demand is: its current stage and the flows of that stage
+// still moving.
+struct CollectiveState {
+  std::size_t stage = 0;
+  std::size_t flows_left = 0;
+};
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
 }  // namespace
 
-Timeline run_engine(const TaskGraph& graph, int num_gpus) {
+Timeline run_engine(const TaskGraph& graph, int num_gpus,
+                    std::span<const double> link_capacity_Bps) {
   const auto& tasks = graph.tasks;
   const std::size_t num_tasks = tasks.size();
   Timeline tl;
@@ -54,7 +67,48 @@ Timeline run_engine(const TaskGraph& graph, int num_gpus) {
   }
   std::vector<int> arrived(graph.collectives.size(), 0);
 
+  // The network, when any collective moves flows.
+  std::unique_ptr<FairShareNetwork> net;
+  for (const Collective& c : graph.collectives) {
+    if (c.demand < 0) continue;
+    if (static_cast<std::size_t>(c.demand) >= graph.demands.size()) {
+      throw std::logic_error(fmt::format("collective refers to missing demand {}", c.demand));
+    }
+    if (!net) {
+      if (link_capacity_Bps.empty()) {
+        throw std::invalid_argument(
+            "the task graph has network demands but the engine was given no link capacities");
+      }
+      net = std::make_unique<FairShareNetwork>(
+          std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()));
+    }
+  }
+  std::vector<CollectiveState> state(net ? graph.collectives.size() : 0);
+
   EventQueue events;
+  auto finish_collective = [&](int c, double now) {
+    for (int m : graph.collectives[c].members) events.push(now, m);
+  };
+  // Starts stage state[c].stage of collective c's demand: its flows join the network.
+  auto start_stage = [&](int c, double now) {
+    const CollectiveDemand& d = graph.demands[graph.collectives[c].demand];
+    const CollectiveStage& st = d.stages[state[c].stage];
+    state[c].flows_left = st.flows.size();
+    for (const DemandFlow& f : st.flows) {
+      net->add_flow(now, std::span<const int>(st.links.data() + f.first_link, f.num_links), f.bytes,
+                    c);
+      ++tl.flows;
+    }
+    net->update(now);
+  };
+  auto stage_done = [&](int c, double now) {
+    const CollectiveDemand& d = graph.demands[graph.collectives[c].demand];
+    if (++state[c].stage < d.stages.size()) {
+      events.push(now + d.stages[state[c].stage].latency_s, c, EventKind::stage_start);
+    } else {
+      finish_collective(c, now);
+    }
+  };
   auto try_start = [&](std::size_t s, double now) {
     StreamState& st = streams[s];
     if (st.busy || st.head >= st.queue.size()) return;
@@ -70,20 +124,52 @@ Timeline run_engine(const TaskGraph& graph, int num_gpus) {
     }
     const Collective& c = graph.collectives[t.collective];
     if (++arrived[t.collective] < static_cast<int>(c.members.size())) return;
-    for (int m : c.members) {
-      tl.spans[m].start_s = now;
-      events.push(now + c.duration_s, m);
+    for (int m : c.members) tl.spans[m].start_s = now;
+    if (c.demand < 0) {
+      for (int m : c.members) events.push(now + c.duration_s, m);
+      return;
     }
+    const CollectiveDemand& d = graph.demands[c.demand];
+    if (d.stages.empty()) {
+      finish_collective(t.collective, now + d.launch_s);
+      return;
+    }
+    state[t.collective] = CollectiveState{};
+    events.push(now + d.launch_s + d.stages.front().latency_s, t.collective,
+                EventKind::stage_start);
   };
 
   for (std::size_t s = 0; s < streams.size(); ++s) try_start(s, 0.0);
   std::size_t done = 0;
-  while (!events.empty()) {
+  std::vector<int> finished_flows;
+  while (true) {
+    const double t_event = events.empty() ? kNever : events.next_time_s();
+    const double t_flow = net ? net->next_completion_s() : kNever;
+    if (t_event == kNever && t_flow == kNever) break;
+    if (t_flow < t_event) {
+      // Flows that complete now: their stages may finish; the others' rates are recomputed.
+      finished_flows.clear();
+      net->complete_due(t_flow, finished_flows);
+      tl.events += finished_flows.size();
+      tl.makespan_s = std::max(tl.makespan_s, t_flow);
+      for (int c : finished_flows) {
+        if (--state[c].flows_left == 0) stage_done(c, t_flow);
+      }
+      net->update(t_flow);
+      continue;
+    }
     const Event e = events.pop();
     ++tl.events;
+    if (e.kind == EventKind::stage_start) {
+      start_stage(e.task, e.time_s);
+      const CollectiveStage& st =
+          graph.demands[graph.collectives[e.task].demand].stages[state[e.task].stage];
+      if (st.flows.empty()) stage_done(e.task, e.time_s);
+      continue;
+    }
     ++done;
     tl.spans[e.task].end_s = e.time_s;
-    tl.makespan_s = e.time_s;
+    tl.makespan_s = std::max(tl.makespan_s, e.time_s);
     const std::size_t s = stream_index(tasks[e.task]);
     streams[s].busy = false;
     ++streams[s].head;
@@ -99,6 +185,7 @@ Timeline run_engine(const TaskGraph& graph, int num_gpus) {
         "order that contradicts the dependencies, or a collective missing members)",
         done, num_tasks));
   }
+  if (net) tl.link_samples = net->take_samples();
   return tl;
 }
 

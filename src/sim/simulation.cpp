@@ -20,9 +20,8 @@ SimulationResult simulate(const SimulationInputs& inputs) {
   progress.finish();
   spdlog::debug("simulating {} tasks ({} collectives) on {} GPUs", r.graph.tasks.size(),
                 r.graph.collectives.size(), inputs.cluster.num_gpus());
-  r.timeline = run_engine(r.graph, inputs.cluster.num_gpus());
-  r.comm_fwd = builder.comm_fwd();
-  r.comm_bwd = builder.comm_bwd();
+  r.timeline = run_engine(r.graph, inputs.cluster.num_gpus(), builder.link_capacity_Bps());
+  r.comm = builder.comm();
   return r;
 }
 

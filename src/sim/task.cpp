@@ -12,12 +12,16 @@ std::string to_string(Stream s) {
       return "sparse_comm";
     case Stream::dense_comm:
       return "dense_comm";
+    case Stream::input_comm:
+      return "input_comm";
   }
   return "?";
 }
 
 std::string to_string(Phase p) {
   switch (p) {
+    case Phase::input_alltoall:
+      return "input_alltoall";
     case Phase::bottom_mlp_fwd:
       return "bottom_mlp_fwd";
     case Phase::embedding_lookup_fwd:
@@ -51,13 +55,19 @@ int TaskGraph::add_task(Task t) {
   return static_cast<int>(tasks.size()) - 1;
 }
 
+int TaskGraph::add_demand(CollectiveDemand d) {
+  demands.push_back(std::move(d));
+  return static_cast<int>(demands.size()) - 1;
+}
+
 int TaskGraph::add_collective(std::span<const int> gpus, Stream stream, Phase phase,
                               double duration_s, double bytes,
-                              const std::vector<std::vector<int>>& deps_per_member) {
+                              const std::vector<std::vector<int>>& deps_per_member, int demand) {
   const int c = static_cast<int>(collectives.size());
   Collective coll;
   coll.duration_s = duration_s;
   coll.bytes = bytes;
+  coll.demand = demand;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     Task t;
     t.gpu = gpus[i];

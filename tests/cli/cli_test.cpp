@@ -113,6 +113,26 @@ TEST(Cli, OutDirWritesFilesAndRefusesToOverwrite) {
   EXPECT_EQ(run("run " + path + " --quiet --force --out " + dir).code, 0);
 }
 
+TEST(Cli, TraceOutWritesAChromeTraceAndRefusesToOverwrite) {
+  const std::string path = write_temp("trace.yaml", kSmall);
+  const std::string a = unique_temp("shardsim_trace") + ".json";
+  const std::string b = unique_temp("shardsim_trace") + ".json";
+  ASSERT_EQ(run("run " + path + " --quiet --trace-out " + a).code, 0);
+  ASSERT_EQ(run("run " + path + " --quiet --trace-out " + b).code, 0);
+  std::ifstream ia(a), ib(b);
+  const std::string ta((std::istreambuf_iterator<char>(ia)), {});
+  const std::string tb((std::istreambuf_iterator<char>(ib)), {});
+  EXPECT_EQ(ta, tb);  // byte-identical for the same seed
+  const auto j = nlohmann::json::parse(ta);
+  EXPECT_GT(j["traceEvents"].size(), 100u);
+  std::string err;
+  EXPECT_EQ(run("run " + path + " --quiet --trace-out " + a, &err).code, 2);
+  EXPECT_NE(err.find("--force"), std::string::npos) << err;
+  EXPECT_EQ(run("run " + path + " --quiet --force --trace-out " + a).code, 0);
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+}
+
 TEST(Cli, SweepResultsDoNotDependOnJobs) {
   std::string yaml = kSmall;
   yaml += "sweep:\n  cluster.nodes: [1, 2]\n  workload.batch_per_gpu: [512, 1024]\n";

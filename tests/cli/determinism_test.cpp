@@ -2,8 +2,9 @@
 // outputs across runs and across --jobs: every file of `--out` (report.json, summary.csv,
 // per_gpu.csv, the communication matrices), sweeps, plan files, trace files and baselines; in
 // expected and sampled trace modes and when replaying a trace file. A different seed changes
-// them (so these tests can fail). The Chrome trace (`--trace-out`) is added by the engine work
-// and belongs in this list when it lands.
+// them (so these tests can fail). The Chrome trace of `run --trace-out` too, with every
+// `simulation:` option that draws or shares (jitter, stragglers, both link-sharing models).
+// `run` and `plan` are single-threaded; `--jobs` belongs to sweep, baseline and trace gen.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -87,19 +88,45 @@ TEST(Determinism, RunOutputsAreByteIdenticalAcrossRuns) {
     SCOPED_TRACE(mode);
     const Workspace w;
     const std::string s = w.write("s.yaml", scenario(mode));
-    run_ok("run " + s + " --out " + w.path("one"));
-    run_ok("run " + s + " --out " + w.path("two"));
+    run_ok("run " + s + " --out " + w.path("one") + " --trace-out " + w.path("one.json"));
+    run_ok("run " + s + " --out " + w.path("two") + " --trace-out " + w.path("two.json"));
     expect_same_files(w.path("one"), w.path("two"));
     EXPECT_EQ(files_of(w.path("one")).size(), 3u + 2 * 5);  // report, summary, per-GPU + 2 x 5
-    run_ok("run " + s + " --seed 12 --out " + w.path("other"));
+    EXPECT_GT(read(w.path("one.json")).size(), 1000u);
+    EXPECT_TRUE(read(w.path("one.json")) == read(w.path("two.json"))) << "Chrome trace";
+    run_ok("run " + s + " --seed 12 --out " + w.path("other") + " --trace-out " +
+           w.path("other.json"));
     EXPECT_NE(read(w.path("one") + "/report.json"), read(w.path("other") + "/report.json"));
+    EXPECT_NE(read(w.path("one.json")), read(w.path("other.json")));
+  }
+}
+
+TEST(Determinism, SimulationOptionsGiveByteIdenticalReportsAndChromeTraces) {
+  for (const char* sharing : {"aggregated", "per_flow", "none"}) {
+    SCOPED_TRACE(sharing);
+    const Workspace w;
+    const std::string s = w.write(
+        "s.yaml", scenario("sampled") + "simulation: {link_sharing: " + sharing +
+                      ", jitter: {cv: 0.05}, stragglers: [{gpu: 3, slowdown: 1.5}], pipeline: "
+                      "{input_alltoall: serial}}\n");
+    for (const char* run_name : {"one", "two"}) {
+      run_ok("run " + s + " --out " + w.path(run_name) + " --trace-out " +
+             w.path(std::string(run_name) + ".json"));
+    }
+    expect_same_files(w.path("one"), w.path("two"));
+    EXPECT_TRUE(read(w.path("one.json")) == read(w.path("two.json"))) << "Chrome trace";
+    run_ok("run " + s + " --seed 12 --trace-out " + w.path("other.json"));
+    EXPECT_NE(read(w.path("one.json")), read(w.path("other.json")));  // jitter draws differ
   }
 }
 
 TEST(Determinism, SweepOutputsDoNotDependOnJobs) {
   const Workspace w;
-  const std::string s = w.write(
-      "s.yaml", scenario("sampled") + "sweep: {cluster.nodes: [1, 2], workload.seed: [1, 2]}\n");
+  const std::string s =
+      w.write("s.yaml", scenario("sampled") +
+                            "simulation: {jitter: {cv: 0.05}}\n"
+                            "sweep: {cluster.nodes: [1, 2], workload.seed: [1, 2], "
+                            "simulation.link_sharing: [aggregated, none]}\n");
   run_ok("sweep " + s + " --jobs 1 --out " + w.path("one"));
   run_ok("sweep " + s + " --jobs 2 --out " + w.path("two"));
   run_ok("sweep " + s + " --jobs 3 --out " + w.path("three"));

@@ -312,3 +312,39 @@ TEST(ReportWriterJson, ExtraFieldsGoLastInEachReport) {
 
 }  // namespace
 }  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+TEST(ReportWriterJson, CommMatrixGranularityAndLinkUtilization) {
+  Report r = test::make_report();
+  r.link_utilization = {LinkClassUse{"nic_rack", 8, 0.25, 0.5, "nic1->rack0"},
+                        LinkClassUse{"rack_pod", 2, 0.0, 0.0, ""}};
+  Json j = report_to_json(r);
+  EXPECT_EQ(j["comm_bytes"]["granularity"], "gpu");
+  ASSERT_EQ(j["link_utilization"].size(), 2u);
+  EXPECT_EQ(j["link_utilization"][0]["class"], "nic_rack");
+  EXPECT_EQ(j["link_utilization"][0]["links"], 8);
+  EXPECT_DOUBLE_EQ(j["link_utilization"][0]["max_utilization"].get<double>(), 0.5);
+  EXPECT_EQ(j["link_utilization"][0]["busiest_link"], "nic1->rack0");
+  EXPECT_TRUE(j["link_utilization"][1]["busiest_link"].is_null());
+  // Above the matrix limit, a coarser unit; with none that fits, null matrices. The streamed
+  // writer prints the same as the JSON value.
+  r.comm_granularity = "node";
+  r.comm_fwd = ByteMatrix(2);
+  r.comm_fwd.at(0, 1) = 5;
+  r.comm_bwd = ByteMatrix(2);
+  for (const char* g : {"node", "none"}) {
+    r.comm_granularity = g;
+    std::ostringstream out;
+    write_json(out, std::span<const Report>(&r, 1));
+    const Json streamed = Json::parse(out.str());
+    EXPECT_EQ(streamed["comm_bytes"], report_to_json(r)["comm_bytes"]) << g;
+    EXPECT_EQ(streamed["comm_bytes"]["granularity"], g);
+  }
+  EXPECT_TRUE(report_to_json(r)["comm_bytes"]["fwd"].is_null());
+  EXPECT_TRUE(report_to_json(test::make_unfit_report())["link_utilization"].is_null());
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -27,9 +27,9 @@ TEST(IterationBuilder, RowWiseCommunicationIsConserved) {
   const Plan plan = plan_with("row_wise", ctx);
   const IterationBuilder b({cluster, model, wl, plan, trace, testing::hand_cost_params()});
   const double expected = 3.0 * n * (n - 1) * 256 * 32 * 4;
-  EXPECT_DOUBLE_EQ(b.comm_fwd().total(), expected);
-  EXPECT_DOUBLE_EQ(b.comm_bwd().total(), expected);
-  for (int g = 0; g < n; ++g) EXPECT_EQ(b.comm_fwd().at(g, g), 0.0);
+  EXPECT_DOUBLE_EQ(b.comm().fwd.total(), expected);
+  EXPECT_DOUBLE_EQ(b.comm().bwd.total(), expected);
+  for (int g = 0; g < n; ++g) EXPECT_EQ(b.comm().fwd_matrix.at(g, g), 0.0);
   // Lookups are conserved too: every GPU's batch is served, n·B·pooling per table in all.
   TaskGraph graph;
   const IterationTasks it = b.append(graph, 0, nullptr);
@@ -48,7 +48,7 @@ TEST(IterationBuilder, DataParallelHasNoAlltoAllButSyncsReplicas) {
   const PlanningContext ctx{cluster, model, wl, trace};
   const Plan plan = plan_with("data_parallel", ctx);
   const IterationBuilder b({cluster, model, wl, plan, trace, testing::hand_cost_params()});
-  EXPECT_EQ(b.comm_fwd().total(), 0.0);
+  EXPECT_EQ(b.comm().fwd.total(), 0.0);
   TaskGraph graph;
   b.append(graph, 0, nullptr);
   int replica_syncs = 0, alltoalls = 0;

@@ -1,17 +1,21 @@
 #pragma once
 // Scenario -> plan -> tasks -> events -> metrics -> reports: one report per planner, in the
 // order the scenario lists them.
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/metrics/report.hpp"
+#include "shardsim/sim/simulation.hpp"
 
 namespace shardsim {
 
 struct RunOptions {
   std::string sweep_point;      // label of the sweep point, empty if none
   bool record_timings = false;  // put wall-clock planning time into the reports
+  // Called with every simulated plan (e.g. to write its Chrome trace); may be empty.
+  std::function<void(const SimulationInputs&, const SimulationResult&)> on_simulated;
 };
 
 // Runs every planner of the scenario, then the plan of `placement.file` if any (its report's

@@ -1,15 +1,21 @@
 #pragma once
-// α-β costs of collectives over the cluster's topology (idle network, no contention: the engine
-// adds link sharing). Pure functions. Documented in docs/model.md with sources.
+// α-β costs of collectives over the cluster's topology. Pure functions. Documented in
+// docs/model.md with sources.
+//
+// Each collective is first a network demand (cost/collective_demand.hpp: stages of flows over
+// links); its `*_s` time is that demand's idle-network time (idle_time_s), and the engine moves
+// the same flows with links shared between concurrent collectives.
 //
 // Bandwidths are per direction; each bandwidth term is the bytes over
 // (bandwidth · collective_bandwidth_efficiency). α is the route latency of the relevant level
 // (Cluster::route of a representative pair), and collective_launch_s is added once per
-// collective. One GPU, or zero bytes, costs zero time.
+// collective. One GPU, or zero bytes, costs zero time (an empty demand).
 #include <span>
 
 #include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/cost/collective_demand.hpp"
 #include "shardsim/cost/cost_params.hpp"
+#include "shardsim/cost/level_traffic.hpp"
 #include "shardsim/hw/cluster.hpp"
 
 namespace shardsim {
@@ -37,6 +43,18 @@ struct AlltoallvBounds {
 AlltoallvBounds alltoallv_bounds(const Cluster& cluster, const ByteMatrix& bytes,
                                  const CostParams& p);
 double alltoallv_s(const Cluster& cluster, const ByteMatrix& bytes, const CostParams& p);
+// The same from per-level totals (O(N x levels), no N x N matrix needed).
+AlltoallvBounds alltoallv_bounds(const Cluster& cluster, const LevelTraffic& traffic,
+                                 const CostParams& p);
+double alltoallv_s(const Cluster& cluster, const LevelTraffic& traffic, const CostParams& p);
+// The demand: aggregated, one flow per loaded link (scale-up link per GPU or mesh pair link,
+// GPU <-> NIC, NIC <-> tier 0, tier uplinks); per_flow, one flow per GPU pair over its route.
+// One stage whose latency is the farthest level's route latency.
+CollectiveDemand alltoallv_demand(const Cluster& cluster, const LevelTraffic& traffic,
+                                  const CostParams& p);
+CollectiveDemand alltoallv_demand(const Cluster& cluster, const ByteMatrix& bytes,
+                                  const CostParams& p,
+                                  FlowGranularity granularity = FlowGranularity::aggregated);
 
 // Ring AllReduce of `bytes` over `gpus`: 2(N-1)/N · S / bw_bottleneck + 2(N-1)·α; when the GPUs
 // span several scale-up domains with more than one GPU in one of them, the hierarchical variant
@@ -57,5 +75,48 @@ double reduce_scatter_s(const Cluster& cluster, std::span<const int> gpus, doubl
                         const CostParams& p);
 double allgather_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
                    const CostParams& p);
+
+// The demands behind the ring collectives. A flat ring is one stage whose every hop (GPU i ->
+// the next GPU in id order, over their route) carries phases · (N−1)/N · S; the hierarchical
+// AllReduce has three stages (reduce-scatter in each domain, g cross-domain rings, all-gather).
+// allreduce_demand is the faster of the two on an idle network (the hierarchical one on ties
+// only when strictly faster).
+CollectiveDemand allreduce_ring_demand(const Cluster& cluster, std::span<const int> gpus,
+                                       double bytes, const CostParams& p,
+                                       FlowGranularity granularity = FlowGranularity::aggregated);
+CollectiveDemand allreduce_hierarchical_demand(
+    const Cluster& cluster, std::span<const int> gpus, double bytes, const CostParams& p,
+    FlowGranularity granularity = FlowGranularity::aggregated);
+CollectiveDemand allreduce_demand(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                                  const CostParams& p,
+                                  FlowGranularity granularity = FlowGranularity::aggregated);
+CollectiveDemand reduce_scatter_demand(const Cluster& cluster, std::span<const int> gpus,
+                                       double bytes, const CostParams& p,
+                                       FlowGranularity granularity = FlowGranularity::aggregated);
+CollectiveDemand allgather_demand(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                                  const CostParams& p,
+                                  FlowGranularity granularity = FlowGranularity::aggregated);
+
+// --- Point-to-point transfers and one-sided gets (small-message model) ---
+// A message of m bytes between src and dst reaches m / (m + n½) of the link bandwidth, n½ =
+// small_message_half_bytes_scale_up within a scale-up domain, _scale_out beyond (Hockney's
+// half-performance length; GUESS values in configs/cost/default.yaml). Equivalently each
+// message occupies the links for m + n½ bytes.
+double small_message_half_bytes(const Cluster& cluster, int src, int dst, const CostParams& p);
+double message_efficiency(const Cluster& cluster, int src, int dst, double message_bytes,
+                          const CostParams& p);
+// `messages` messages of `message_bytes` each from src to dst (NCCL send/recv), pipelined:
+//   T = launch + α_route + messages · (m + n½) / (bandwidth_bottleneck · efficiency)
+CollectiveDemand p2p_demand(const Cluster& cluster, int src, int dst, double messages,
+                            double message_bytes, const CostParams& p);
+double p2p_s(const Cluster& cluster, int src, int dst, double messages, double message_bytes,
+             const CostParams& p);
+// `requester` reads `messages` blocks of `message_bytes` from `owner`'s memory (NVSHMEM get,
+// OPER §5): data flows owner -> requester; a round trip of latency, no collective launch:
+//   T = 2 α_route + messages · (m + n½) / (bandwidth_bottleneck · efficiency)
+CollectiveDemand one_sided_get_demand(const Cluster& cluster, int requester, int owner,
+                                      double messages, double message_bytes, const CostParams& p);
+double one_sided_get_s(const Cluster& cluster, int requester, int owner, double messages,
+                       double message_bytes, const CostParams& p);
 
 }  // namespace shardsim

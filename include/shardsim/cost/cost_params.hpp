@@ -37,6 +37,10 @@ struct CostParams {
   double collective_bandwidth_efficiency = 0.85;
   // Base latency of launching one collective (software), on top of the route latency. GUESS.
   double collective_launch_s = 10e-6;
+  // Message size at which a point-to-point transfer or one-sided get reaches half the link
+  // bandwidth (Hockney's n½), inside a scale-up domain and across NICs. GUESS.
+  double small_message_half_bytes_scale_up = 512;
+  double small_message_half_bytes_scale_out = 4096;
 };
 
 // The CostParams field names, in configs/cost/default.yaml order (the keys of a `cost:` map).

@@ -72,6 +72,15 @@ class Topology {
   int link_source(int link) const { return link_source_.at(link); }
   int link_target(int link) const { return link_target_.at(link); }
   int reverse_link(int link) const { return reverse_.at(link); }
+  LinkKind link_kind(int link) const { return link_kind_.at(link); }
+  // A tier -> tier link's lower switch tier (k for a link between tiers k and k + 1); -1 for
+  // every other kind.
+  int link_lower_tier(int link) const;
+  // Switched scale-up fabric (not a mesh): GPU -> its scale-up switch, and back.
+  int scale_up_tx_link(int gpu) const;
+  int scale_up_rx_link(int gpu) const;
+  // Direct mesh only: the link from src_gpu to dst_gpu of the same domain.
+  int mesh_link(int src_gpu, int dst_gpu) const;
   std::string vertex_name(int vertex) const;  // "gpu3", "nvswitch0", "pcie0", "nic5", "rack1"
 
   int gpu_vertex(int gpu) const { return gpu; }
@@ -106,6 +115,7 @@ class Topology {
   std::vector<int> link_source_;
   std::vector<int> link_target_;
   std::vector<int> reverse_;
+  std::vector<LinkKind> link_kind_;
   std::vector<double> traversal_s_;  // per vertex, see the header comment
 
   int num_gpus_ = 0;

@@ -30,19 +30,22 @@ struct MemoryItem {
 // What one run (one scenario: one sweep point and seed) needs, in three parts that combine
 // differently across runs: `kept` stays until the command ends (loaded scenario, reports),
 // `peak` is the largest working set while one plan is made and simulated (freed after), `output`
-// is the text of the report files rendered at once by `--out` (counted once, for all runs).
+// is the text of the report files rendered at once by `--out` (counted once, for all runs),
+// `chrome_trace` the text `run --trace-out` accumulates over all plans before writing it.
 struct RunFootprint {
   std::vector<MemoryItem> kept;
   std::vector<MemoryItem> peak;
   std::vector<MemoryItem> output;
+  std::vector<MemoryItem> chrome_trace;
   double kept_bytes() const;
   double peak_bytes() const;
   double output_bytes() const;
 };
 
 struct RunShape {
-  int jobs = 1;                 // runs simulated at once (--jobs)
-  bool writes_out_dir = false;  // --out DIR: every report rendered as text before writing
+  int jobs = 1;                      // runs simulated at once (--jobs)
+  bool writes_out_dir = false;       // --out DIR: every report rendered as text before writing
+  bool writes_chrome_trace = false;  // run --trace-out: every plan's events kept as JSON text
 };
 
 struct ResourceEstimate {

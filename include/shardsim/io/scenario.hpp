@@ -9,6 +9,7 @@
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/sim/simulation_options.hpp"
 
 namespace shardsim {
 
@@ -42,6 +43,7 @@ struct Scenario {
   Workload workload;
   PlacementSpec placement;
   CostParams cost;
+  SimulationOptions simulation;  // `simulation:` (defaults when absent)
   std::vector<SweepAxis> sweep;  // empty when no sweep
   InputHashes hashes;            // what the reports record as `input_hashes` (docs/report.md)
 };

@@ -30,6 +30,17 @@ struct PhaseTime {
   double exposed_s = 0;
 };
 
+// How busy one class of links was over the measured iterations (both directions together).
+// Utilisation is the fraction of a link's achievable bandwidth (its bandwidth x
+// collective_bandwidth_efficiency) in use, averaged over the measured window.
+struct LinkClassUse {
+  std::string link_class;       // "scale_up", "gpu_nic", "nic_rack", "rack_pod", ...
+  int links = 0;                // directed links of the class
+  double mean_utilization = 0;  // mean over the class's links
+  double max_utilization = 0;   // the busiest link's
+  std::string busiest_link;     // its name, e.g. "nic3->rack0" (empty when none carried bytes)
+};
+
 struct GpuReport {
   int gpu = 0;
   int node = 0;
@@ -69,6 +80,8 @@ struct Report {
   double imbalance_ratio = 0;    // max/mean embedding lookup time over GPUs (2D §4.2)
   double degree_of_balance = 0;  // min/max per-GPU communication cost (OPER Table 3)
   std::vector<PhaseTime> breakdown;
+  // Link classes in topology order; empty when link sharing is off (no flows are simulated).
+  std::vector<LinkClassUse> link_utilization;
   std::vector<GpuReport> per_gpu;
   double memory_max_bytes = 0;
   double memory_mean_bytes = 0;
@@ -78,8 +91,12 @@ struct Report {
   // Why the plan does not fit, when it does not (the planner's or the memory check's message);
   // such a report has memory figures but no timings (iteration_times_s is empty).
   std::string fit_error;
-  ByteMatrix comm_fwd;  // bytes GPU i -> GPU j per iteration, forward
-  ByteMatrix comm_bwd;  // backward
+  // Bytes unit i -> unit j per iteration, forward and backward. The unit is the GPU up to
+  // kCommMatrixMaxUnits (1024) GPUs, else the node, else the lowest tier's group that fits
+  // (`comm_granularity`: "gpu", "node", a tier name, or "none" with empty matrices).
+  std::string comm_granularity = "gpu";
+  ByteMatrix comm_fwd;
+  ByteMatrix comm_bwd;
   // Wall time the planner took. Not deterministic, so it is recorded only on request (`--timings`);
   // NaN otherwise, which writers print as null / n/a, keeping reports byte-identical per seed.
   double planning_time_s = std::numeric_limits<double>::quiet_NaN();

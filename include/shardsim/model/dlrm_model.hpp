@@ -21,7 +21,12 @@ struct DlrmModel {
   std::vector<std::uint32_t> bottom_mlp;  // layer output widths; input = dense_features
   std::vector<std::uint32_t> top_mlp;     // input = interaction output
   Precision table_precision = Precision::fp32;
+  // Wire formats of the embedding traffic (Neo §8.4: "FP16 in forward AlltoAll and BF16 in
+  // backward AlltoAll"): comm_precision for the pooled embeddings of the forward pass (and the
+  // input they are sized from), comm_bwd_precision for their gradients and the gradient
+  // AllReduces of the backward pass.
   Precision comm_precision = Precision::fp32;
+  Precision comm_bwd_precision = Precision::fp32;
   Precision mlp_precision = Precision::tf32;
   OptimizerKind optimizer = OptimizerKind::rowwise_adagrad;
 

@@ -7,15 +7,24 @@
 
 namespace shardsim {
 
+enum class EventKind : std::uint8_t {
+  task_end,     // `id` is a task
+  stage_start,  // `id` is a collective whose next network stage starts now
+};
+
 struct Event {
   double time_s = 0;
   std::uint64_t seq = 0;  // push order: the tie breaker
-  int task = 0;
+  int task = 0;           // the task or collective id
+  EventKind kind = EventKind::task_end;
 };
 
 class EventQueue {
  public:
-  void push(double time_s, int task) { heap_.push(Event{time_s, next_seq_++, task}); }
+  void push(double time_s, int task, EventKind kind = EventKind::task_end) {
+    heap_.push(Event{time_s, next_seq_++, task, kind});
+  }
+  double next_time_s() const { return heap_.top().time_s; }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   Event pop() {

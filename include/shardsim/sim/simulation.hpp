@@ -12,8 +12,7 @@ struct SimulationResult {
   Timeline timeline;
   std::vector<IterationTasks> iterations;  // warm-up first, then the measured ones
   int warmup = 0;
-  ByteMatrix comm_fwd;
-  ByteMatrix comm_bwd;
+  CommTraffic comm;  // the pooled-embedding traffic per iteration
 };
 
 SimulationResult simulate(const SimulationInputs& inputs);

@@ -6,19 +6,29 @@
 #include <string>
 #include <vector>
 
+#include "shardsim/cost/collective_demand.hpp"
+
 namespace shardsim {
 
-// Each GPU has four in-order streams, so that the overlaps of Neo App. B Eq. 1 happen:
+// Each GPU has five in-order streams, so that the overlaps of Neo App. B Eq. 1 and §4.2 happen:
 // dense compute (MLPs, interaction), sparse compute (embedding kernels), sparse communication
-// (embedding AlltoAlls) and dense communication (gradient AllReduces).
-enum class Stream : std::uint8_t { dense_compute, sparse_compute, sparse_comm, dense_comm };
-inline constexpr int kNumStreams = 4;
+// (pooled-embedding AlltoAlls), dense communication (gradient AllReduces) and input
+// communication (the index AlltoAll of the next batch, "using a separate stream", Neo §4.2).
+enum class Stream : std::uint8_t {
+  dense_compute,
+  sparse_compute,
+  sparse_comm,
+  dense_comm,
+  input_comm
+};
+inline constexpr int kNumStreams = 5;
 std::string to_string(Stream s);
 inline bool is_comm(Stream s) {
-  return s == Stream::sparse_comm || s == Stream::dense_comm;
+  return s == Stream::sparse_comm || s == Stream::dense_comm || s == Stream::input_comm;
 }
 
 enum class Phase : std::uint8_t {
+  input_alltoall,
   bottom_mlp_fwd,
   embedding_lookup_fwd,
   alltoall_fwd,
@@ -32,7 +42,7 @@ enum class Phase : std::uint8_t {
   mlp_allreduce,
   embedding_replica_allreduce,
 };
-inline constexpr int kNumPhases = 12;
+inline constexpr int kNumPhases = 13;
 std::string to_string(Phase p);
 
 struct Task {
@@ -45,21 +55,28 @@ struct Task {
 };
 
 // A collective: its member tasks (one per participating GPU) start together once every member
-// is ready, and end together.
+// is ready, and end together. With a network demand it lasts as long as its flows take on the
+// shared links; without one, `duration_s`.
 struct Collective {
   std::vector<int> members;
-  double duration_s = 0;
-  double bytes = 0;  // total bytes moved, for reports
+  double duration_s = 0;  // its α-β time on an idle network
+  double bytes = 0;       // total bytes moved, for reports
+  int demand = -1;        // index into TaskGraph::demands, or -1: a fixed duration
 };
 
 struct TaskGraph {
   std::vector<Task> tasks;
   std::vector<Collective> collectives;
+  // Network demands of collectives; several collectives may share one (e.g. the same AlltoAll
+  // in every iteration).
+  std::vector<CollectiveDemand> demands;
 
   int add_task(Task t);
+  int add_demand(CollectiveDemand d);
   // Adds one member task per GPU in `gpus` (each with its own deps) and the collective.
   int add_collective(std::span<const int> gpus, Stream stream, Phase phase, double duration_s,
-                     double bytes, const std::vector<std::vector<int>>& deps_per_member);
+                     double bytes, const std::vector<std::vector<int>>& deps_per_member,
+                     int demand = -1);
 };
 
 }  // namespace shardsim

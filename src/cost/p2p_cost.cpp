@@ -1,0 +1,81 @@
+// Point-to-point transfers and one-sided gets with the small-message model (docs/model.md,
+// "Point-to-point and one-sided gets").
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "checks.hpp"
+#include "demand_builder.hpp"
+#include "shardsim/cost/collective_cost.hpp"
+#include "topology_terms.hpp"
+
+namespace shardsim {
+
+namespace {
+
+void check_pair(const Cluster& cluster, int a, int b) {
+  const int n = cluster.num_gpus();
+  if (a < 0 || a >= n || b < 0 || b >= n) {
+    throw std::invalid_argument(
+        fmt::format("transfer between GPUs {} and {} in a cluster of {} GPUs", a, b, n));
+  }
+}
+
+// `messages` messages of `message_bytes` from src to dst: one flow over the route carrying
+// messages · (message_bytes + n½(level)), after `round_trips` route latencies.
+CollectiveDemand message_demand(const Cluster& cluster, int src, int dst, double messages,
+                                double message_bytes, double launch_s, int round_trips,
+                                const CostParams& p) {
+  check_pair(cluster, src, dst);
+  cost_detail::require_work(messages, "message count");
+  cost_detail::require_work(message_bytes, "message bytes");
+  CollectiveDemand d;
+  d.payload_bytes = messages * message_bytes;
+  if (src == dst || messages <= 0 || message_bytes <= 0) return d;      // local: free
+  cost_detail::StageBuilder stage(cluster, FlowGranularity::per_flow);  // one route, one flow
+  stage.add_route(messages * (message_bytes + small_message_half_bytes(cluster, src, dst, p)), src,
+                  dst);
+  d.launch_s = launch_s;
+  d.stages.push_back(stage.finish(round_trips * cost_detail::route_latency_s(cluster, src, dst)));
+  return d;
+}
+
+}  // namespace
+
+double small_message_half_bytes(const Cluster& cluster, int src, int dst, const CostParams& p) {
+  return cluster.level_between(src, dst) <= 1 ? p.small_message_half_bytes_scale_up
+                                              : p.small_message_half_bytes_scale_out;
+}
+
+double message_efficiency(const Cluster& cluster, int src, int dst, double message_bytes,
+                          const CostParams& p) {
+  const double half = small_message_half_bytes(cluster, src, dst, p);
+  return message_bytes / (message_bytes + half);
+}
+
+// T = launch + α_route + messages · (m + n½) / (bandwidth · efficiency)
+CollectiveDemand p2p_demand(const Cluster& cluster, int src, int dst, double messages,
+                            double message_bytes, const CostParams& p) {
+  return message_demand(cluster, src, dst, messages, message_bytes, p.collective_launch_s, 1, p);
+}
+
+// T = 2 α_route + messages · (m + n½) / (bandwidth · efficiency): the data flows owner ->
+// requester; the first request waits a round trip, the rest are pipelined behind it; issued
+// from inside a kernel (NVSHMEM, OPER §5), so no collective launch.
+CollectiveDemand one_sided_get_demand(const Cluster& cluster, int requester, int owner,
+                                      double messages, double message_bytes, const CostParams& p) {
+  return message_demand(cluster, owner, requester, messages, message_bytes, 0.0, 2, p);
+}
+
+double p2p_s(const Cluster& cluster, int src, int dst, double messages, double message_bytes,
+             const CostParams& p) {
+  return idle_time_s(cluster, p2p_demand(cluster, src, dst, messages, message_bytes, p), p);
+}
+
+double one_sided_get_s(const Cluster& cluster, int requester, int owner, double messages,
+                       double message_bytes, const CostParams& p) {
+  return idle_time_s(
+      cluster, one_sided_get_demand(cluster, requester, owner, messages, message_bytes, p), p);
+}
+
+}  // namespace shardsim
