@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -130,12 +132,15 @@ void check_trace_out(const std::string& path, bool force) {
 void write_chrome_trace_file(const std::string& path, const ChromeTrace& trace, bool force) {
   // The one atomic writer (io/atomic_files.hpp): temporary, rename, removed on failure or signal.
   write_file_atomically(path, force, "--trace-out", [&](const std::string& temporary) {
+    errno = 0;
     std::ofstream os(temporary, std::ios::binary | std::ios::trunc);
     trace.write(os);
     os.close();
     if (!os) {
-      throw InputError(SourceLocation{path}, "--trace-out", "cannot write " + temporary,
-                       "check the free space and permissions of the folder");
+      throw InputError(
+          SourceLocation{path}, "--trace-out",
+          fmt::format("cannot write {}: {}", temporary, std::strerror(errno != 0 ? errno : EIO)),
+          "check the free space and permissions of the folder");
     }
   });
 }

@@ -106,6 +106,11 @@ std::vector<Writer> writers() {
          return "trace import " + w.write("t.csv", csv) + " --out " + w.path("t.bin");
        },
        "t.bin", false},
+      {"RunTraceOut",
+       [](const Workspace& w) {
+         return "run " + w.write("s.yaml", kScenario) + " --trace-out " + w.path("t.json");
+       },
+       "t.json", false},
       {"BaselineOut",
        [](const Workspace& w) {
          return "baseline " + w.write("s.yaml", kScenario) + " --out " + w.path("golden");

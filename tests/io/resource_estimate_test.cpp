@@ -91,7 +91,8 @@ TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {
 }
 
 TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
-  // Training: 11 tasks per GPU per iteration for table_wise; 12 iterations (2 warm-up + 10).
+  // Training: 11 tasks per GPU per iteration for table_wise and the input AlltoAll (on by
+  // default: simulation.pipeline.input_alltoall); 12 iterations (2 warm-up + 10).
   const double t8 = item(run_footprint(tiny(1)).peak, "plan 'table_wise'");
   const double t16 = item(run_footprint(tiny(2)).peak, "plan 'table_wise'");
   // The difference between 16 and 8 GPUs: 8 more GPUs x 12 iterations x 11 tasks and their
@@ -99,6 +100,34 @@ TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
   const double t24 = item(run_footprint(tiny(3)).peak, "plan 'table_wise'");
   EXPECT_NEAR(t24 - t16, t16 - t8, 1e-6);
   EXPECT_GT(t16 - t8, 8.0 * 12 * 11 * 100);  // at least 100 B a task
+}
+
+TEST(ResourceEstimate, LinkSamplesPerFlowAndChromeTrace) {
+  const auto with = [](const std::string& simulation) {
+    std::vector<std::string> lines = test::tiny_lines();
+    lines.push_back("simulation: " + simulation);
+    return load_scenario_text(test::join_lines(lines), "tiny.yaml");
+  };
+  const Scenario aggregated = with("{link_sharing: aggregated}");
+  // dgx-a100: 8 GPUs a node -> 8 x (2 x 7 + 4) = 144 directed links (from above); training:
+  // 5 collectives an iteration (4 + replica syncs), 12 iterations, 2 samples each, 24 B a sample.
+  const double samples = 12.0 * 5 * 2 * 144;
+  EXPECT_DOUBLE_EQ(item(run_footprint(aggregated).peak, "link utilisation samples"), samples * 24);
+  for (const MemoryItem& i : run_footprint(with("{link_sharing: none}")).peak) {
+    EXPECT_EQ(i.what.find("link utilisation"), std::string::npos) << "no samples without sharing";
+  }
+  // The per-flow model: one flow per GPU pair, 64 B each.
+  EXPECT_DOUBLE_EQ(item(run_footprint(with("{link_sharing: per_flow}")).peak, "per-flow network"),
+                   8.0 * 8 * 64);
+  // --trace-out: ~300 B a span (12 iterations x 8 GPUs x 13 spans, one plan) and 110 B a sample,
+  // counted only when the run writes a trace.
+  const double trace = 12.0 * 8 * 13 * 300 + samples * 110;
+  EXPECT_DOUBLE_EQ(item(run_footprint(aggregated).chrome_trace, "Chrome trace text"), trace);
+  const std::vector<Scenario> runs{aggregated};
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, false, true}).total_bytes,
+                   estimate_memory(runs, RunShape{1, false, false}).total_bytes + trace);
+  EXPECT_DOUBLE_EQ(item(estimate_memory(runs, RunShape{1, false, true}).items, "Chrome trace"),
+                   trace);
 }
 
 TEST(ResourceEstimate, RunsCombineKeptPeakAndOutput) {
