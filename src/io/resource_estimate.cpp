@@ -78,14 +78,6 @@ int num_gpus(const Scenario& s) {
   return s.cluster.nodes * s.cluster.preset.gpus_per_node;
 }
 
-// Directed links of the topology (hw/topology.cpp), from above: a full mesh or a switch inside
-// the scale-up domain (at most gpus_per_node - 1 pairs a GPU, both directions), GPU <-> NIC both
-// ways, and the NIC and tier uplinks (fewer than 2 a GPU).
-double num_links(const Scenario& s) {
-  const double per_node = s.cluster.preset.gpus_per_node;
-  return num_gpus(s) * (2 * std::min(per_node - 1, 16.0) + 4);
-}
-
 // The plan's reports in one run: one per planner, one for placement.file.
 std::size_t reports_of(const Scenario& s) {
   return s.placement.planners.size() + (s.placement.plan_file.empty() ? 0 : 1);
@@ -213,18 +205,19 @@ RunFootprint run_footprint(const Scenario& s) {
   }
   if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});
 
-  // The network model (sim/fair_share_network.cpp): a LinkSample (24 B) per link a collective
-  // crosses, each time one starts or ends; the per-flow model keeps one flow per GPU pair of an
-  // AlltoAll (~64 B with its path). Bounded above by every link at every collective's two ends.
-  const double links = num_links(s);
+  // The network model (sim/fair_share_network.cpp): a LinkSample (24 B) for each link whose
+  // load changes when a collective starts or ends. Measured (docs/robustness.md): ~22 samples
+  // per GPU per iteration and plan in training, on 32 and 128 GPUs of dgx-a100 (1 and 4 racks);
+  // counted here as 4 links per GPU at each of the two ends of every collective (~40). The
+  // per-flow model keeps one flow per GPU pair of an AlltoAll (~64 B with its path).
   const double collectives_per_iteration = training ? 4 + (t > 0 ? 1 : 0) : 2;
   const double link_samples = s.simulation.link_sharing == LinkSharing::none
                                   ? 0
-                                  : iterations * collectives_per_iteration * 2 * links;
+                                  : iterations * collectives_per_iteration * 2 * 4 * n;
   if (link_samples > 0) {
     f.peak.push_back(
-        {fmt::format("link utilisation samples: {} iterations x {} collectives x 2 x {} links",
-                     count(iterations), count(collectives_per_iteration), count(links)),
+        {fmt::format("link utilisation samples: {} iterations x {} collectives x 2 x 4 x {} GPUs",
+                     count(iterations), count(collectives_per_iteration), count(n)),
          link_samples * 24});
   }
   if (s.simulation.link_sharing == LinkSharing::per_flow) {

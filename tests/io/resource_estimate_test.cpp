@@ -109,9 +109,9 @@ TEST(ResourceEstimate, LinkSamplesPerFlowAndChromeTrace) {
     return load_scenario_text(test::join_lines(lines), "tiny.yaml");
   };
   const Scenario aggregated = with("{link_sharing: aggregated}");
-  // dgx-a100: 8 GPUs a node -> 8 x (2 x 7 + 4) = 144 directed links (from above); training:
-  // 5 collectives an iteration (4 + replica syncs), 12 iterations, 2 samples each, 24 B a sample.
-  const double samples = 12.0 * 5 * 2 * 144;
+  // Training: 5 collectives an iteration (4 + replica syncs), 12 iterations, 2 ends each, 4
+  // links a GPU, 8 GPUs; 24 B a sample.
+  const double samples = 12.0 * 5 * 2 * 4 * 8;
   EXPECT_DOUBLE_EQ(item(run_footprint(aggregated).peak, "link utilisation samples"), samples * 24);
   for (const MemoryItem& i : run_footprint(with("{link_sharing: none}")).peak) {
     EXPECT_EQ(i.what.find("link utilisation"), std::string::npos) << "no samples without sharing";
