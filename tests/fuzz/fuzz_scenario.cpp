@@ -1,6 +1,7 @@
 // libFuzzer target: scenario YAML -> load_scenario (every key checked) -> sweep points -> and,
 // when the scenario is small, the whole pipeline (plan, simulate, report writers) with at most
-// two iterations. Anything but a report, an InputError or a DoesNotFitError is a finding.
+// two iterations, and the Chrome trace of every simulated plan. Anything but a report, an
+// InputError or a DoesNotFitError is a finding.
 // The input is named <tests/fuzz/fixtures>/fuzz.yaml, so relative paths in it (preset_file,
 // placement.file, workload.trace.file) resolve to the small valid files kept there.
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "fuzz_support.hpp"
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 
@@ -29,8 +31,14 @@ void run_one(const std::string& file, const YAML::Node& doc) {
   if (!small(s)) return;
   s.workload.warmup = std::min(s.workload.warmup, 1);
   s.workload.iterations = std::min(s.workload.iterations, 1);
-  const std::vector<Report> reports = run_scenario(s);
+  ChromeTrace trace;
+  RunOptions options;
+  options.on_simulated = [&](const SimulationInputs& in, const SimulationResult& result) {
+    trace.add(in.plan.planner, in.cluster, result);
+  };
+  const std::vector<Report> reports = run_scenario(s, options);
   std::ostringstream sink;
+  trace.write(sink);
   write_json(sink, reports);
   write_text(sink, reports);
   write_csv_summary(sink, reports);
