@@ -8,6 +8,8 @@ packages=(
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [ "${SHARDSIM_WITH_FORMAT:-0}" = 1 ]; then packages+=(clang-format); fi
+# The libFuzzer targets (./scripts/fuzz.sh) build with clang and its runtime libraries.
+if [ "${SHARDSIM_WITH_FUZZ:-0}" = 1 ]; then packages+=(clang libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,10 +15,12 @@
 #include "shardsim/cli/cmd_plan.hpp"
 #include "shardsim/cli/cmd_trace.hpp"
 #include "shardsim/cli/pipeline.hpp"
+#include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/hw/describe.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
+#include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
@@ -39,6 +41,7 @@ struct CommonFlags {
   bool quiet = false;
   bool force = false;
   bool timings = false;
+  GuardFlags guard;  // --max-memory, --max-points
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -56,6 +59,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_flag("--force", f.force, "overwrite existing files under --out");
   cmd->add_flag("--timings", f.timings,
                 "record wall-clock planning time in the reports (makes them non-deterministic)");
+  add_guard_flags(cmd, f.guard, true);
 }
 
 std::vector<Override> overrides_of(const CommonFlags& f) {
@@ -89,6 +93,12 @@ Document load_document(const std::string& path, const std::vector<Override>& ove
   return d;
 }
 
+// Refuses an --out that write_output_dir would refuse, before anything runs.
+void check_out_dir(const CommonFlags& f, std::size_t reports) {
+  if (f.out_dir.empty()) return;
+  check_files_writable(f.out_dir, output_file_names(reports), f.force, "--out");
+}
+
 int finish(const CommonFlags& f, const std::vector<Report>& reports) {
   if (!f.out_dir.empty()) {
     write_output_dir(f.out_dir, reports, f.force);
@@ -110,6 +120,16 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
 
 int cmd_run(const CommonFlags& f, const std::string& path, const std::string& trace_out) {
   const Document doc = load_document(path, overrides_of(f));
+  YAML::Node root = doc.root;
+  if (root.IsMap() && root["sweep"]) {
+    spdlog::warn("{}: has a sweep block; `run` ignores it (use `shardsim sweep`)", doc.file);
+    root = without_key(root, "sweep");
+  }
+  const Scenario scenario = load_scenario(root, doc.file);
+  check_runs({&scenario, 1}, RunShape{1, !f.out_dir.empty(), !trace_out.empty()}, f.guard,
+             doc.file);
+  // Every output refused before anything is simulated (docs/robustness.md, "Outputs").
+  check_out_dir(f, report_count(scenario));
   RunOptions options{{}, f.timings, {}};
   ChromeTrace trace;  // --trace-out (src/io/chrome_trace_writer.cpp)
   if (!trace_out.empty()) {
@@ -118,26 +138,29 @@ int cmd_run(const CommonFlags& f, const std::string& path, const std::string& tr
       trace.add(in.plan.planner, in.cluster, result);
     };
   }
-  YAML::Node root = doc.root;
-  if (root.IsMap() && root["sweep"]) {
-    spdlog::warn("{}: has a sweep block; `run` ignores it (use `shardsim sweep`)", doc.file);
-    root = without_key(root, "sweep");
-  }
-  const std::vector<Report> reports = run_scenario(load_scenario(root, doc.file), options);
+  const std::vector<Report> reports = run_scenario(scenario, options);
   if (!trace_out.empty()) write_chrome_trace_file(trace_out, trace, f.force);
   return finish(f, reports);
 }
 
 int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
   const Document doc = load_document(path, overrides_of(f));
-  const std::vector<SweepPoint> points = expand_sweep(doc.root, doc.file);
+  const std::vector<SweepPoint> points = expand_sweep(doc.root, doc.file, max_points(f.guard));
   if (points.empty()) {
     throw InputError(SourceLocation{doc.file, 0, 0}, "sweep", "the scenario has no sweep block",
                      "add `sweep: {cluster.nodes: [1, 2, 4]}` or use `shardsim run`");
   }
   // Load every point first, so bad input fails before any simulation runs.
   std::vector<Scenario> scenarios;
-  for (const SweepPoint& p : points) scenarios.push_back(load_scenario(p.document, doc.file));
+  LoadingGuard loading(points.size(), f.guard, doc.file);
+  for (const SweepPoint& p : points) {
+    scenarios.push_back(load_scenario(p.document, doc.file));
+    loading.loaded(scenarios.back());
+  }
+  check_runs(scenarios, RunShape{jobs, !f.out_dir.empty()}, f.guard, doc.file);
+  std::size_t reports = 0;
+  for (const Scenario& s : scenarios) reports += report_count(s);
+  check_out_dir(f, reports);
   std::vector<std::vector<Report>> results(points.size());
   std::vector<std::exception_ptr> errors(points.size());
   std::atomic<std::size_t> next{0};
@@ -175,20 +198,32 @@ int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
 
 int cmd_validate(const CommonFlags& f, const std::string& path) {
   const Document doc = load_document(path, overrides_of(f));
-  std::size_t points = 1;
-  if (doc.root.IsMap() && doc.root["sweep"]) {
-    const auto sweep = expand_sweep(doc.root, doc.file);
-    for (const SweepPoint& p : sweep) load_scenario(p.document, doc.file);
-    points = sweep.size();
+  std::vector<Scenario> scenarios;
+  const bool sweep = doc.root.IsMap() && doc.root["sweep"];
+  if (sweep) {
+    const auto points = expand_sweep(doc.root, doc.file, max_points(f.guard));
+    LoadingGuard loading(points.size(), f.guard, doc.file);
+    for (const SweepPoint& p : points) {
+      scenarios.push_back(load_scenario(p.document, doc.file));
+      loading.loaded(scenarios.back());
+    }
   } else {
-    const Scenario s = load_scenario(doc.root, doc.file);
+    scenarios.push_back(load_scenario(doc.root, doc.file));
+  }
+  // Validation includes the resource guard: a scenario that `run` would refuse is not OK.
+  const RunShape shape{1, !f.out_dir.empty()};
+  const ResourceEstimate estimate = estimate_memory(scenarios, shape);
+  check_runs(scenarios, shape, f.guard, doc.file);
+  if (sweep) {
+    std::cout << doc.file << ": OK: " << scenarios.size() << " sweep points";
+  } else {
+    const Scenario& s = scenarios.front();
     std::cout << doc.file << ": OK: '" << s.name << "', " << s.model.tables.size() << " tables, "
               << s.cluster.nodes << " x " << s.cluster.preset.name << " ("
               << s.cluster.nodes * s.cluster.preset.gpus_per_node << " GPUs), "
-              << s.placement.planners.size() << " planner(s)\n";
-    return 0;
+              << s.placement.planners.size() << " planner(s)";
   }
-  std::cout << doc.file << ": OK: " << points << " sweep points\n";
+  std::cout << "; estimated memory " << human_bytes(estimate.total_bytes) << "\n";
   return 0;
 }
 

@@ -65,7 +65,8 @@ int run_baseline(const BaselineArgs& args) {
     }
   }
 
-  const ScenarioRunOptions options = run_options(args.run);
+  ScenarioRunOptions options = run_options(args.run);
+  options.renders_reports = true;
   std::vector<FileContent> files;
   std::vector<std::string> summaries;
   for (std::size_t i = 0; i < args.scenarios.size(); ++i) {

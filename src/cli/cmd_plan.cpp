@@ -1,18 +1,18 @@
 #include "shardsim/cli/cmd_plan.hpp"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "shardsim/cli/pipeline.hpp"
+#include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/plan/memory.hpp"
@@ -35,6 +35,7 @@ struct PlanCommand::Flags {
   bool force = false;
   bool verbose = false;
   bool quiet = false;
+  GuardFlags guard;
 };
 
 namespace {
@@ -66,43 +67,6 @@ YamlValue options_for(const PlacementSpec& placement, const std::string& name) {
   return YamlValue(YAML::Node(), placement.options_file, placement.options_path);
 }
 
-// Writes `content` to `path` through a temporary file and a rename, so a reader never sees a
-// half-written plan. An existing file is refused without `force`; a directory always.
-void write_atomically(const std::string& path, const std::string& content, bool force) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw InputError(SourceLocation{path}, "--out", "is a directory",
-                     "give a file name such as plan.yaml");
-  }
-  if (fs::exists(path, ec) && !force) {
-    throw InputError(SourceLocation{path}, "--out", "the file already exists",
-                     "pass --force to overwrite it");
-  }
-  const fs::path target(path);
-  if (target.has_parent_path() && !fs::is_directory(target.parent_path(), ec)) {
-    throw InputError(SourceLocation{path}, "--out",
-                     fmt::format("the folder '{}' does not exist", target.parent_path().string()),
-                     "create it first");
-  }
-  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << content;
-    f.flush();
-    if (!f) {
-      fs::remove(tmp, ec);
-      throw InputError(SourceLocation{path}, "--out", "cannot write the file",
-                       "check the folder's permissions and free space");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(SourceLocation{path}, "--out", "cannot move the file into place",
-                     "check the folder's permissions");
-  }
-}
-
 struct NamedPlan {
   Plan plan;
   PlanStats stats;
@@ -129,6 +93,7 @@ PlanCommand::PlanCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
   f.cmd->add_option("--seed", f.seed, "override workload.seed");
   f.cmd->add_flag("-v,--verbose", f.verbose, "debug logging on stderr");
   f.cmd->add_flag("--quiet", f.quiet, "errors only on stderr");
+  add_guard_flags(f.cmd, f.guard, false);
 }
 
 PlanCommand::~PlanCommand() = default;
@@ -148,6 +113,8 @@ int PlanCommand::run() const {
   if (!sc.sweep.empty()) {
     spdlog::warn("{}: has a sweep block; `plan` ignores it", sc.source);
   }
+  check_runs({&sc, 1}, RunShape{}, f.guard, sc.source);
+  if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");  // before planning
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
   const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost};
@@ -195,7 +162,7 @@ int PlanCommand::run() const {
     std::ostringstream text;
     write_plan(text, plans.front().plan, sc.model, cluster, plan_format_for_path(f.out),
                PlanFileInfo{sc.name});
-    write_atomically(f.out, text.str(), f.force);
+    write_file_atomically(f.out, text.str(), f.force, "--out");
     spdlog::info("wrote the {} plan ({} shards) to {}", plans.front().plan.planner,
                  plans.front().plan.shards.size(), f.out);
   }

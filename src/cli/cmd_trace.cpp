@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -18,6 +17,7 @@
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
 #include "shardsim/trace/synthetic_trace_writer.hpp"
@@ -88,38 +88,6 @@ bool is_recorded_trace_path(const std::string& path) {
   return is_trace_file(path) || (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0);
 }
 
-// Writes `path` through a temporary file in the same folder renamed into place, so a reader never
-// sees half a file; an existing file is an InputError unless `force` (checked first).
-void write_atomically(const std::string& path, bool force,
-                      const std::function<void(const std::string&)>& write) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw InputError(SourceLocation{path}, "--out", "is a folder, not a file",
-                     "give the trace file's path, e.g. --out traces/run.bin");
-  if (fs::exists(path, ec) && !force)
-    throw InputError(SourceLocation{path}, "--out", "the file exists",
-                     "pass --force to overwrite it, or choose another name");
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec))
-    throw InputError(SourceLocation{path}, "--out",
-                     fmt::format("the folder '{}' does not exist", dir.string()),
-                     "create it first");
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  try {
-    write(tmp);
-  } catch (...) {
-    fs::remove(tmp, ec);
-    throw;
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(SourceLocation{path}, "--out",
-                     fmt::format("cannot move the finished file into place: {}", ec.message()));
-  }
-}
-
 int run_gen(const Flags& s) {
   const Scenario sc = load(s);
   if (!sc.workload.trace.file.empty())
@@ -129,7 +97,7 @@ int run_gen(const Flags& s) {
   const SyntheticTraceShape shape = shape_of(sc);
   spdlog::info("generating {} iterations x {} GPUs x {} samples of {} tables", shape.iterations,
                shape.gpus, shape.samples_per_gpu, sc.model.tables.size());
-  write_atomically(s.out, s.force, [&](const std::string& tmp) {
+  write_file_atomically(s.out, s.force, "--out", [&](const std::string& tmp) {
     write_synthetic_trace(tmp, sc.model, sc.workload, shape, s.jobs);
   });
   std::error_code ec;
@@ -141,7 +109,8 @@ int run_gen(const Flags& s) {
 
 int run_import(const Flags& s) {
   const auto trace = read_trace_csv(s.input);
-  write_atomically(s.out, s.force, [&](const std::string& tmp) { write_trace_file(tmp, *trace); });
+  write_file_atomically(s.out, s.force, "--out",
+                        [&](const std::string& tmp) { write_trace_file(tmp, *trace); });
   std::cout << fmt::format("wrote {}: {} tables, {} samples each\n", s.out, trace->num_tables(),
                            trace->num_samples());
   return 0;

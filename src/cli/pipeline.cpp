@@ -98,6 +98,10 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
   return reports;
 }
 
+std::size_t report_count(const Scenario& scenario) {
+  return scenario.placement.planners.size() + (scenario.placement.plan_file.empty() ? 0 : 1);
+}
+
 std::string plan_file_planner_name(const std::string& path) {
   return "file:" + std::filesystem::path(path).filename().string();
 }

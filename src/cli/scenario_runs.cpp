@@ -29,11 +29,6 @@ YAML::Node with_seed(const YAML::Node& doc, std::uint64_t seed) {
   return out;
 }
 
-struct Job {
-  Scenario scenario;
-  std::string sweep_point;
-};
-
 }  // namespace
 
 bool RunFlags::given() const {
@@ -53,6 +48,7 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--timings", f.timings,
                 "record wall-clock planning time (makes reports differ between runs)");
+  add_guard_flags(cmd, f.guard, true);
 }
 
 ScenarioRunOptions run_options(const RunFlags& f) {
@@ -63,6 +59,7 @@ ScenarioRunOptions run_options(const RunFlags& f) {
   o.seed_count = f.seeds.value_or(1);
   o.record_timings = f.timings;
   o.jobs = f.jobs;
+  o.guard = f.guard;
   return o;
 }
 
@@ -73,7 +70,7 @@ std::vector<std::uint64_t> run_seeds(const std::string& path, const ScenarioRunO
     first = *options.seed;
   } else {
     const YAML::Node doc = load_document(path, options.overrides);
-    const std::vector<SweepPoint> points = expand_sweep(doc, path);
+    const std::vector<SweepPoint> points = expand_sweep(doc, path, max_points(options.guard));
     first = load_scenario(points.front().document, path).workload.seed;
   }
   std::vector<std::uint64_t> seeds;
@@ -87,23 +84,28 @@ std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRun
   const std::vector<std::uint64_t> seeds = run_seeds(path, options);
   const YAML::Node doc = load_document(path, options.overrides);
   // Load every run first, so bad input fails before any simulation runs.
-  std::vector<Job> jobs;
-  for (const SweepPoint& point : expand_sweep(doc, path)) {
+  std::vector<Scenario> scenarios;  // one per run: sweep points slowest, then seeds
+  std::vector<std::string> labels;
+  const std::vector<SweepPoint> points = expand_sweep(doc, path, max_points(options.guard));
+  LoadingGuard loading(points.size() * seeds.size(), options.guard, path);
+  for (const SweepPoint& point : points) {
     for (const std::uint64_t seed : seeds) {
-      jobs.push_back(Job{load_scenario(with_seed(point.document, seed), path), point.label});
+      scenarios.push_back(load_scenario(with_seed(point.document, seed), path));
+      labels.push_back(point.label);
+      loading.loaded(scenarios.back());
     }
   }
+  check_runs(scenarios, RunShape{options.jobs, options.renders_reports}, options.guard, path);
 
-  std::vector<std::vector<Report>> results(jobs.size());
-  std::vector<std::exception_ptr> errors(jobs.size());
+  std::vector<std::vector<Report>> results(scenarios.size());
+  std::vector<std::exception_ptr> errors(scenarios.size());
   std::atomic<std::size_t> next{0};
-  Progress progress("runs of " + path, jobs.size());
+  Progress progress("runs of " + path, scenarios.size());
   std::mutex progress_mutex;
   auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+    for (std::size_t i = next++; i < scenarios.size(); i = next++) {
       try {
-        results[i] = run_scenario(jobs[i].scenario,
-                                  RunOptions{jobs[i].sweep_point, options.record_timings, {}});
+        results[i] = run_scenario(scenarios[i], RunOptions{labels[i], options.record_timings, {}});
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -111,7 +113,7 @@ std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRun
       progress.advance();
     }
   };
-  const int threads = std::max(1, std::min<int>(options.jobs, static_cast<int>(jobs.size())));
+  const int threads = std::max(1, std::min<int>(options.jobs, static_cast<int>(scenarios.size())));
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

@@ -63,7 +63,8 @@ void append_canonical(std::string& out, const YAML::Node& node) {
     } else if (auto number = canonical_number(text)) {
       out += *number;
     } else {
-      out += nlohmann::json(text).dump();
+      // Inputs are UTF-8 (parse_yaml checks); replace rather than throw all the same.
+      out += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     return;
   }

@@ -5,8 +5,10 @@
 namespace shardsim {
 
 std::string SourceLocation::to_string() const {
-  if (file.empty() && line == 0) return "<input>";
-  std::string f = file.empty() ? "<input>" : file;
+  // Input without a file is the command line's (--set, --max-memory, ...): loaders name their
+  // files (the fuzz targets check it, docs/robustness.md).
+  if (file.empty() && line == 0) return "<command line>";
+  std::string f = file.empty() ? "<command line>" : file;
   if (line == 0) return f;
   if (column == 0) return fmt::format("{}:{}", f, line);
   return fmt::format("{}:{}:{}", f, line, column);

@@ -7,13 +7,130 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
+
+#include "shardsim/core/utf8.hpp"
 
 namespace shardsim {
 
+namespace {
+
+// The line and column (1-based) of byte `offset` of `text`.
+SourceLocation location_of_byte(std::string_view text, std::size_t offset,
+                                const std::string& file) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return SourceLocation{file, line, column};
+}
+
+// Counts the nodes of the first document as loading and reading it will see them: an alias
+// counts as the whole node it names. yaml-cpp shares aliased nodes, but every walk over the
+// document (duplicate keys, input hashes, options) expands them, so ten levels of ten aliases
+// (a "billion laughs" document) would take hours while its text takes a few hundred bytes.
+class ExpansionCounter final : public YAML::EventHandler {
+ public:
+  std::uint64_t written = 0;   // nodes as written
+  std::uint64_t expanded = 0;  // nodes with every alias expanded
+  YAML::Mark worst;            // the alias that expanded the most
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    leaf(anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = sizes_.find(anchor);
+    const std::uint64_t size = it == sizes_.end() ? 1 : it->second;
+    if (size > worst_size_) {
+      worst_size_ = size;
+      worst = mark;
+    }
+    add(size);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    YAML::anchor_t anchor;
+    std::uint64_t size;
+  };
+  static std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    return a > std::numeric_limits<std::uint64_t>::max() - b
+               ? std::numeric_limits<std::uint64_t>::max()
+               : a + b;
+  }
+  void add(std::uint64_t size) {
+    if (stack_.empty()) {
+      expanded = saturating_add(expanded, size);
+    } else {
+      stack_.back().size = saturating_add(stack_.back().size, size);
+    }
+  }
+  void leaf(YAML::anchor_t anchor) {
+    ++written;
+    if (anchor != 0) sizes_[anchor] = 1;
+    add(1);
+  }
+  void open(YAML::anchor_t anchor) {
+    ++written;
+    stack_.push_back(Frame{anchor, 1});
+  }
+  void close() {
+    const Frame f = stack_.back();
+    stack_.pop_back();
+    if (f.anchor != 0) sizes_[f.anchor] = f.size;
+    add(f.size);
+  }
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, std::uint64_t> sizes_;
+  std::uint64_t worst_size_ = 0;
+};
+
+}  // namespace
+
 YAML::Node parse_yaml(std::string_view text, const std::string& file) {
+  if (const auto bad = first_invalid_utf8(text)) {
+    throw InputError(location_of_byte(text, *bad, file), "",
+                     fmt::format("the text is not valid UTF-8 (byte {} is 0x{:02x})", *bad,
+                                 static_cast<unsigned char>(text[*bad])),
+                     "save the file as UTF-8; YAML and the JSON reports hold only Unicode text");
+  }
   try {
-    return YAML::Load(std::string(text));
+    const std::string owned(text);
+    std::istringstream in(owned);
+    YAML::Parser parser(in);
+    ExpansionCounter count;
+    parser.HandleNextDocument(count);
+    if (count.expanded > count.written + kMaxAliasExpansionNodes) {
+      throw InputError(SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
+                       fmt::format("aliases expand the document from {} to {} nodes, more than {} "
+                                   "extra",
+                                   count.written, count.expanded, kMaxAliasExpansionNodes),
+                       "write the values out, or alias smaller parts (`*name` repeats the whole "
+                       "node anchored `&name`)");
+    }
+    return YAML::Load(owned);
   } catch (const YAML::Exception& e) {
     SourceLocation where{file, e.mark.is_null() ? 0 : e.mark.line + 1,
                          e.mark.is_null() ? 0 : e.mark.column + 1};
@@ -89,6 +206,12 @@ InputError YamlValue::error(std::string problem, std::string hint) const {
 
 std::string YamlValue::as_string() const {
   if (!node_.IsScalar()) throw error(fmt::format("expected a string, found {}", type_name(node_)));
+  // The file is UTF-8 (parse_yaml), but escapes such as "\ud800" decode to bytes that are not.
+  if (const auto bad = first_invalid_utf8(node_.Scalar())) {
+    throw error(
+        fmt::format("the string is not valid UTF-8 once its escapes are decoded (byte {})", *bad),
+        "write text without lone surrogates or invalid escapes");
+  }
   return node_.Scalar();
 }
 

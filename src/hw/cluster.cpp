@@ -21,7 +21,9 @@ InputError nodes_error(const HardwarePreset& preset, std::string problem, std::s
                     fmt::format("{} (preset '{}')", problem, preset.name), std::move(hint));
 }
 
-void validate_nodes(const HardwarePreset& preset, int nodes) {
+}  // namespace
+
+void check_cluster_nodes(const HardwarePreset& preset, int nodes) {
   if (nodes < 1) {
     throw nodes_error(preset, fmt::format("expected at least 1 node, found {}", nodes),
                       "set cluster.nodes to a positive number of hosts");
@@ -54,11 +56,9 @@ void validate_nodes(const HardwarePreset& preset, int nodes) {
   }
 }
 
-}  // namespace
-
 Cluster::Cluster(HardwarePreset preset, int nodes) : preset_(std::move(preset)), num_nodes_(nodes) {
   validate_hardware_preset(preset_);
-  validate_nodes(preset_, nodes);
+  check_cluster_nodes(preset_, nodes);
   topology_ = std::make_unique<Topology>(preset_, num_nodes_);
 }
 

@@ -5,19 +5,18 @@
 #include "shardsim/io/chrome_trace_writer.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/io/atomic_files.hpp"
 
 namespace shardsim {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 std::string quoted(const std::string& s) {
   return nlohmann::json(s).dump();
@@ -127,48 +126,23 @@ void ChromeTrace::write(std::ostream& out) const {
 }
 
 void check_trace_out(const std::string& path, bool force) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) {
-    const fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec)) {
-      throw InputError(SourceLocation{path}, "--trace-out",
-                       "the folder " + parent.string() + " does not exist",
-                       "create it first, or choose another path");
-    }
-    return;
-  }
-  if (fs::is_directory(st)) {
-    throw InputError(SourceLocation{path}, "--trace-out", "is a directory",
-                     "give a file name, e.g. --trace-out trace.json");
-  }
-  if (!force) {
-    throw InputError(SourceLocation{path}, "--trace-out", "the file already exists",
-                     "pass --force to overwrite it, or choose another path");
-  }
+  check_file_writable(path, force, "--trace-out");
 }
 
 void write_chrome_trace_file(const std::string& path, const ChromeTrace& trace, bool force) {
-  check_trace_out(path, force);
-  const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+  // The one atomic writer (io/atomic_files.hpp): temporary, rename, removed on failure or signal.
+  write_file_atomically(path, force, "--trace-out", [&](const std::string& temporary) {
+    errno = 0;
+    std::ofstream os(temporary, std::ios::binary | std::ios::trunc);
     trace.write(os);
     os.close();
     if (!os) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw InputError(SourceLocation{path}, "--trace-out", "cannot write " + tmp);
+      throw InputError(
+          SourceLocation{path}, "--trace-out",
+          fmt::format("cannot write {}: {}", temporary, std::strerror(errno != 0 ? errno : EIO)),
+          "check the free space and permissions of the folder");
     }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignore;
-    fs::remove(tmp, ignore);
-    throw InputError(SourceLocation{path}, "--trace-out",
-                     fmt::format("cannot rename {} into place: {}", tmp, ec.message()));
-  }
+  });
 }
 
 }  // namespace shardsim

@@ -10,6 +10,7 @@
 
 #include "shardsim/core/content_hash.hpp"
 #include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/hw/cluster.hpp"
 #include "shardsim/io/model_loader.hpp"
 #include "shardsim/io/simulation_loader.hpp"
 #include "shardsim/io/sweep.hpp"
@@ -107,13 +108,22 @@ ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
     ov->expect_map();
     spec.preset = apply_preset_overrides(std::move(spec.preset), *ov);
   }
-  if (auto nodes = c.find("nodes")) {
+  const auto nodes = c.find("nodes");
+  if (nodes) {
     spec.nodes = read_int(*nodes, true);
     const auto gpus = static_cast<std::int64_t>(spec.nodes) * spec.preset.gpus_per_node;
     if (gpus > std::numeric_limits<int>::max()) {
       throw nodes->error(fmt::format("{} nodes of {} GPUs is too many GPUs", spec.nodes,
                                      spec.preset.gpus_per_node));
     }
+  }
+  // What the Cluster will check (whole scale-up domains, the network's capacity), here, where
+  // the line of `nodes:` (or of the cluster, when the default of 1 node is the problem) is known.
+  try {
+    check_cluster_nodes(spec.preset, spec.nodes);
+  } catch (const InputError& e) {
+    const YamlValue at = nodes ? *nodes : c;
+    throw InputError(at.location(), nodes ? nodes->path() : e.key(), e.problem(), e.hint());
   }
   return spec;
 }
@@ -243,6 +253,28 @@ PlacementSpec load_placement(const YamlValue& p) {
   return spec;
 }
 
+// A precision the GPU cannot run (a preset writes its peak as 0, e.g. BF16 on Turing) is the
+// user's choice of precision: an error at `model.precision.mlp` now, not in the middle of a run.
+void check_precision_support(const Scenario& sc, const YamlValue& model) {
+  const GpuSpec& gpu = sc.cluster.preset.gpu;
+  const Precision p = sc.model.mlp_precision;
+  try {
+    if (gpu.peak_flops(p) > 0) return;  // throws when the peak is 0
+  } catch (const InputError&) {
+  }
+  YamlValue at = model;
+  std::string key = model.path().empty() ? "model.precision.mlp" : model.path() + ".precision.mlp";
+  if (auto prec = model.find("precision"); prec && prec->is_map()) {
+    at = *prec;
+    if (auto m = prec->find("mlp")) at = *m;
+  }
+  throw InputError(at.location(), key,
+                   fmt::format("GPU {} of preset '{}' has no {} support (its peak is 0)", gpu.name,
+                               sc.cluster.preset.name, to_string(p)),
+                   "choose a precision this GPU supports in model.precision.mlp (e.g. fp32 or "
+                   "fp16), or another hardware preset");
+}
+
 }  // namespace
 
 Scenario load_scenario(const YAML::Node& root, const std::string& file) {
@@ -272,6 +304,7 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   sc.workload = load_workload(doc.get("workload"));
   sc.model = load_model(doc.get("model"), sc.workload.seed);
   sc.placement = load_placement(doc.get("placement"));
+  check_precision_support(sc, doc.get("model"));
   sc.cost = default_cost_params();
   if (auto c = doc.find("cost"); c && !c->is_null()) {
     c->expect_map();

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/io/yaml_path.hpp"
 
@@ -17,7 +19,7 @@ struct AxisSource {
   SourceLocation where;
 };
 
-std::vector<AxisSource> read_axes(const YamlValue& sweep) {
+std::vector<AxisSource> read_axes(const YamlValue& sweep, std::size_t max_points) {
   std::vector<AxisSource> axes;
   if (sweep.is_null()) return axes;
   sweep.expect_map();
@@ -51,11 +53,17 @@ std::vector<AxisSource> read_axes(const YamlValue& sweep) {
     if (values.size() == 0) {
       throw values.error("the list of values is empty", "give at least one value");
     }
-    points *= values.size();
-    if (points > kMaxSweepPoints) {
-      throw values.error(fmt::format("the sweep has more than {} points", kMaxSweepPoints),
-                         "split it into several sweeps or use fewer values");
+    if (points > max_points / values.size()) {  // points x size > max_points, without overflow
+      throw values.error(
+          fmt::format("the sweep has more than {} points (the axes up to this one make {})",
+                      max_points,
+                      points > std::numeric_limits<std::size_t>::max() / values.size()
+                          ? std::string("too many to count")
+                          : std::to_string(points * values.size())),
+          "split it into several sweeps or use fewer values; `shardsim sweep` and `validate` "
+          "take --max-points N to allow more");
     }
+    points *= values.size();
     a.axis.key = key;
     for (auto v = it->second.begin(); v != it->second.end(); ++v) a.axis.values.push_back(*v);
     axes.push_back(std::move(a));
@@ -65,17 +73,19 @@ std::vector<AxisSource> read_axes(const YamlValue& sweep) {
 
 }  // namespace
 
-std::vector<SweepAxis> parse_sweep_axes(const YamlValue& sweep) {
+std::vector<SweepAxis> parse_sweep_axes(const YamlValue& sweep, std::size_t max_points) {
   std::vector<SweepAxis> out;
-  for (auto& a : read_axes(sweep)) out.push_back(std::move(a.axis));
+  for (auto& a : read_axes(sweep, max_points)) out.push_back(std::move(a.axis));
   return out;
 }
 
-std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file) {
+std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file,
+                                     std::size_t max_points) {
   const YamlValue doc(root, file, "");
   doc.expect_map();
   const auto sweep = doc.find("sweep");
-  const std::vector<AxisSource> axes = sweep ? read_axes(*sweep) : std::vector<AxisSource>{};
+  const std::vector<AxisSource> axes =
+      sweep ? read_axes(*sweep, max_points) : std::vector<AxisSource>{};
   const YAML::Node base = without_key(root, "sweep");
   if (axes.empty()) return {SweepPoint{"", base}};
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/core/utf8.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/xxhash64.hpp"
 #include "trace_file_format.hpp"
@@ -103,6 +104,10 @@ class BinaryTrace final : public RecordedTrace {
       std::vector<std::byte> name(name_bytes);
       file_.read_at(offset + detail::kSectionHeaderBytes, name);
       sec.info.name.assign(reinterpret_cast<const char*>(name.data()), name.size());
+      if (const auto bad = first_invalid_utf8(sec.info.name))
+        fail(offset + detail::kSectionHeaderBytes + *bad,
+             fmt::format("table {}'s name is not valid UTF-8", t),
+             "table names are UTF-8 text; write the file again");
       sec.lengths_offset = offset + detail::kSectionHeaderBytes + pad8(name_bytes);
       sec.rows_offset = sec.lengths_offset + pad8(4 * samples_);
       sec.end = sec.rows_offset + 8 * sec.info.lookups;  // where the checksum is

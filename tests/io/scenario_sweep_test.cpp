@@ -4,6 +4,8 @@
 #include "scenario_test_helpers.hpp"
 #include "shardsim/io/sweep.hpp"
 
+#include <limits>
+
 namespace shardsim {
 namespace {
 
@@ -157,7 +159,37 @@ TEST(ScenarioSweep, BadSweepsFailEarly) {
   for (int k = 0; k < 6; ++k) {
     many += "  cost.k" + std::to_string(k) + ": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
   }
-  expect_sweep_error(many, 24, "sweep.cost.k5", "more than 100000 points");
+  // 10^5 points at the fifth axis (line 23): over the default cap of 10^4.
+  expect_sweep_error(many, 23, "sweep.cost.k4",
+                     "more than 10000 points (the axes up to this one make 100000)");
+}
+
+TEST(ScenarioSweep, ThePointCapIsTheCallersToRaise) {
+  // 3 x 3 x 3 = 27 points: refused under a cap of 26, expanded under 27 (`--max-points`).
+  const YAML::Node doc = tiny_doc_plus(
+      "sweep:\n  cluster.nodes: [1, 2, 3]\n  workload.seed: [1, 2, 3]\n  workload.iterations: [1, "
+      "2, 3]");
+  try {
+    (void)expand_sweep(doc, "cap.yaml", 26);
+    ADD_FAILURE() << "27 points over a cap of 26";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 21) << e.what();
+    EXPECT_EQ(e.key(), "sweep.workload.iterations");
+    EXPECT_NE(std::string(e.what()).find("more than 26 points (the axes up to this one make 27)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("--max-points"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(expand_sweep(doc, "cap.yaml", 27).size(), 27u);
+  // Axes whose product overflows 64 bits are refused, not wrapped around.
+  std::string huge = "sweep:\n";
+  std::string values = "[";
+  for (int v = 0; v < 1000; ++v) values += (v ? ", " : "") + std::to_string(v);
+  values += "]";
+  for (int k = 0; k < 8; ++k) huge += "  cost.k" + std::to_string(k) + ": " + values + "\n";
+  EXPECT_THROW(
+      (void)expand_sweep(tiny_doc_plus(huge), "huge.yaml", std::numeric_limits<std::size_t>::max()),
+      InputError);
 }
 
 TEST(ScenarioSweep, IndexPastTheEndFailsAtExpansion) {

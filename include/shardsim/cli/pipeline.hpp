@@ -29,6 +29,9 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
 // options apply to the planner(s) as given.
 YamlValue planner_options(const PlacementSpec& placement, const std::string& planner);
 
+// The reports run_scenario returns for `scenario`: one per planner, one for placement.file.
+std::size_t report_count(const Scenario& scenario);
+
 // "file:<file name>": how reports name the plan of `placement.file`.
 std::string plan_file_planner_name(const std::string& path);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/metrics/report.hpp"
 
@@ -24,7 +25,8 @@ struct RunFlags {
   std::optional<int> iterations;      // --iterations N
   int jobs = 1;                       // --jobs J
   bool timings = false;               // --timings
-  bool given() const;                 // any flag other than --jobs was given
+  GuardFlags guard;                   // --max-memory, --max-points
+  bool given() const;                 // any flag other than --jobs and the guard's was given
 };
 void add_run_flags(CLI::App* cmd, RunFlags& flags);
 
@@ -35,6 +37,8 @@ struct ScenarioRunOptions {
   std::vector<std::uint64_t> seeds;   // explicit seeds; when non-empty, seed/seed_count unused
   bool record_timings = false;        // --timings
   int jobs = 1;                       // runs in parallel (results do not depend on it)
+  GuardFlags guard;                   // the resource guard's limits
+  bool renders_reports = false;       // the caller renders every report as text (baseline)
 };
 
 // The options of `flags` (parsing each --set).
@@ -47,7 +51,8 @@ std::vector<std::uint64_t> run_seeds(const std::string& path, const ScenarioRunO
 // Reports of every sweep point x seed x planner, in that order (points slowest). Each run's
 // document is the scenario file with the overrides, the point's values and
 // `workload.seed = seed` applied, so its input_hashes.scenario names exactly that document.
-// Bad input anywhere fails before any simulation runs.
+// Bad input anywhere, or runs estimated to need more memory than the guard allows, fail before
+// any simulation runs.
 std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRunOptions& options);
 
 }  // namespace shardsim

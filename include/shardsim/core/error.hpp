@@ -19,7 +19,7 @@ struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
-  std::string to_string() const;  // "file:line:col", "file:line", "file" or "<input>"
+  std::string to_string() const;  // "file:line:col", "file:line", "file" or "<command line>"
 };
 
 // Bad input: exit code 2. The message names the file, the line, the key (a dotted path such as

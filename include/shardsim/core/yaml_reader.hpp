@@ -15,7 +15,12 @@
 
 namespace shardsim {
 
-// Parses YAML text; a syntax error becomes an InputError at the parser's line.
+// Most nodes the aliases of one document may add when expanded (docs/robustness.md).
+inline constexpr std::uint64_t kMaxAliasExpansionNodes = 1'000'000;
+
+// Parses YAML text (the first document); a syntax error becomes an InputError at the parser's
+// line, as does text that is not UTF-8 and a document whose aliases expand it by more than
+// kMaxAliasExpansionNodes nodes.
 YAML::Node parse_yaml(std::string_view text, const std::string& file);
 // Reads and parses a file; a missing or unreadable file is an InputError.
 YAML::Node load_yaml_file(const std::string& path);

@@ -30,6 +30,11 @@ struct LinkInfo {
   LinkSpec spec;
 };
 
+// The checks the Cluster constructor makes on `nodes` for `preset` (at least one node, whole
+// scale-up domains, within the top tier's capacity, at most 2^22 GPUs): InputErrors keyed
+// `cluster.nodes` without a location, which the scenario loader places at the `nodes:` line.
+void check_cluster_nodes(const HardwarePreset& preset, int nodes);
+
 class Cluster {
  public:
   Cluster(HardwarePreset preset, int nodes);

@@ -24,10 +24,12 @@ class ChromeTrace {
   int next_pid_ = 0;
 };
 
-// `--trace-out PATH`: refuses an existing file unless `force`, and a directory always
-// (InputError, key "--trace-out"). Call before simulating, so a refused run costs nothing.
+// `--trace-out PATH`: refuses an existing file unless `force`, a directory always, and a folder
+// that does not exist (InputError, key "--trace-out"; check_file_writable). Call before
+// simulating, so a refused run costs nothing.
 void check_trace_out(const std::string& path, bool force);
-// Writes `trace` to PATH.tmp.<pid> and renames it into place (a reader never sees half a file).
+// Writes `trace` through write_file_atomically (io/atomic_files.hpp): PATH.tmp.<pid> renamed into
+// place, removed on failure or SIGINT/SIGTERM/SIGHUP, so a reader never sees half a file.
 void write_chrome_trace_file(const std::string& path, const ChromeTrace& trace, bool force);
 
 }  // namespace shardsim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "shardsim/io/scenario.hpp"
+#include "shardsim/io/sweep.hpp"
 
 namespace shardsim {
 
@@ -43,7 +44,7 @@ Scenario load_default_scenario(const std::vector<Override>& overrides = {});
 // "cluster.nodes=2,workload.batch_per_gpu=1024" (values as written; lists and maps in flow
 // style). Without a `sweep:` block: one point, the document itself, with an empty label.
 // A syntactically bad key, a key under `sweep`, a key swept twice, a non-list or empty list of
-// values, or more than kMaxSweepPoints points (io/sweep.hpp) is an InputError here; a key that
+// values, or more than `max_points` points (io/sweep.hpp) is an InputError here; a key that
 // is not in the scenario schema is reported when the point is loaded (load_scenario), at the
 // line of the sweep key. Points keep the source positions of `root` (each shares the subtrees it
 // does not change with `root`): change them only through apply_overrides.
@@ -51,6 +52,7 @@ struct SweepPoint {
   std::string label;
   YAML::Node document;
 };
-std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file);
+std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file,
+                                     std::size_t max_points = kDefaultMaxSweepPoints);
 
 }  // namespace shardsim

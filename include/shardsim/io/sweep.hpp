@@ -9,13 +9,16 @@
 
 namespace shardsim {
 
-// Most points one sweep may expand to: a guard against a typo multiplying into billions of
-// scenarios ("sweep hundreds of scenarios in minutes", DESIGN.md §1).
-inline constexpr std::size_t kMaxSweepPoints = 100000;
+// Most points one sweep may expand to unless the command says otherwise (`--max-points N`): a
+// guard against a typo multiplying into millions of scenarios ("sweep hundreds of scenarios in
+// minutes", DESIGN.md §1). The memory of the points that pass is the resource guard's
+// (io/resource_estimate.hpp).
+inline constexpr std::size_t kDefaultMaxSweepPoints = 10000;
 
 // Checks a `sweep:` node (null or absent: no axes): a mapping of syntactically valid dotted keys
-// (not under `sweep` itself) to non-empty lists, with at most kMaxSweepPoints points in all.
+// (not under `sweep` itself) to non-empty lists, with at most `max_points` points in all.
 // Whether each key exists in the scenario schema is checked when a point is loaded.
-std::vector<SweepAxis> parse_sweep_axes(const YamlValue& sweep);
+std::vector<SweepAxis> parse_sweep_axes(const YamlValue& sweep,
+                                        std::size_t max_points = kDefaultMaxSweepPoints);
 
 }  // namespace shardsim

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (in build-fuzz/, ASan + UBSan + libFuzzer) and runs each
+# for SECONDS (default $FUZZ_SECONDS, else 60), one after the other:
+#   ./scripts/fuzz.sh [SECONDS] [TARGET...]
+# Targets: scenario, plan, trace (default: all). Environment:
+#   FUZZ_SECONDS  seconds per target when no SECONDS is given
+#   FUZZ_OPT      optimisation flags (default "-O2 -g": fast fuzzing for long runs). CI uses
+#                 "-O0 -gline-tables-only", which compiles ~3x faster and runs ~2x slower.
+#   BUILD_DIR     the build folder (default build-fuzz; use one per FUZZ_OPT)
+#   JOBS          parallel compile jobs (default: all cores)
+# Assertions stay on (no -DNDEBUG): a failed assert is a finding. Seeds come from tests/fuzz/<target>/ (read only);
+# what the fuzzer adds goes to build-fuzz/corpus/<target>/, and an input that crashes, leaks or
+# times out to build-fuzz/artifacts/<target>/. Exit status 1 if any target found something.
+# docs/robustness.md describes the targets and what fuzzing has found.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-${FUZZ_SECONDS:-60}}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace); fi
+SHARDSIM_WITH_FUZZ=1 ./scripts/deps.sh
+build_dir="${BUILD_DIR:-build-fuzz}"
+generator=()
+if command -v ninja >/dev/null 2>&1 && [ ! -f "$build_dir/Makefile" ]; then generator=(-G Ninja); fi
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Fuzz \
+  -DCMAKE_CXX_FLAGS_FUZZ="${FUZZ_OPT:--O2 -g}" \
+  -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" -DSHARDSIM_FUZZ=ON -DSHARDSIM_WERROR=OFF \
+  -DSHARDSIM_BUILD_TESTS=OFF -DSHARDSIM_BUILD_BENCH=OFF >/dev/null
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done
+cmake --build "$build_dir" --parallel "${JOBS:-$(nproc)}" --target "${build_targets[@]}"
+
+failed=()
+for t in "${targets[@]}"; do
+  corpus="$build_dir/corpus/$t"
+  artifacts="$build_dir/artifacts/$t"
+  mkdir -p "$corpus" "$artifacts"
+  echo "== fuzz_$t for ${seconds}s =="
+  # -rss_limit_mb: the loaders' own limits keep memory far below this; -timeout: one input.
+  if ! "$build_dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+      -max_len=8192 -print_final_stats=1 -dict="tests/fuzz/$t.dict" \
+      -artifact_prefix="$artifacts/" "$corpus" "tests/fuzz/$t" 2>"$build_dir/fuzz_$t.log"; then
+    failed+=("$t")
+    tail -n 60 "$build_dir/fuzz_$t.log"
+  else
+    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)" \
+      "$build_dir/fuzz_$t.log" || true
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzzing found problems in: ${failed[*]} (inputs under $build_dir/artifacts/)" >&2
+  exit 1
+fi
+echo "fuzzing: no findings in ${targets[*]} (${seconds}s each)"

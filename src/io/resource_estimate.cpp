@@ -1,0 +1,419 @@
+// The resource guard's memory estimate (io/resource_estimate.hpp). Each term mirrors the code
+// that allocates it (named in the comment); tests/io/resource_estimate_test.cpp checks the terms
+// against hand counts, and docs/robustness.md compares totals with measured peak memory.
+#include "shardsim/io/resource_estimate.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "shardsim/metrics/report.hpp"
+#include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/plan_stats.hpp"
+#include "shardsim/sim/engine.hpp"
+#include "shardsim/sim/task.hpp"
+#include "shardsim/trace/empirical_profile.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// ---------------------------------------------------------------- constants (bytes)
+
+constexpr double kMatrixEntryBytes = sizeof(double);  // ByteMatrix
+// Text of one matrix entry in report.json (", " + number) or a CSV (",' + number): numbers of
+// bytes per iteration below 10^10 print in at most 10 characters ("{}" shortest form).
+constexpr double kMatrixEntryTextBytes = 12;
+// One task of the engine's graph: the Task (sim/task.hpp) with a deps vector of 1-3 ints on the
+// heap (a 32-byte allocation), its TaskSpan in the Timeline, the engine's dependents list,
+// remaining count and queue entry (sim/engine.cpp), and the report builder's per-GPU task lists
+// (metrics/report_builder.cpp): sizeof(Task) + 32 + sizeof(TaskSpan) + 4 x 4.
+constexpr double kTaskBytes = sizeof(Task) + 32 + sizeof(TaskSpan) + 16;
+// A collective member: its id in Collective::members and the member's deps list entry.
+constexpr double kCollectiveMemberBytes = 8;
+// A shard of a plan (plan/plan.hpp), the per-shard arrays of the iteration builder (lookups,
+// distinct rows, served GPUs, works: 3 doubles + an EmbeddingWork of 40 bytes), of plan_memory
+// and of the plan statistics (about as many again).
+constexpr double kShardBytes = sizeof(Shard) + 3 * 8 + 40 + 64;
+// A table as loaded (model/embedding_table.hpp) plus its name; a generated table's name is
+// short ("gen123": in the string's inline buffer).
+constexpr double kTableBytes = sizeof(EmbeddingTable);
+// Per GPU of a report: GpuReport, its plan statistics (GpuPlanStats) and memory (GpuMemory).
+constexpr double kReportPerGpuBytes = sizeof(GpuReport) + sizeof(GpuPlanStats) + sizeof(GpuMemory);
+// Per GPU per iteration: IterationTasks (last task of 4 streams, lookups, lookup time) and the
+// builder's per-GPU vectors of one iteration.
+constexpr double kIterationPerGpuBytes = 4 * 4 + 8 + 8 + 6 * 8;
+// A recorded trace's per-table profile (trace/empirical_profile.hpp): the exact head, the tail's
+// knots and count groups; and the exact distinct-row counter while one table is read (an
+// open-addressing map of (row, count) at load <= 1/2).
+double recorded_profile_bytes() {
+  const EmpiricalProfileOptions o;
+  return static_cast<double>(o.head_rows) * 16 + static_cast<double>(o.tail_knots) * 2 * 16 +
+         static_cast<double>(o.max_groups) * 24 + static_cast<double>(o.hot_candidates) * 24;
+}
+double recorded_builder_bytes() {
+  const EmpiricalProfileOptions o;
+  return static_cast<double>(std::bit_ceil(2 * o.exact_rows)) * 16;
+}
+
+double sq(double x) {
+  return x * x;
+}
+
+std::string count(double x) {
+  if (x < 1e6) return fmt::format("{:.0f}", x);
+  return fmt::format("{:.3g}", x);
+}
+
+int num_gpus(const Scenario& s) {
+  return s.cluster.nodes * s.cluster.preset.gpus_per_node;
+}
+
+// The plan's reports in one run: one per planner, one for placement.file.
+std::size_t reports_of(const Scenario& s) {
+  return s.placement.planners.size() + (s.placement.plan_file.empty() ? 0 : 1);
+}
+
+// Whether a plan may hold replicas (a serving map of N entries per replicated block, and
+// replica AllReduces): every planner but those that place each block once.
+bool may_replicate(std::string_view planner) {
+  return !(planner == "random" || planner == "round_robin" || planner == "table_wise" ||
+           planner == "karmarkar_karp" || planner == "row_wise" || planner == "column_wise" ||
+           planner == "table_row_wise" || planner == "table_column_wise" ||
+           planner == "memory_greedy" || planner == "access_greedy");
+}
+
+// Row blocks of the largest table a plan may cut (the per-table draw is blocks x N doubles).
+double estimated_blocks_per_table(std::string_view planner, const Scenario& s) {
+  const double n = num_gpus(s);
+  if (planner == "random" || planner == "round_robin" || planner == "table_wise" ||
+      planner == "karmarkar_karp" || planner == "column_wise" || planner == "data_parallel" ||
+      planner == "table_column_wise") {
+    return 1;
+  }
+  if (planner == "table_row_wise") return s.cluster.preset.gpus_per_node;
+  return n;  // row_wise, memory/access greedy, hybrid, plan files, unknown planners
+}
+
+}  // namespace
+
+double RunFootprint::kept_bytes() const {
+  double b = 0;
+  for (const auto& i : kept) b += i.bytes;
+  return b;
+}
+double RunFootprint::peak_bytes() const {
+  double b = 0;
+  for (const auto& i : peak) b += i.bytes;
+  return b;
+}
+double RunFootprint::output_bytes() const {
+  double b = 0;
+  for (const auto& i : output) b += i.bytes;
+  return b;
+}
+
+double estimated_shards(std::string_view planner, const Scenario& s) {
+  const double t = static_cast<double>(s.model.tables.size());
+  const double n = num_gpus(s);
+  const double g = s.cluster.preset.gpus_per_node;
+  double column_blocks = 0;  // dim / 4 blocks per table at most (cuts on multiples of 4)
+  for (const auto& table : s.model.tables) column_blocks += std::ceil(table.dim / 4.0);
+  if (planner == "random" || planner == "round_robin" || planner == "table_wise" ||
+      planner == "karmarkar_karp") {
+    return t;  // whole tables
+  }
+  if (planner == "column_wise") return column_blocks;
+  if (planner == "table_row_wise") return t * g;
+  if (planner == "table_column_wise") return std::min(t * g, column_blocks);
+  if (planner == "memory_greedy") return t + n;  // cuts where a GPU's share ends
+  if (planner == "access_greedy") {
+    // chunks: T + chunks_per_gpu (16 by default, 4096 at most) x (N + ...): docs/planners.md.
+    return t + 4096 * n;
+  }
+  return t * n;  // row_wise, data_parallel, hybrid, plan files, planners unknown here
+}
+
+RunFootprint run_footprint(const Scenario& s) {
+  RunFootprint f;
+  const double n = num_gpus(s);
+  const double t = static_cast<double>(s.model.tables.size());
+  const double reports = static_cast<double>(reports_of(s));
+  const double iterations = s.workload.warmup + s.workload.iterations;
+  const bool training = s.workload.mode == Mode::training;
+
+  // --- kept: the loaded scenario, and the reports until they are written.
+  double table_bytes = 0;
+  for (const auto& table : s.model.tables) {
+    table_bytes +=
+        kTableBytes + static_cast<double>(table.name.size()) +
+        16.0 * static_cast<double>(table.pooling.histogram.size() + table.heavy_hitters.size() / 2);
+  }
+  f.kept.push_back({fmt::format("the loaded model: {} tables", count(t)), table_bytes});
+  f.kept.push_back({fmt::format("communication matrices of the reports: {} report(s) x 2 x {}^2 x "
+                                "8 B",
+                                count(reports), count(n)),
+                    reports * 2 * sq(n) * kMatrixEntryBytes});
+  f.kept.push_back(
+      {fmt::format("per-GPU rows of the reports: {} report(s) x {} GPUs", count(reports), count(n)),
+       reports * n * kReportPerGpuBytes});
+
+  // --- peak: one plan made and simulated at a time (cli/pipeline.cpp).
+  // Planner-independent terms.
+  f.peak.push_back({fmt::format("communication matrices while simulating: 6 x {}^2 x 8 B (builder, "
+                                "per-group AlltoAll, result)",
+                                count(n)),
+                    6 * sq(n) * kMatrixEntryBytes});
+  f.peak.push_back(
+      {fmt::format("communication matrices of the plan statistics: 2 x {}^2 x 8 B", count(n)),
+       2 * sq(n) * kMatrixEntryBytes});
+  // Tasks per GPU per iteration (sim/iteration_builder.cpp): training: 8 local tasks + AlltoAll
+  // forward and backward + MLP AllReduce members (+ replica syncs); inference: 4 local + AlltoAll.
+  double largest_plan = 0;
+  std::string largest_plan_what;
+  for (std::size_t k = 0; k < reports_of(s); ++k) {
+    const std::string planner =
+        k < s.placement.planners.size() ? s.placement.planners[k] : std::string("file:");
+    const double shards = estimated_shards(planner, s);
+    const double replicated_tables = may_replicate(planner) ? t : 0;
+    // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member.
+    const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
+    const double tasks_per_gpu = (training ? 11 + (may_replicate(planner) ? 1 : 0) : 5) + input_a2a;
+    const double tasks = iterations * n * tasks_per_gpu;
+    const double blocks = estimated_blocks_per_table(planner, s);
+    const double plan_bytes =
+        shards * kShardBytes + replicated_tables * n * 8 +  // serving map: N ids per set
+        tasks * (kTaskBytes + kCollectiveMemberBytes) + iterations * n * kIterationPerGpuBytes +
+        blocks * n * 8;  // TableIterationDraw::lookups_by_block_gpu of the largest table
+    if (plan_bytes > largest_plan) {
+      largest_plan = plan_bytes;
+      largest_plan_what = fmt::format(
+          "plan '{}' and its simulation: ~{} shards, {} iterations x {} GPUs x {} tasks, draws of "
+          "{} blocks x {} GPUs",
+          planner, count(shards), count(iterations), count(n), count(tasks_per_gpu), count(blocks),
+          count(n));
+    }
+  }
+  if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});
+
+  // The network model (sim/fair_share_network.cpp): a LinkSample (24 B) for each link whose
+  // load changes when a collective starts or ends. Measured (docs/robustness.md): ~22 samples
+  // per GPU per iteration and plan in training, on 32 and 128 GPUs of dgx-a100 (1 and 4 racks);
+  // counted here as 4 links per GPU at each of the two ends of every collective (~40). The
+  // per-flow model keeps one flow per GPU pair of an AlltoAll (~64 B with its path).
+  const double collectives_per_iteration = training ? 4 + (t > 0 ? 1 : 0) : 2;
+  const double link_samples = s.simulation.link_sharing == LinkSharing::none
+                                  ? 0
+                                  : iterations * collectives_per_iteration * 2 * 4 * n;
+  if (link_samples > 0) {
+    f.peak.push_back(
+        {fmt::format("link utilisation samples: {} iterations x {} collectives x 2 x 4 x {} GPUs",
+                     count(iterations), count(collectives_per_iteration), count(n)),
+         link_samples * 24});
+  }
+  if (s.simulation.link_sharing == LinkSharing::per_flow) {
+    f.peak.push_back({fmt::format("per-flow network: {}^2 flows x 64 B", count(n)), sq(n) * 64});
+  }
+  // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
+  // link sample, for every plan of the run, kept until the file is written.
+  const double all_tasks = reports * iterations * n * ((training ? 13 : 6));
+  f.chrome_trace.push_back(
+      {fmt::format("Chrome trace text: {} plan(s) x {} iterations x {} GPUs x ~{} spans, and link "
+                   "samples",
+                   count(reports), count(iterations), count(n), training ? 13 : 6),
+       all_tasks * 300 + reports * link_samples * 110});
+
+  // Trace source (trace/): sampled mode counts distinct rows of a table's global batch in a
+  // TouchedRows set (2 slots per possible row, a power of two, 8 B each) and draws one GPU's
+  // bags at a time; a recorded trace keeps a profile per table and counts one table's rows
+  // while it is read.
+  if (!s.workload.trace.file.empty()) {
+    f.peak.push_back({fmt::format("recorded trace profiles: {} tables", count(t)),
+                      t * recorded_profile_bytes() + recorded_builder_bytes()});
+  } else if (s.workload.trace.mode == TraceMode::sampled) {
+    double largest_set = 0, largest_bags = 0;
+    std::string which;
+    for (const auto& table : s.model.tables) {
+      const double lookups = n * s.workload.batch_per_gpu * table.pooling.expected();
+      const double distinct = std::min(lookups, static_cast<double>(table.rows));
+      const double slots = std::exp2(std::ceil(std::log2(std::max(16.0, 2 * distinct))));
+      if (slots * 8 > largest_set) {
+        largest_set = slots * 8;
+        which = table.name;
+      }
+      largest_bags =
+          std::max(largest_bags, s.workload.batch_per_gpu * (table.pooling.expected() * 8 + 4));
+    }
+    f.peak.push_back(
+        {fmt::format("sampled trace: distinct rows of table '{}' over a global batch", which),
+         largest_set + largest_bags});
+  }
+
+  // --- output: report.json and the CSVs rendered as text before `--out` writes them
+  // (io/report_writer_output_dir.cpp): each matrix twice (JSON, CSV).
+  f.output.push_back(
+      {fmt::format("report files as text: {} report(s) x 2 matrices x 2 formats x {}^2 x {} B",
+                   count(reports), count(n), kMatrixEntryTextBytes),
+       reports * 4 * sq(n) * kMatrixEntryTextBytes});
+  return f;
+}
+
+ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape& shape) {
+  ResourceEstimate e;
+  if (runs.empty()) return e;
+  double kept = 0, output = 0, chrome_trace = 0;
+  std::size_t largest = 0;
+  std::vector<RunFootprint> feet;
+  feet.reserve(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    feet.push_back(run_footprint(runs[i]));
+    kept += feet.back().kept_bytes();
+    output += feet.back().output_bytes();
+    for (const auto& i : feet.back().chrome_trace) chrome_trace += i.bytes;
+    if (feet.back().peak_bytes() > feet[largest].peak_bytes()) largest = i;
+  }
+  const double in_flight =
+      static_cast<double>(std::min<std::size_t>(runs.size(), std::max(1, shape.jobs)));
+  const double peak = feet[largest].peak_bytes() * in_flight;
+  // The text of the largest file is also copied once more while rendered (ostringstream::str()).
+  const double out_total = shape.writes_out_dir ? output * 1.5 : 0;
+  // The trace text is copied once more into the file stream's buffer: counted once.
+  const double trace_total = shape.writes_chrome_trace ? chrome_trace : 0;
+  e.total_bytes = kept + peak + out_total + trace_total;
+
+  // Items: one run's terms when there is one run; otherwise summed kept terms by kind and the
+  // largest run's peak terms scaled by the runs in flight.
+  const std::string runs_text =
+      runs.size() == 1 ? std::string() : fmt::format("{} runs: ", count(runs.size()));
+  for (std::size_t k = 0; k < feet.front().kept.size(); ++k) {
+    double sum = 0;
+    for (const auto& f : feet) sum += k < f.kept.size() ? f.kept[k].bytes : 0;
+    e.items.push_back({runs_text + feet[largest].kept[k].what, sum});
+  }
+  const std::string flight_text =
+      in_flight > 1 ? fmt::format("{} runs at once: ", count(in_flight)) : std::string();
+  for (const auto& i : feet[largest].peak)
+    e.items.push_back({flight_text + i.what, i.bytes * in_flight});
+  if (shape.writes_out_dir) {
+    e.items.push_back({runs_text + feet[largest].output.front().what, out_total});
+  }
+  if (shape.writes_chrome_trace) {
+    e.items.push_back({runs_text + feet[largest].chrome_trace.front().what, trace_total});
+  }
+  std::stable_sort(e.items.begin(), e.items.end(),
+                   [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
+  return e;
+}
+
+std::string human_bytes(double bytes) {
+  if (bytes >= 1e12) return fmt::format("{:.2f} TB", bytes / 1e12);
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+namespace {
+
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<double>(pages) * static_cast<double>(page);
+}
+
+// cgroup v2 memory.max, or v1 memory.limit_in_bytes; 0 when none (or "max").
+double cgroup_limit_bytes() {
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text) || text == "max") continue;
+    double v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && v > 0 && v < 1e18) return v;
+  }
+  return 0;
+}
+
+}  // namespace
+
+MemoryLimit default_memory_limit() {
+  const double physical = physical_memory_bytes();
+  const double cgroup = cgroup_limit_bytes();
+  double machine = physical;
+  std::string what = "this machine's";
+  if (cgroup > 0 && (machine <= 0 || cgroup < machine)) {
+    machine = cgroup;
+    what = "this container's";
+  }
+  if (!(machine > 0)) return MemoryLimit{0, "no limit (the machine's memory is unknown)"};
+  return MemoryLimit{machine / 2,
+                     fmt::format("half of {} {:.1f} GiB", what, machine / 1073741824.0)};
+}
+
+MemoryLimit parse_memory_limit(std::string_view text, const std::string& flag) {
+  const auto fail = [&] {
+    return InputError(SourceLocation{}, flag, fmt::format("'{}' is not a memory size", text),
+                      "write e.g. 8G, 512M, 1.5T or a number of bytes; 0 or none for no limit");
+  };
+  std::string s;
+  for (char c : text) {
+    if (!std::isspace(static_cast<unsigned char>(c))) {
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  const std::string origin = fmt::format("{} {}", flag, text);
+  if (s == "0" || s == "none" || s == "unlimited") return MemoryLimit{0, origin};
+  double value = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || p == s.data() || !std::isfinite(value) || value < 0) throw fail();
+  std::string unit(p, static_cast<const char*>(s.data() + s.size()));
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "8GB", "8GiB"
+  if (unit.size() == 2 && unit[1] == 'i') unit.pop_back();   // binary spelled out: the same
+  double scale = 1;
+  if (unit.empty()) {
+    scale = 1;
+  } else if (unit == "k") {
+    scale = 1024.0;
+  } else if (unit == "m") {
+    scale = 1024.0 * 1024;
+  } else if (unit == "g") {
+    scale = 1024.0 * 1024 * 1024;
+  } else if (unit == "t") {
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  } else {
+    throw fail();
+  }
+  const double bytes = value * scale;
+  if (!(bytes >= 1) || !std::isfinite(bytes)) throw fail();
+  return MemoryLimit{bytes, origin};
+}
+
+void check_memory(const ResourceEstimate& estimate, const MemoryLimit& limit,
+                  const std::string& source) {
+  if (limit.bytes <= 0 || estimate.total_bytes <= limit.bytes) return;
+  std::string terms;
+  for (std::size_t i = 0; i < estimate.items.size() && i < 3; ++i) {
+    if (estimate.items[i].bytes < 0.01 * estimate.total_bytes) break;
+    terms += fmt::format("; {}: {}", estimate.items[i].what, human_bytes(estimate.items[i].bytes));
+  }
+  throw InputError(
+      SourceLocation{source}, "--max-memory",
+      fmt::format("the run would need about {} of memory, more than the limit of {} ({}){}",
+                  human_bytes(estimate.total_bytes), human_bytes(limit.bytes), limit.origin, terms),
+      "use fewer GPUs (cluster.nodes), planners, iterations or sweep points, fewer --jobs, "
+      "`trace: {mode: expected}`, or raise the limit with --max-memory (e.g. --max-memory " +
+          fmt::format("{:.0f}G", std::ceil(estimate.total_bytes * 1.25 / 1073741824.0)) + ")");
+}
+
+}  // namespace shardsim

@@ -1,0 +1,354 @@
+// The catalogue of bad inputs (docs/robustness.md, "The catalogue"), end to end: each case runs
+// the `shardsim` binary on one bad input and expects exit code 2 and a message on stderr that
+// names the file (and line, when the input has lines), the key and what was expected. One test
+// per case: `ctest -R Catalogue` lists them; docs/robustness.md names each.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/scenario_test_helpers.hpp"
+#include "shardsim/trace/xxhash64.hpp"
+#include "support/cli_run.hpp"
+
+namespace shardsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run;
+using testing::unique_temp;
+
+// A folder per case: the scenario `bad.yaml` and the files it refers to.
+struct Workspace {
+  fs::path dir = unique_temp("shardsim_catalogue");
+  Workspace() { fs::create_directories(dir); }
+  ~Workspace() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+struct Case {
+  std::string name;
+  // Writes the inputs; returns the arguments of `shardsim`.
+  std::function<std::string(const Workspace&)> setup;
+  std::string where;  // e.g. "bad.yaml:9:" (file and line), or "<command line>"
+  std::string key;    // the key named as "key '...'" (empty: the message names none)
+  std::string what;   // what was expected / found
+};
+
+// The tiny scenario (tests/io/scenario_test_helpers.hpp: line numbers are documented there)
+// with line `line` replaced, run with `args`.
+std::function<std::string(const Workspace&)> scenario(int line, const std::string& text,
+                                                      const std::string& args = "") {
+  return [=](const Workspace& w) {
+    return "run " + w.write("bad.yaml", test::tiny_with(line, text)) + " " + args;
+  };
+}
+std::function<std::string(const Workspace&)> scenario_plus(const std::string& extra,
+                                                           const std::string& command = "run",
+                                                           const std::string& args = "") {
+  return [=](const Workspace& w) {
+    return command + " " + w.write("bad.yaml", test::tiny_plus(extra)) + " " + args;
+  };
+}
+
+// The tiny scenario simulating the plan file `plan.yaml` with `plan` as its text (8 GPUs;
+// tables a: 1000 x 16 and b: 5000 x 32).
+std::function<std::string(const Workspace&)> plan_file(const std::string& plan) {
+  return [=](const Workspace& w) {
+    w.write("plan.yaml", plan);
+    return "run " + w.write("bad.yaml", test::tiny_with(17, "  file: plan.yaml"));
+  };
+}
+const std::string kPlanHead = "format: shardsim-plan-1\nnum_gpus: 8\ntables:\n  a: [{gpu: 0}]\n";
+
+// The trace file of tests/fuzz/fixtures (tables a: 1000 rows, b: 5000 rows), edited by `edit`,
+// replayed by the tiny scenario.
+std::vector<char> fixture_trace() {
+  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/tests/fuzz/fixtures/trace.bin",
+                   std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+void put64(std::vector<char>& b, std::size_t at, std::uint64_t v) {
+  std::memcpy(b.data() + at, &v, 8);
+}
+void reseal_header(std::vector<char>& b) {
+  put64(b, 40, xxh64(std::as_bytes(std::span<const char>(b.data(), 40))));
+}
+std::function<std::string(const Workspace&)> trace_file(
+    const std::function<void(std::vector<char>&)>& edit) {
+  return [=](const Workspace& w) {
+    std::vector<char> bytes = fixture_trace();
+    edit(bytes);
+    w.write("trace.bin", std::string(bytes.begin(), bytes.end()));
+    return "run " + w.write("bad.yaml", test::tiny_with(15,
+                                                        "  batch_per_gpu: 4\n  trace: {file: "
+                                                        "trace.bin}"));
+  };
+}
+
+std::string sweep_of_points(int axes) {
+  std::string s = "sweep:\n";
+  for (int k = 0; k < axes; ++k) {
+    s += "  cost.k" + std::to_string(k) + ": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
+  }
+  return s;
+}
+
+std::vector<Case> catalogue() {
+  const std::string empty_tables = [] {
+    std::vector<std::string> l = test::tiny_lines();
+    l[5] = "  tables: []";
+    l.erase(l.begin() + 6, l.begin() + 11);
+    return test::join_lines(l);
+  }();
+  return {
+      // ----- malformed YAML, wrong types, unknown and missing keys
+      {"MalformedYaml", scenario(12, "  bottom_mlp: [64, 16"), "bad.yaml:13:", "",
+       "malformed YAML"},
+      {"TabIndentation", scenario(4, "\tnodes: 1"), "bad.yaml:4:", "", "illegal tab"},
+      {"NotUtf8", scenario(1, "name: caf\xe9"), "bad.yaml:1:", "", "not valid UTF-8"},
+      {"AliasBomb",
+       [](const Workspace& w) {
+         std::string s = "name: [&a0 [x, x, x, x, x, x, x, x, x, x]";
+         for (int i = 1; i < 9; ++i) {
+           s += ", &a" + std::to_string(i) + " [";
+           for (int k = 0; k < 10; ++k) s += (k ? ", *a" : "*a") + std::to_string(i - 1);
+           s += "]";
+         }
+         return "run " + w.write("bad.yaml", s + "]\n");
+       },
+       "bad.yaml:1:", "", "aliases expand the document"},
+      {"NestingTooDeep",
+       [](const Workspace& w) {
+         return "run " + w.write("bad.yaml", "name: " + std::string(50000, '[') +
+                                                 std::string(50000, ']') + "\n");
+       },
+       "bad.yaml:1:", "", "malformed YAML"},
+      {"WrongTypeScalar", scenario(9, "      rows: abc"), "bad.yaml:9:", "model.tables[1].rows",
+       "expected an integer, found 'abc'"},
+      {"WrongTypeMapping", scenario(15, "  batch_per_gpu: {a: 1}"),
+       "bad.yaml:15:", "workload.batch_per_gpu", "expected an integer, found a mapping"},
+      {"UnknownKeyWithSuggestion", scenario(15, "  batch_per_gpuu: 512"),
+       "bad.yaml:15:", "workload.batch_per_gpuu", "did you mean 'batch_per_gpu'?"},
+      {"MissingRequiredKey", scenario(15, "  iterations: 5"),
+       "bad.yaml:15:", "workload.batch_per_gpu", "missing required key"},
+      {"KeyWrittenTwice", scenario(10, "      dim: 32\n      dim: 64"),
+       "bad.yaml:11:", "model.tables[1].dim", "written twice"},
+      // ----- out-of-range values
+      {"RowsZero", scenario(9, "      rows: 0"), "bad.yaml:9:", "model.tables[1].rows",
+       "expected a positive integer, found 0"},
+      {"RowsNegative", scenario(9, "      rows: -5"), "bad.yaml:9:", "model.tables[1].rows",
+       "expected a positive integer, found -5"},
+      {"Rows1e15", scenario(9, "      rows: 1000000000000000"),
+       "bad.yaml:9:", "model.tables[1].rows", "more than the limit of 10^13"},
+      {"DimNotMultipleOf4", scenario(10, "      dim: 30"), "bad.yaml:10:", "model.tables[1].dim",
+       "not a multiple of 4"},
+      {"AlphaNegative",
+       scenario(7, "    - {name: a, rows: 1000, dim: 16, pooling: 2, alpha: -0.5}"),
+       "bad.yaml:7:", "model.tables[0].alpha", "expected a number >= 0"},
+      {"BatchZero", scenario(15, "  batch_per_gpu: 0"), "bad.yaml:15:", "workload.batch_per_gpu",
+       "expected a positive integer, found 0"},
+      {"ZeroGpus", scenario(4, "  nodes: 0"), "bad.yaml:4:", "cluster.nodes",
+       "expected a positive integer, found 0"},
+      {"NanAlpha", scenario(7, "    - {name: a, rows: 1000, dim: 16, pooling: 2, alpha: nan}"),
+       "bad.yaml:7:", "model.tables[0].alpha", "finite"},
+      {"YamlNanAlpha", scenario(7, "    - {name: a, rows: 1000, dim: 16, pooling: 2, alpha: .nan}"),
+       "bad.yaml:7:", "model.tables[0].alpha", "expected a number"},
+      {"InfPooling", scenario(11, "      pooling: inf"), "bad.yaml:11:", "model.tables[1].pooling",
+       "finite"},
+      {"EmptyTableList",
+       [=](const Workspace& w) { return "run " + w.write("bad.yaml", empty_tables); },
+       "bad.yaml:6:", "model.tables", "no embedding tables"},
+      {"TooManyGeneratedTables",
+       scenario(13,
+                "  top_mlp: [64, 1]\n  generate: {count: 2000000, rows: 10, dim: 16, pooling: 1}"),
+       "bad.yaml:14:", "model.generate.count", "more than the limit of 1000000"},
+      {"HeavyHittersSumAboveOne", scenario(11, "      pooling: 4\n      heavy_hitters: [0.6, 0.5]"),
+       "bad.yaml:12:", "model.tables[1].heavy_hitters", "sum to 1.1"},
+      {"NodesNotWholeScaleUpDomains",
+       scenario(4, "  nodes: 3\n  overrides: {scale_up_domain_nodes: 2}"),
+       "bad.yaml:4:", "cluster.nodes", "whole scale-up domains of 2 nodes"},
+      {"NodesBeyondTheNetwork", scenario(4, "  nodes: 1121"), "bad.yaml:4:", "cluster.nodes",
+       "capacity of 1120 nodes"},
+      {"PrecisionTheGpuLacks",
+       scenario(13, "  top_mlp: [64, 1]\n  precision: {mlp: bf16}",
+                "--set cluster.preset=rtx2080ti-8"),
+       "bad.yaml:14:", "model.precision.mlp", "no bf16 support"},
+      {"NegativeCostParameter", scenario_plus("cost: {collective_launch_s: -1}"),
+       "bad.yaml:18:", "cost.collective_launch_s", ">= 0"},
+      {"PresetOverrideZero",
+       scenario(4, "  nodes: 1\n  overrides: {gpu: {hbm_achievable_GBps: 0}}"),
+       "bad.yaml:5:", "cluster.overrides.gpu.hbm_achievable_GBps", "expected a positive number"},
+      // ----- the engine's `simulation:` block (io/simulation_loader.cpp)
+      {"SimulationUnknownKey", scenario_plus("simulation: {link_sharin: none}"),
+       "bad.yaml:18:", "simulation.link_sharin", "did you mean 'link_sharing'?"},
+      {"SimulationUnknownLinkSharing", scenario_plus("simulation: {link_sharing: per_flw}"),
+       "bad.yaml:18:", "simulation.link_sharing", "did you mean 'per_flow'?"},
+      {"SimulationPerFlowTooManyGpus",
+       scenario(4, "  nodes: 64", "--set simulation.link_sharing=per_flow"), "bad.yaml",
+       "simulation.link_sharing", "more than its limit of 256"},
+      {"SimulationUnknownPipelineKey",
+       scenario_plus("simulation:\n  pipeline: {input_alltoal: serial}"),
+       "bad.yaml:19:", "simulation.pipeline.input_alltoal", "did you mean 'input_alltoall'?"},
+      {"SimulationUnknownPipelineMode",
+       scenario_plus("simulation:\n  pipeline: {pooled_alltoall: overlaped}"),
+       "bad.yaml:19:", "simulation.pipeline.pooled_alltoall", "did you mean 'overlapped'?"},
+      {"StragglersNotAList", scenario_plus("simulation: {stragglers: 3}"),
+       "bad.yaml:18:", "simulation.stragglers", "expected a list of stragglers"},
+      {"StragglerGpu9999",
+       scenario_plus("simulation:\n  stragglers:\n    - {gpu: 9999, slowdown: 1.5}"),
+       "bad.yaml:20:", "simulation.stragglers[0].gpu", "GPU 9999 does not exist"},
+      {"StragglerListedTwice",
+       scenario_plus("simulation:\n  stragglers:\n    - {gpu: 1, slowdown: 1.5}\n"
+                     "    - {gpu: 1, slowdown: 2}"),
+       "bad.yaml:21:", "simulation.stragglers[1].gpu", "GPU 1 is listed twice"},
+      {"StragglerSlowdownBelowOne",
+       scenario_plus("simulation:\n  stragglers:\n    - {gpu: 1, slowdown: 0.5}"),
+       "bad.yaml:20:", "simulation.stragglers[0].slowdown", "expected a slowdown >= 1"},
+      {"StragglerSlowdownInf",
+       scenario_plus("simulation:\n  stragglers:\n    - {gpu: 1, slowdown: .inf}"),
+       "bad.yaml:20:", "simulation.stragglers[0].slowdown", "expected a"},
+      {"JitterNegative", scenario_plus("simulation: {jitter: {cv: -0.1}}"),
+       "bad.yaml:18:", "simulation.jitter.cv", "expected a number >= 0"},
+      {"JitterAboveOne", scenario_plus("simulation: {jitter: {cv: 3}}"),
+       "bad.yaml:18:", "simulation.jitter.cv", "in [0, 1], found 3"},
+      {"JitterNan", scenario_plus("simulation: {jitter: {cv: nan}}"),
+       "bad.yaml:18:", "simulation.jitter.cv", "finite"},
+      // ----- unknown presets, planners and options
+      {"UnknownPreset", scenario(3, "  preset: dgx-a1000"), "bad.yaml:3:", "cluster.preset",
+       "did you mean 'dgx-a100'?"},
+      {"UnknownPlanner", scenario(17, "  planner: tabel_wise"), "bad.yaml:17:", "placement.planner",
+       "did you mean 'table_wise'?"},
+      {"UnknownPlannerOption", scenario(17, "  planner: table_wise\n  options: {cots: size}"),
+       "bad.yaml:18:", "placement.options.cots", "did you mean 'cost'?"},
+      // ----- plan files
+      {"PlanMissesRows", plan_file(kPlanHead + "  b: [{rows: [0, 4000], gpu: 1}]\n"),
+       "plan.yaml:5:", "tables.b", "rows [4000, 5000) are not placed"},
+      {"PlanOverlapsRows",
+       plan_file(kPlanHead +
+                 "  b:\n    - {rows: [0, 3000], gpu: 1}\n    - {rows: [2000, 5000], gpu: 2}\n"),
+       "plan.yaml:7:", "tables.b[1]", "rows [2000, 3000) are placed more than once"},
+      {"PlanNamesGpu9999", plan_file(kPlanHead + "  b: [{gpu: 9999}]\n"),
+       "plan.yaml:5:", "tables.b[0]", "GPU 9999 does not exist (the cluster has 8 GPUs"},
+      {"PlanUnknownTable", plan_file(kPlanHead + "  bb: [{gpu: 1}]\n"), "plan.yaml:5:", "tables.bb",
+       "did you mean 'b'?"},
+      {"PlanForAnotherCluster", plan_file("num_gpus: 16\ntables: {a: [{gpu: 0}], b: [{gpu: 1}]}\n"),
+       "plan.yaml:1:", "num_gpus", "made for 16 GPUs but the cluster has 8"},
+      {"PlanMalformed", plan_file("tables: {a: [{gpu: 0}], b: [{gpu: 1}]\n"), "plan.yaml:2:", "",
+       "malformed YAML"},
+      {"PlanFileMissing", scenario(17, "  file: nope.yaml"), "bad.yaml:17:", "placement.file",
+       "no plan file at"},
+      // ----- trace files
+      {"TraceTruncated", trace_file([](std::vector<char>& b) { b.resize(b.size() - 20); }),
+       "trace.bin", "workload.trace.file", "cut short"},
+      {"TraceWrongMagic", trace_file([](std::vector<char>& b) { b[0] = 'X'; }), "trace.bin",
+       "workload.trace.file", "not a shardsim trace file"},
+      {"TraceWrongVersion", trace_file([](std::vector<char>& b) {
+         b[8] = 2;
+         reseal_header(b);
+       }),
+       "trace.bin", "workload.trace.file", "format version 2, but this shardsim reads version 1"},
+      {"TraceHeaderClaims1e12Entries", trace_file([](std::vector<char>& b) {
+         put64(b, 24, 1'000'000'000'000ULL);
+         reseal_header(b);
+       }),
+       "trace.bin", "workload.trace.file", "claims 2 tables of 1000000000000 samples"},
+      {"TraceOfAnotherModel",
+       [](const Workspace& w) {
+         const std::vector<char> b = fixture_trace();
+         w.write("trace.bin", std::string(b.begin(), b.end()));
+         std::vector<std::string> lines = test::tiny_lines();
+         lines[8] = "      rows: 6000";
+         lines[14] = "  batch_per_gpu: 4\n  trace: {file: trace.bin}";
+         return "run " + w.write("bad.yaml", test::join_lines(lines));
+       },
+       "trace.bin", "workload.trace.file", "has 5000 rows in the trace but 6000 in the model"},
+      {"TraceCsvBadLine",
+       [](const Workspace& w) {
+         w.write("trace.csv", "table,sample,row\n0,0,1\n1,zero,2\n");
+         return "run " + w.write("bad.yaml", test::tiny_with(15,
+                                                             "  batch_per_gpu: 4\n  trace: "
+                                                             "{file: trace.csv}"));
+       },
+       "trace.csv:3", "workload.trace.file", "three whole numbers"},
+      // ----- --set
+      {"SetBadPath", scenario(1, "name: tiny", "--set cluster..nodes=2"), "<command line>",
+       "--set cluster..nodes", "bad key path"},
+      {"SetBadValue", scenario(1, "name: tiny", "--set cluster.nodes=abc"), "bad.yaml: key",
+       "cluster.nodes", "expected an integer, found 'abc'"},
+      {"SetIndexPastTheEnd", scenario(1, "name: tiny", "--set model.tables[5].rows=1"),
+       "<command line>", "--set model.tables[5].rows", "past the end of 'model.tables'"},
+      {"SetWithoutEquals", scenario(1, "name: tiny", "--set cluster.nodes"), "<command line>",
+       "--set cluster.nodes", "has no '='"},
+      {"SetValueNotYaml", scenario(1, "name: tiny", "--set 'cluster.nodes=[1,'"), "<command line>",
+       "--set cluster.nodes", "is not valid YAML"},
+      {"SetUnknownKey", scenario(1, "name: tiny", "--set cluster.nodez=2"), "bad.yaml",
+       "cluster.nodez", "did you mean 'nodes'?"},
+      // ----- sweep blocks
+      {"SweepNotAList", scenario_plus("sweep:\n  cluster.nodes: 4", "sweep"),
+       "bad.yaml:19:", "sweep.cluster.nodes", "expected a list of values"},
+      {"SweepEmptyList", scenario_plus("sweep:\n  cluster.nodes: []", "sweep"),
+       "bad.yaml:19:", "sweep.cluster.nodes", "empty"},
+      {"SweepUnknownKey", scenario_plus("sweep:\n  cluster.nodez: [1, 2]", "sweep"),
+       "bad.yaml:19:", "cluster.nodez", "did you mean 'nodes'?"},
+      {"SweepBadValue", scenario_plus("sweep:\n  cluster.nodes: [1, 0]", "sweep"),
+       "bad.yaml:19:", "cluster.nodes", "expected a positive integer, found 0"},
+      {"SweepIndexPastTheEnd", scenario_plus("sweep:\n  model.tables[7].rows: [1, 2]", "sweep"),
+       "bad.yaml:19:", "sweep.model.tables[7].rows", "past the end"},
+      {"SweepTooManyPoints", scenario_plus(sweep_of_points(5), "sweep"),
+       "bad.yaml:23:", "sweep.cost.k4", "more than 10000 points"},
+      {"SweepOverMaxPoints",
+       scenario_plus("sweep:\n  cluster.nodes: [1, 2, 3]", "sweep", "--max-points 2"),
+       "bad.yaml:19:", "sweep.cluster.nodes", "more than 2 points"},
+      // ----- resource limits
+      {"MaxMemoryNotASize", scenario(1, "name: tiny", "--max-memory 8X"), "<command line>",
+       "--max-memory", "'8X' is not a memory size"},
+      {"OverTheMemoryLimit", scenario(4, "  nodes: 64", "--max-memory 1M"), "bad.yaml",
+       "--max-memory", "the run would need about"},
+      {"SweepOverTheMemoryLimit",
+       scenario_plus("sweep:\n  cluster.nodes: [32, 64]", "sweep", "--max-memory 2M --jobs 2"),
+       "bad.yaml", "--max-memory", "2 runs at once"},
+  };
+}
+
+// Test names come from the case names; gtest prints a case by its name.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class Catalogue : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Catalogue, ExitsTwoNamingFileLineKeyAndExpectation) {
+  const Case& c = GetParam();
+  const Workspace w;
+  const std::string args = c.setup(w);
+  const testing::Result r = run(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(c.where), std::string::npos) << "where '" << c.where << "' in: " << r.err;
+  if (!c.key.empty()) {
+    EXPECT_NE(r.err.find("key '" + c.key + "'"), std::string::npos)
+        << "key '" << c.key << "' in: " << r.err;
+  }
+  EXPECT_NE(r.err.find(c.what), std::string::npos) << "'" << c.what << "' in: " << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "no report for bad input: " << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInput, Catalogue, ::testing::ValuesIn(catalogue()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace shardsim

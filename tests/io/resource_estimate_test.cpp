@@ -1,0 +1,211 @@
+// The resource guard's estimate against hand counts (io/resource_estimate.hpp), memory sizes on
+// the command line, and the refusal message.
+#include "shardsim/io/resource_estimate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "scenario_test_helpers.hpp"
+#include "shardsim/metrics/report.hpp"
+#include "shardsim/model/embedding_table.hpp"
+
+namespace shardsim {
+namespace {
+
+// The tiny scenario (2 tables: a 1000 x 16, b 5000 x 32; dgx-a100, 8 GPUs a node) with
+// `nodes` nodes and the given planners.
+Scenario tiny(int nodes, const std::string& planners = "table_wise",
+              const std::string& extra_workload = "") {
+  std::vector<std::string> lines = test::tiny_lines();
+  lines[3] = "  nodes: " + std::to_string(nodes);
+  lines[16] = "  planner: " + planners;
+  if (!extra_workload.empty()) lines[14] += "\n" + extra_workload;
+  return load_scenario_text(test::join_lines(lines), "tiny.yaml");
+}
+
+double item(const std::vector<MemoryItem>& items, const std::string& prefix) {
+  for (const MemoryItem& i : items) {
+    if (i.what.rfind(prefix, 0) == 0) return i.bytes;
+  }
+  ADD_FAILURE() << "no item starting with '" << prefix << "'";
+  return -1;
+}
+
+TEST(ResourceEstimate, CommunicationMatricesGrowAsGpusSquared) {
+  // 512 nodes x 8 = 4096 GPUs, three planners: each report keeps a forward and a backward
+  // 4096 x 4096 matrix of doubles: 3 x 2 x 4096^2 x 8 B = 805,306,368 B.
+  const Scenario s = tiny(512, "[table_wise, row_wise, data_parallel]");
+  const RunFootprint f = run_footprint(s);
+  EXPECT_EQ(item(f.kept, "communication matrices of the reports"), 805306368.0);
+  // While one plan is simulated: builder (2), per-group AlltoAll (2) and result (2) matrices,
+  // 6 x 4096^2 x 8 B = 805,306,368 B; the plan statistics' two: 268,435,456 B.
+  EXPECT_EQ(item(f.peak, "communication matrices while simulating"), 805306368.0);
+  EXPECT_EQ(item(f.peak, "communication matrices of the plan statistics"), 268435456.0);
+  // As text for --out: 3 reports x 4 matrices (fwd, bwd; JSON and CSV) x 4096^2 x 12 B.
+  EXPECT_EQ(item(f.output, "report files as text"), 3.0 * 4 * 4096 * 4096 * 12);
+  // 8 GPUs: 64 entries per matrix.
+  EXPECT_EQ(item(run_footprint(tiny(1)).kept, "communication matrices of the reports"),
+            1.0 * 2 * 64 * 8);
+}
+
+TEST(ResourceEstimate, LoadedModelAndPerGpuRows) {
+  const Scenario s = tiny(2);  // 16 GPUs, one planner
+  const RunFootprint f = run_footprint(s);
+  // Two tables named "a" and "b": 2 x sizeof(EmbeddingTable) + 2 name bytes.
+  EXPECT_EQ(item(f.kept, "the loaded model"), 2.0 * sizeof(EmbeddingTable) + 2);
+  EXPECT_GT(item(f.kept, "per-GPU rows"), 16.0 * sizeof(GpuReport));
+  // Generated tables gen0..gen999: 1000 tables + 3 x 1000 + (10 + 2 x 90 + 3 x 900) = 5890
+  // name bytes, plus the two listed tables.
+  std::vector<std::string> lines = test::tiny_lines();
+  lines[12] += "\n  generate: {count: 1000, rows: 100, dim: 16, pooling: 1}";
+  const Scenario g = load_scenario_text(test::join_lines(lines), "gen.yaml");
+  EXPECT_EQ(item(run_footprint(g).kept, "the loaded model"),
+            1002.0 * sizeof(EmbeddingTable) + 2 + 5890);
+}
+
+TEST(ResourceEstimate, ShardsPerPlanner) {
+  // T = 2 tables (dims 16 and 32), N = 8 GPUs, G = 8 GPUs a node.
+  const Scenario s = tiny(1);
+  EXPECT_EQ(estimated_shards("table_wise", s), 2);
+  EXPECT_EQ(estimated_shards("random", s), 2);
+  EXPECT_EQ(estimated_shards("row_wise", s), 16);               // T x N
+  EXPECT_EQ(estimated_shards("data_parallel", s), 16);          // T x N replicas
+  EXPECT_EQ(estimated_shards("column_wise", s), 12);            // 16/4 + 32/4 column blocks
+  EXPECT_EQ(estimated_shards("table_row_wise", s), 16);         // T x G
+  EXPECT_EQ(estimated_shards("table_column_wise", s), 12);      // min(T x G, column blocks)
+  EXPECT_EQ(estimated_shards("memory_greedy", s), 10);          // T + N
+  EXPECT_EQ(estimated_shards("a_planner_added_later", s), 16);  // T x N: the most
+}
+
+TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {
+  // Table b: pooling 4, 8 GPUs x 512 samples: 16384 lookups <= 5000 rows -> 5000 distinct;
+  // 2 x 5000 -> 16384 slots x 8 B = 131072 B; table a: 8 x 512 x 2 = 8192 lookups, 1000 rows ->
+  // 2048 slots. Bags of one GPU of b: 512 x (4 x 8 + 4) = 18432 B.
+  const Scenario s = tiny(1, "table_wise", "  trace: {mode: sampled}");
+  EXPECT_EQ(item(run_footprint(s).peak, "sampled trace"), 131072.0 + 18432);
+  // Expected mode has no such term.
+  for (const MemoryItem& i : run_footprint(tiny(1)).peak) {
+    EXPECT_EQ(i.what.find("sampled"), std::string::npos) << i.what;
+  }
+}
+
+TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
+  // Training: 11 tasks per GPU per iteration for table_wise and the input AlltoAll (on by
+  // default: simulation.pipeline.input_alltoall); 12 iterations (2 warm-up + 10).
+  const double t8 = item(run_footprint(tiny(1)).peak, "plan 'table_wise'");
+  const double t16 = item(run_footprint(tiny(2)).peak, "plan 'table_wise'");
+  // The difference between 16 and 8 GPUs: 8 more GPUs x 12 iterations x 11 tasks and their
+  // per-GPU iteration data, plus 8 more entries in the draw of one block: linear in N.
+  const double t24 = item(run_footprint(tiny(3)).peak, "plan 'table_wise'");
+  EXPECT_NEAR(t24 - t16, t16 - t8, 1e-6);
+  EXPECT_GT(t16 - t8, 8.0 * 12 * 11 * 100);  // at least 100 B a task
+}
+
+TEST(ResourceEstimate, LinkSamplesPerFlowAndChromeTrace) {
+  const auto with = [](const std::string& simulation) {
+    std::vector<std::string> lines = test::tiny_lines();
+    lines.push_back("simulation: " + simulation);
+    return load_scenario_text(test::join_lines(lines), "tiny.yaml");
+  };
+  const Scenario aggregated = with("{link_sharing: aggregated}");
+  // Training: 5 collectives an iteration (4 + replica syncs), 12 iterations, 2 ends each, 4
+  // links a GPU, 8 GPUs; 24 B a sample.
+  const double samples = 12.0 * 5 * 2 * 4 * 8;
+  EXPECT_DOUBLE_EQ(item(run_footprint(aggregated).peak, "link utilisation samples"), samples * 24);
+  for (const MemoryItem& i : run_footprint(with("{link_sharing: none}")).peak) {
+    EXPECT_EQ(i.what.find("link utilisation"), std::string::npos) << "no samples without sharing";
+  }
+  // The per-flow model: one flow per GPU pair, 64 B each.
+  EXPECT_DOUBLE_EQ(item(run_footprint(with("{link_sharing: per_flow}")).peak, "per-flow network"),
+                   8.0 * 8 * 64);
+  // --trace-out: ~300 B a span (12 iterations x 8 GPUs x 13 spans, one plan) and 110 B a sample,
+  // counted only when the run writes a trace.
+  const double trace = 12.0 * 8 * 13 * 300 + samples * 110;
+  EXPECT_DOUBLE_EQ(item(run_footprint(aggregated).chrome_trace, "Chrome trace text"), trace);
+  const std::vector<Scenario> runs{aggregated};
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, false, true}).total_bytes,
+                   estimate_memory(runs, RunShape{1, false, false}).total_bytes + trace);
+  EXPECT_DOUBLE_EQ(item(estimate_memory(runs, RunShape{1, false, true}).items, "Chrome trace"),
+                   trace);
+}
+
+TEST(ResourceEstimate, RunsCombineKeptPeakAndOutput) {
+  const std::vector<Scenario> runs{tiny(1), tiny(4), tiny(2)};
+  const RunFootprint f1 = run_footprint(runs[0]), f4 = run_footprint(runs[1]),
+                     f2 = run_footprint(runs[2]);
+  const double kept = f1.kept_bytes() + f4.kept_bytes() + f2.kept_bytes();
+  // One job: the kept bytes of all, the peak of the largest (4 nodes).
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, false}).total_bytes, kept + f4.peak_bytes());
+  // Two jobs: two peaks in flight; five jobs for three runs: three.
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{2, false}).total_bytes,
+                   kept + 2 * f4.peak_bytes());
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{5, false}).total_bytes,
+                   kept + 3 * f4.peak_bytes());
+  // --out: the text of every report, 1.5 times (the copy made while rendering).
+  EXPECT_DOUBLE_EQ(
+      estimate_memory(runs, RunShape{1, true}).total_bytes,
+      kept + f4.peak_bytes() + 1.5 * (f1.output_bytes() + f4.output_bytes() + f2.output_bytes()));
+  // Items are sorted largest first.
+  const ResourceEstimate e = estimate_memory(runs, RunShape{2, true});
+  for (std::size_t i = 1; i < e.items.size(); ++i)
+    EXPECT_GE(e.items[i - 1].bytes, e.items[i].bytes);
+}
+
+TEST(ResourceEstimate, MemorySizes) {
+  EXPECT_EQ(parse_memory_limit("8G").bytes, 8.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(parse_memory_limit("8GiB").bytes, 8.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(parse_memory_limit("8gb").bytes, 8.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(parse_memory_limit("512M").bytes, 512.0 * 1024 * 1024);
+  EXPECT_EQ(parse_memory_limit("1.5T").bytes, 1.5 * 1024 * 1024 * 1024 * 1024);
+  EXPECT_EQ(parse_memory_limit("100k").bytes, 102400.0);
+  EXPECT_EQ(parse_memory_limit("1e9").bytes, 1e9);
+  EXPECT_EQ(parse_memory_limit("0").bytes, 0);
+  EXPECT_EQ(parse_memory_limit("none").bytes, 0);
+  EXPECT_EQ(parse_memory_limit("unlimited").bytes, 0);
+  for (const char* bad : {"", "G", "8X", "-1G", "eight", "8 G B x", "nan", "inf", "0.1"}) {
+    try {
+      (void)parse_memory_limit(bad);
+      ADD_FAILURE() << "'" << bad << "' should be refused";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "--max-memory") << e.what();
+      EXPECT_NE(std::string(e.what()).find("not a memory size"), std::string::npos) << e.what();
+    }
+  }
+  // The default: half of the machine (or container), never 0 on Linux.
+  const MemoryLimit d = default_memory_limit();
+  EXPECT_GT(d.bytes, 0);
+  EXPECT_NE(d.origin.find("half of"), std::string::npos) << d.origin;
+}
+
+TEST(ResourceEstimate, RefusalNamesEstimateLimitTermsAndHint) {
+  const Scenario s = tiny(512, "[table_wise, row_wise, data_parallel]");
+  const ResourceEstimate e = estimate_memory({&s, 1}, RunShape{1, true});
+  EXPECT_GT(e.total_bytes, 4e9);
+  EXPECT_NO_THROW(check_memory(e, MemoryLimit{0, "none"}, "big.yaml"));
+  EXPECT_NO_THROW(check_memory(e, MemoryLimit{e.total_bytes, "exact"}, "big.yaml"));
+  try {
+    check_memory(e, parse_memory_limit("1G"), "big.yaml");
+    ADD_FAILURE() << "over the limit";
+  } catch (const InputError& err) {
+    const std::string msg = err.what();
+    EXPECT_EQ(err.where().file, "big.yaml");
+    EXPECT_EQ(err.key(), "--max-memory");
+    EXPECT_NE(msg.find("would need about " + human_bytes(e.total_bytes)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("limit of 1.07 GB (--max-memory 1G)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("communication matrices"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cluster.nodes"), std::string::npos) << msg;
+  }
+}
+
+TEST(ResourceEstimate, HumanBytes) {
+  EXPECT_EQ(human_bytes(512), "512 B");
+  EXPECT_EQ(human_bytes(1500), "1.5 kB");
+  EXPECT_EQ(human_bytes(2.5e6), "2.5 MB");
+  EXPECT_EQ(human_bytes(805306368), "805.3 MB");
+  EXPECT_EQ(human_bytes(1.073741824e9), "1.07 GB");
+  EXPECT_EQ(human_bytes(3e12), "3.00 TB");
+}
+
+}  // namespace
+}  // namespace shardsim
