@@ -3,12 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "shardsim/cli/cmd_baseline.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
@@ -18,6 +16,7 @@
 #include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/core/parallel_for.hpp"
 #include "shardsim/hw/describe.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/atomic_files.hpp"
@@ -162,30 +161,14 @@ int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
   for (const Scenario& s : scenarios) reports += report_count(s);
   check_out_dir(f, reports);
   std::vector<std::vector<Report>> results(points.size());
-  std::vector<std::exception_ptr> errors(points.size());
-  std::atomic<std::size_t> next{0};
   Progress progress("sweep points", points.size());
   std::mutex progress_mutex;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < points.size(); i = next++) {
-      try {
-        results[i] = run_scenario(scenarios[i], RunOptions{points[i].label, f.timings, {}});
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      std::lock_guard lock(progress_mutex);
-      progress.advance();
-    }
-  };
-  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(points.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  parallel_for(points.size(), jobs, [&](std::size_t i) {
+    results[i] = run_scenario(scenarios[i], RunOptions{points[i].label, f.timings, {}});
+    std::lock_guard lock(progress_mutex);
+    progress.advance();
+  });
   progress.finish();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
   std::vector<Report> all;
   for (auto& rs : results) {
     for (auto& r : rs) all.push_back(std::move(r));

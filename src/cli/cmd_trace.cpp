@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -13,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/core/parallel_for.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
@@ -42,29 +41,6 @@ struct Flags {
   bool verbose = false;
   bool quiet = false;
 };
-
-// Runs f(t) for t in [0, n) on up to `jobs` threads; rethrows the first error (by index).
-template <class F>
-void parallel_for(std::size_t n, int jobs, F&& f) {
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(n);
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++) {
-      try {
-        f(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  const int threads = std::max(1, std::min<int>(jobs, static_cast<int>(n)));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 Scenario load(const Flags& s) {
   std::vector<Override> overrides;

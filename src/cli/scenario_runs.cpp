@@ -3,13 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/core/parallel_for.hpp"
 #include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/metrics/scaling_factor.hpp"
 
@@ -98,30 +97,14 @@ std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRun
   check_runs(scenarios, RunShape{options.jobs, options.renders_reports}, options.guard, path);
 
   std::vector<std::vector<Report>> results(scenarios.size());
-  std::vector<std::exception_ptr> errors(scenarios.size());
-  std::atomic<std::size_t> next{0};
   Progress progress("runs of " + path, scenarios.size());
   std::mutex progress_mutex;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < scenarios.size(); i = next++) {
-      try {
-        results[i] = run_scenario(scenarios[i], RunOptions{labels[i], options.record_timings, {}});
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      std::lock_guard lock(progress_mutex);
-      progress.advance();
-    }
-  };
-  const int threads = std::max(1, std::min<int>(options.jobs, static_cast<int>(scenarios.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  parallel_for(scenarios.size(), options.jobs, [&](std::size_t i) {
+    results[i] = run_scenario(scenarios[i], RunOptions{labels[i], options.record_timings, {}});
+    std::lock_guard lock(progress_mutex);
+    progress.advance();
+  });
   progress.finish();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
   std::vector<Report> all;
   for (auto& rs : results) {
     for (auto& r : rs) all.push_back(std::move(r));

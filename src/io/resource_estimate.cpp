@@ -104,6 +104,23 @@ double estimated_blocks_per_table(std::string_view planner, const Scenario& s) {
   return n;  // row_wise, memory/access greedy, hybrid, plan files, unknown planners
 }
 
+// OPER's partition threshold: `placement.options.threshold` (one planner) or
+// `placement.options.oper.threshold` (several), else the default 0.001. Invalid values are the
+// planner's to reject; the estimate then uses the default.
+double oper_threshold(const Scenario& s) {
+  constexpr double kDefault = 0.001;
+  const YAML::Node options = s.placement.options;
+  if (!options.IsMap()) return kDefault;
+  // A missing key gives an invalid node: only IsDefined() may be asked of it.
+  const YAML::Node own = options["oper"];
+  const YAML::Node v = own.IsDefined() && own.IsMap() ? own["threshold"] : options["threshold"];
+  double th = kDefault;
+  if (v.IsDefined() && v.IsScalar() && YAML::convert<double>::decode(v, th) && th > 0 && th <= 1) {
+    return th;
+  }
+  return kDefault;
+}
+
 }  // namespace
 
 double RunFootprint::kept_bytes() const {
@@ -140,7 +157,12 @@ double estimated_shards(std::string_view planner, const Scenario& s) {
     // chunks: T + chunks_per_gpu (16 by default, 4096 at most) x (N + ...): docs/planners.md.
     return t + 4096 * n;
   }
-  return t * n;  // row_wise, data_parallel, hybrid, plan files, planners unknown here
+  if (planner == "oper") {
+    // About 2/threshold + T partitions (docs/planners.md, "oper"), each possibly copied to every
+    // GPU (training, Eq. 4-5): an upper bound, with `threshold` from placement.options.
+    return (2.0 / oper_threshold(s) + t) * n;
+  }
+  return t * n;  // row_wise, data_parallel, hybrid, two_d, plan files, planners unknown here
 }
 
 RunFootprint run_footprint(const Scenario& s) {

@@ -76,6 +76,10 @@ TEST(ResourceEstimate, ShardsPerPlanner) {
   EXPECT_EQ(estimated_shards("table_column_wise", s), 12);      // min(T x G, column blocks)
   EXPECT_EQ(estimated_shards("memory_greedy", s), 10);          // T + N
   EXPECT_EQ(estimated_shards("a_planner_added_later", s), 16);  // T x N: the most
+  EXPECT_EQ(estimated_shards("oper", s), (2000 + 2) * 8);       // (2/threshold + T) x N
+  Scenario fine = s;
+  fine.placement.options = YAML::Load("{threshold: 0.0001}");
+  EXPECT_EQ(estimated_shards("oper", fine), (20000 + 2) * 8);
 }
 
 TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {
