@@ -7,8 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 if [ "${SANITIZE:-0}" = 1 ]; then
+  # -O1 -g1: the optimisation ASan recommends, with line tables for its reports; about half the
+  # compile time of -O2 -g, which keeps .ci/run under 30 minutes on 2 cores.
   export BUILD_DIR="${BUILD_DIR:-build-asan}" BUILD_TYPE=RelWithDebInfo
-  extra=(-DSHARDSIM_SANITIZE=ON -DSHARDSIM_WERROR=OFF -DSHARDSIM_BUILD_BENCH=OFF)
+  extra=(-DSHARDSIM_SANITIZE=ON -DSHARDSIM_WERROR=OFF -DSHARDSIM_BUILD_BENCH=OFF
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 else
   export BUILD_DIR="${BUILD_DIR:-build-test}"
   extra=(-DSHARDSIM_WERROR=ON -DSHARDSIM_BUILD_BENCH=ON)

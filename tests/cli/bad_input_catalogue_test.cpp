@@ -23,18 +23,8 @@ using testing::run;
 using testing::unique_temp;
 
 // A folder per case: the scenario `bad.yaml` and the files it refers to.
-struct Workspace {
-  fs::path dir = unique_temp("shardsim_catalogue");
-  Workspace() { fs::create_directories(dir); }
-  ~Workspace() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-    return (dir / name).string();
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+struct Workspace : testing::Workspace {
+  Workspace() : testing::Workspace("shardsim_catalogue") {}
 };
 
 struct Case {

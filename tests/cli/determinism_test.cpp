@@ -41,23 +41,12 @@ placement: {planner: [table_wise, row_wise, data_parallel, access_greedy, hybrid
 )";
 }
 
-struct Workspace {
-  fs::path dir = unique_temp("shardsim_determinism");
-  Workspace() { fs::create_directories(dir); }
-  ~Workspace() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-    return (dir / name).string();
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+struct Workspace : testing::Workspace {
+  Workspace() : testing::Workspace("shardsim_determinism") {}
 };
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return testing::read_file(p);
 }
 
 // name -> bytes of every file under `dir`.

@@ -37,23 +37,12 @@ workload: {batch_per_gpu: 64, iterations: 2, warmup: 1, seed: 7}
 placement: {planner: [table_wise, row_wise]}
 )";
 
-struct Workspace {
-  fs::path dir = unique_temp("shardsim_outputs");
-  Workspace() { fs::create_directories(dir); }
-  ~Workspace() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-    return (dir / name).string();
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+struct Workspace : testing::Workspace {
+  Workspace() : testing::Workspace("shardsim_outputs") {}
 };
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return testing::read_file(p);
 }
 
 // Every entry under `dir`, recursively, relative to it.

@@ -17,18 +17,8 @@ using testing::run;
 using testing::unique_temp;
 
 // A folder of its own per test, holding the scenario (trace paths are relative to it).
-struct Workspace {
-  fs::path dir = unique_temp("shardsim_trace_cli");
-  Workspace() { fs::create_directories(dir); }
-  ~Workspace() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+struct Workspace : testing::Workspace {
+  Workspace() : testing::Workspace("shardsim_trace_cli") {}
 };
 
 std::string scenario(const std::string& trace) {

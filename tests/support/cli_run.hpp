@@ -49,6 +49,35 @@ inline Result run(const std::string& args, std::string* err = nullptr) {
   return r;
 }
 
+// A scratch folder of its own (removed with the object) for a test's input and output files.
+class Workspace {
+ public:
+  explicit Workspace(const std::string& stem) : dir(unique_temp(stem)) {
+    std::filesystem::create_directories(dir);
+  }
+  ~Workspace() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  // Writes `text` to `name` in the folder (bytes as given) and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+
+  const std::filesystem::path dir;
+};
+
+// The bytes of a file ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 inline std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = unique_temp("shardsim_cli") + "_" + name;
   std::ofstream(path) << text;
