@@ -11,35 +11,12 @@
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/sim/simulation.hpp"
-#include "support/hand_model.hpp"
-#include "support/hand_preset.hpp"
-#include "support/uniform_trace.hpp"
+#include "support/sync_case.hpp"
 
 namespace shardsim {
 namespace {
 
-// 2 hosts x 2 GPUs (scale-up 100 GB/s, NIC 10 GB/s per GPU, no latencies, no launch costs,
-// efficiency 1); 4 tables of 1e6 x 64 fp32 with row-wise AdaGrad: 256 MB + 4 MB each (as
-// tests/sim/replica_sync_test.cpp).
-struct SyncCase {
-  Cluster cluster{testing::hand_preset(2), 2};
-  DlrmModel model = testing::hand_model(4, 1'000'000, 64, 1);
-  Workload wl;
-  testing::UniformTrace trace{{1'000'000, 1'000'000, 1'000'000, 1'000'000}, {1, 1, 1, 1}};
-  CostParams cost = testing::hand_cost_params();
-  SimulationOptions options;
-
-  SyncCase() {
-    wl.batch_per_gpu = 256;
-    wl.iterations = 4;
-    wl.warmup = 0;
-    options.link_sharing = LinkSharing::none;
-  }
-  PlanningContext ctx() const { return {cluster, model, wl, trace, &cost}; }
-  SimulationInputs inputs(const Plan& p) const {
-    return {cluster, model, wl, p, trace, cost, options};
-  }
-};
+using testing::SyncCase;  // support/sync_case.hpp
 
 Plan two_d(const PlanningContext& ctx, const std::string& options) {
   return find_planner("two_d", {}, "test")

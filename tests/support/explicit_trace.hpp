@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "shardsim/trace/trace_source.hpp"
+#include "support/expected_trace.hpp"
 
 namespace shardsim::testing {
 
@@ -39,31 +40,19 @@ class ExplicitProfile final : public AccessProfile {
   std::vector<double> p_;
 };
 
-class ExplicitTrace final : public TraceSource {
+// weights[t]: table t's per-row weights; pooling[t]: its lookups per sample.
+class ExplicitTrace final : public ExpectedTrace {
  public:
-  // weights[t]: table t's per-row weights; pooling[t]: its lookups per sample.
   ExplicitTrace(const std::vector<std::vector<double>>& weights, std::vector<double> pooling)
-      : pooling_(std::move(pooling)) {
-    for (const auto& w : weights) profiles_.push_back(std::make_unique<ExplicitProfile>(w));
-  }
-  std::size_t num_tables() const override { return profiles_.size(); }
-  const AccessProfile& profile(std::size_t t) const override { return *profiles_[t]; }
-  TableIterationDraw draw(std::size_t t, int, int num_gpus, std::uint32_t samples,
-                          std::span<const RowBlock> blocks) const override {
-    TableIterationDraw d;
-    const double per_gpu = samples * pooling_[t];
-    for (const RowBlock& b : blocks) {
-      const double m = profiles_[t]->mass(b.rows, b.space);
-      for (int g = 0; g < num_gpus; ++g) d.lookups_by_block_gpu.push_back(per_gpu * m);
-      d.distinct_by_block.push_back(
-          profiles_[t]->expected_distinct(b.rows, b.space, per_gpu * num_gpus));
-    }
-    return d;
-  }
+      : ExpectedTrace(profiles(weights), std::move(pooling)) {}
 
  private:
-  std::vector<double> pooling_;
-  std::vector<std::unique_ptr<ExplicitProfile>> profiles_;
+  static std::vector<std::unique_ptr<AccessProfile>> profiles(
+      const std::vector<std::vector<double>>& weights) {
+    std::vector<std::unique_ptr<AccessProfile>> out;
+    for (const auto& w : weights) out.push_back(std::make_unique<ExplicitProfile>(w));
+    return out;
+  }
 };
 
 }  // namespace shardsim::testing

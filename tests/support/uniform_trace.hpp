@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shardsim/trace/trace_source.hpp"
+#include "support/expected_trace.hpp"
 
 namespace shardsim::testing {
 
@@ -27,31 +28,19 @@ class UniformProfile final : public AccessProfile {
   std::uint64_t rows_;
 };
 
-class UniformTrace final : public TraceSource {
+// pooling[t]: lookups per sample of table t.
+class UniformTrace final : public ExpectedTrace {
  public:
-  // pooling[t]: lookups per sample of table t.
-  UniformTrace(std::vector<std::uint64_t> rows, std::vector<double> pooling)
-      : pooling_(std::move(pooling)) {
-    for (auto r : rows) profiles_.push_back(std::make_unique<UniformProfile>(r));
-  }
-  std::size_t num_tables() const override { return profiles_.size(); }
-  const AccessProfile& profile(std::size_t t) const override { return *profiles_[t]; }
-  TableIterationDraw draw(std::size_t t, int, int num_gpus, std::uint32_t samples,
-                          std::span<const RowBlock> blocks) const override {
-    TableIterationDraw d;
-    const double per_gpu = samples * pooling_[t];
-    for (const RowBlock& b : blocks) {
-      const double m = profiles_[t]->mass(b.rows, b.space);
-      for (int g = 0; g < num_gpus; ++g) d.lookups_by_block_gpu.push_back(per_gpu * m);
-      d.distinct_by_block.push_back(
-          profiles_[t]->expected_distinct(b.rows, b.space, per_gpu * num_gpus));
-    }
-    return d;
-  }
+  UniformTrace(const std::vector<std::uint64_t>& rows, std::vector<double> pooling)
+      : ExpectedTrace(profiles(rows), std::move(pooling)) {}
 
  private:
-  std::vector<double> pooling_;
-  std::vector<std::unique_ptr<UniformProfile>> profiles_;
+  static std::vector<std::unique_ptr<AccessProfile>> profiles(
+      const std::vector<std::uint64_t>& rows) {
+    std::vector<std::unique_ptr<AccessProfile>> out;
+    for (auto r : rows) out.push_back(std::make_unique<UniformProfile>(r));
+    return out;
+  }
 };
 
 }  // namespace shardsim::testing
