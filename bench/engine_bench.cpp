@@ -5,7 +5,6 @@
 
 #include <numeric>
 
-#include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
@@ -13,6 +12,7 @@
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/planner.hpp"
+#include "shardsim/run/run_scenario.hpp"
 #include "shardsim/sim/engine.hpp"
 #include "shardsim/sim/simulation.hpp"
 #include "shardsim/trace/trace_source.hpp"

@@ -5,9 +5,9 @@
 // Run: scripts/bench.sh --benchmark_filter=TwoD (docs/performance.md).
 #include <benchmark/benchmark.h>
 
-#include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim {
 namespace {

@@ -1,30 +1,24 @@
 #include "shardsim/cli/app.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <optional>
 
 #include "shardsim/cli/cmd_baseline.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
 #include "shardsim/cli/cmd_plan.hpp"
 #include "shardsim/cli/cmd_trace.hpp"
-#include "shardsim/cli/pipeline.hpp"
 #include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
-#include "shardsim/core/parallel_for.hpp"
 #include "shardsim/hw/describe.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
-#include "shardsim/io/yaml_path.hpp"
-#include "shardsim/metrics/scaling_factor.hpp"
+#include "shardsim/run/scenario_runs.hpp"
 
 namespace shardsim {
 
@@ -73,23 +67,18 @@ void setup(const CommonFlags& f) {
   setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
 }
 
-// The scenario document (a file, or the built-in default) with the overrides applied.
-struct Document {
-  YAML::Node root;
-  std::string file;
-};
+// The request for a scenario (a file, or the built-in default) under the common flags.
+RunRequest request_of(const CommonFlags& f, const std::string& path, SweepUse sweep) {
+  RunRequest request;
+  request.path = path;
+  request.overrides = overrides_of(f);
+  request.sweep = sweep;
+  request.limits = resource_limits(f.guard);
+  return request;
+}
 
-Document load_document(const std::string& path, const std::vector<Override>& overrides) {
-  Document d;
-  if (path.empty()) {
-    d.file = std::string(kBuiltinDefaultSource);
-    d.root = parse_yaml(default_scenario_text(), d.file);
-  } else {
-    d.file = path;
-    d.root = load_yaml_file(path);
-  }
-  apply_overrides(d.root, overrides);
-  return d;
+std::string source_of(const ScenarioRuns& runs) {
+  return runs.scenarios.front().source;
 }
 
 // Refuses an --out that write_output_dir would refuse, before anything runs.
@@ -101,7 +90,7 @@ void check_out_dir(const CommonFlags& f, std::size_t reports) {
 int finish(const CommonFlags& f, const std::vector<Report>& reports) {
   if (!f.out_dir.empty()) {
     write_output_dir(f.out_dir, reports, f.force);
-    spdlog::info("wrote the report files under {}", f.out_dir);
+    log_info("wrote the report files under {}", f.out_dir);
   }
   if (f.format == "json") {
     write_json(std::cout, reports);
@@ -118,91 +107,52 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
 }
 
 int cmd_run(const CommonFlags& f, const std::string& path, const std::string& trace_out) {
-  const Document doc = load_document(path, overrides_of(f));
-  YAML::Node root = doc.root;
-  if (root.IsMap() && root["sweep"]) {
-    spdlog::warn("{}: has a sweep block; `run` ignores it (use `shardsim sweep`)", doc.file);
-    root = without_key(root, "sweep");
-  }
-  const Scenario scenario = load_scenario(root, doc.file);
-  check_runs({&scenario, 1}, RunShape{1, !f.out_dir.empty(), !trace_out.empty()}, f.guard,
-             doc.file);
+  const RunRequest request = request_of(f, path, SweepUse::ignore);
+  const ScenarioRuns runs = load_runs(request);
+  check_runs(runs.scenarios, RunShape{1, !f.out_dir.empty(), !trace_out.empty()}, request.limits,
+             source_of(runs));
   // Every output refused before anything is simulated (docs/robustness.md, "Outputs").
-  check_out_dir(f, report_count(scenario));
-  RunOptions options{{}, f.timings, {}};
+  check_out_dir(f, report_count(runs.scenarios.front()));
+  RunSettings settings{1, f.timings, {}};
   ChromeTrace trace;  // --trace-out (src/io/chrome_trace_writer.cpp)
   if (!trace_out.empty()) {
     check_trace_out(trace_out, f.force);
-    options.on_simulated = [&](const SimulationInputs& in, const SimulationResult& result) {
+    settings.on_simulated = [&](const SimulationInputs& in, const SimulationResult& result) {
       trace.add(in.plan.planner, in.cluster, result);
     };
   }
-  const std::vector<Report> reports = run_scenario(scenario, options);
+  const std::vector<Report> reports = run_all(runs, settings);
   if (!trace_out.empty()) write_chrome_trace_file(trace_out, trace, f.force);
   return finish(f, reports);
 }
 
 int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
-  const Document doc = load_document(path, overrides_of(f));
-  const std::vector<SweepPoint> points = expand_sweep(doc.root, doc.file, max_points(f.guard));
-  if (points.empty()) {
-    throw InputError(SourceLocation{doc.file, 0, 0}, "sweep", "the scenario has no sweep block",
-                     "add `sweep: {cluster.nodes: [1, 2, 4]}` or use `shardsim run`");
-  }
-  // Load every point first, so bad input fails before any simulation runs.
-  std::vector<Scenario> scenarios;
-  LoadingGuard loading(points.size(), f.guard, doc.file);
-  for (const SweepPoint& p : points) {
-    scenarios.push_back(load_scenario(p.document, doc.file));
-    loading.loaded(scenarios.back());
-  }
-  check_runs(scenarios, RunShape{jobs, !f.out_dir.empty()}, f.guard, doc.file);
+  const RunRequest request = request_of(f, path, SweepUse::require);
+  const ScenarioRuns runs = load_runs(request);
+  check_runs(runs.scenarios, RunShape{jobs, !f.out_dir.empty()}, request.limits, source_of(runs));
   std::size_t reports = 0;
-  for (const Scenario& s : scenarios) reports += report_count(s);
+  for (const Scenario& s : runs.scenarios) reports += report_count(s);
   check_out_dir(f, reports);
-  std::vector<std::vector<Report>> results(points.size());
-  Progress progress("sweep points", points.size());
-  std::mutex progress_mutex;
-  parallel_for(points.size(), jobs, [&](std::size_t i) {
-    results[i] = run_scenario(scenarios[i], RunOptions{points[i].label, f.timings, {}});
-    std::lock_guard lock(progress_mutex);
-    progress.advance();
-  });
-  progress.finish();
-  std::vector<Report> all;
-  for (auto& rs : results) {
-    for (auto& r : rs) all.push_back(std::move(r));
-  }
-  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
+  const std::vector<Report> all = run_all(runs, RunSettings{jobs, f.timings, {}});
   // In a sweep, a point that does not fit is an answer, not a failure: it is reported as such.
   const int code = finish(f, all);
   return code == static_cast<int>(ExitCode::does_not_fit) ? 0 : code;
 }
 
 int cmd_validate(const CommonFlags& f, const std::string& path) {
-  const Document doc = load_document(path, overrides_of(f));
-  std::vector<Scenario> scenarios;
-  const bool sweep = doc.root.IsMap() && doc.root["sweep"];
-  if (sweep) {
-    const auto points = expand_sweep(doc.root, doc.file, max_points(f.guard));
-    LoadingGuard loading(points.size(), f.guard, doc.file);
-    for (const SweepPoint& p : points) {
-      scenarios.push_back(load_scenario(p.document, doc.file));
-      loading.loaded(scenarios.back());
-    }
-  } else {
-    scenarios.push_back(load_scenario(doc.root, doc.file));
-  }
+  const RunRequest request = request_of(f, path, SweepUse::expand);
+  const ScenarioRuns runs = load_runs(request);
+  const bool sweep = !runs.labels.front().empty();
   // Validation includes the resource guard: a scenario that `run` would refuse is not OK.
   const RunShape shape{1, !f.out_dir.empty()};
-  const ResourceEstimate estimate = estimate_memory(scenarios, shape);
-  check_runs(scenarios, shape, f.guard, doc.file);
+  const ResourceEstimate estimate = estimate_memory(runs.scenarios, shape);
+  check_runs(runs.scenarios, shape, request.limits, source_of(runs));
   if (sweep) {
-    std::cout << doc.file << ": OK: " << scenarios.size() << " sweep points";
+    std::cout << source_of(runs) << ": OK: " << runs.size() << " sweep points";
   } else {
-    const Scenario& s = scenarios.front();
-    std::cout << doc.file << ": OK: '" << s.name << "', " << s.model.tables.size() << " tables, "
-              << s.cluster.nodes << " x " << s.cluster.preset.name << " ("
+    const Scenario& s = runs.scenarios.front();
+    std::cout << source_of(runs) << ": OK: '" << s.name << "', " << s.model.tables.size()
+              << " tables, " << s.cluster.nodes << " x " << s.cluster.preset.name << " ("
               << s.cluster.nodes * s.cluster.preset.gpus_per_node << " GPUs), "
               << s.placement.planners.size() << " planner(s)";
   }
@@ -279,13 +229,13 @@ int run_cli(int argc, char** argv) {
       return 0;
     }
   } catch (const InputError& e) {
-    spdlog::error("{}", e.what());
+    log_error("{}", e.what());
     return static_cast<int>(ExitCode::bad_input);
   } catch (const DoesNotFitError& e) {
-    spdlog::error("{}", e.what());
+    log_error("{}", e.what());
     return static_cast<int>(ExitCode::does_not_fit);
   } catch (const std::exception& e) {
-    spdlog::error("internal error (please report it): {}", e.what());
+    log_error("internal error (please report it): {}", e.what());
     return static_cast<int>(ExitCode::internal);
   }
   return 0;

@@ -2,7 +2,6 @@
 #include "shardsim/cli/cmd_compare.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -127,7 +126,7 @@ int run_compare(const CompareArgs& args) {
   }
   std::cout.flush();
   if (result.failed()) {
-    spdlog::error("compare: {} vs {}: failed (see the table)", args.baseline, args.candidate);
+    log_error("compare: {} vs {}: failed (see the table)", args.baseline, args.candidate);
     return static_cast<int>(ExitCode::check_failed);
   }
   return 0;

@@ -1,14 +1,11 @@
 #include "shardsim/cli/cmd_plan.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
-#include "shardsim/cli/pipeline.hpp"
 #include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -20,6 +17,8 @@
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
+#include "shardsim/run/planner_options.hpp"
+#include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim {
 
@@ -41,31 +40,6 @@ struct PlanCommand::Flags {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The options for `name` when it was chosen with --planner: the scenario's options if they are
-// keyed by planner name (that planner's entry) or if the scenario lists this planner; otherwise
-// none (they were written for other planners), with a warning.
-YamlValue options_for(const PlacementSpec& placement, const std::string& name) {
-  const YamlValue all(placement.options, placement.options_file, placement.options_path);
-  if (all.is_null()) return all;
-  const auto names = planner_names();
-  bool keyed = false;
-  for (const std::string& k : all.keys()) {
-    keyed = keyed || std::find(names.begin(), names.end(), k) != names.end();
-  }
-  if (keyed) {
-    if (auto o = all.find(name)) return *o;
-    return YamlValue(YAML::Node(), placement.options_file, placement.options_path + "." + name);
-  }
-  if (std::find(placement.planners.begin(), placement.planners.end(), name) !=
-      placement.planners.end()) {
-    return planner_options(placement, name);
-  }
-  spdlog::warn(
-      "{}: placement.options are for {}; planner '{}' runs without them", placement.options_file,
-      placement.planners.empty() ? std::string("no planner") : placement.planners.front(), name);
-  return YamlValue(YAML::Node(), placement.options_file, placement.options_path);
-}
 
 struct NamedPlan {
   Plan plan;
@@ -111,9 +85,9 @@ int PlanCommand::run() const {
   const Scenario sc = f.scenario.empty() ? load_default_scenario(overrides)
                                          : load_scenario_file(f.scenario, overrides);
   if (!sc.sweep.empty()) {
-    spdlog::warn("{}: has a sweep block; `plan` ignores it", sc.source);
+    log_warn("{}: has a sweep block; `plan` ignores it", sc.source);
   }
-  check_runs({&sc, 1}, RunShape{}, f.guard, sc.source);
+  check_runs({&sc, 1}, RunShape{}, resource_limits(f.guard), sc.source);
   if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");  // before planning
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
@@ -133,7 +107,7 @@ int PlanCommand::run() const {
     add(std::move(plan));
   };
   if (!f.planner.empty()) {
-    run_planner(f.planner, options_for(sc.placement, f.planner));
+    run_planner(f.planner, planner_options(sc.placement, f.planner));
   } else {
     for (const std::string& name : sc.placement.planners) {
       run_planner(name, planner_options(sc.placement, name));
@@ -154,7 +128,7 @@ int PlanCommand::run() const {
     try {
       check_fits(plan_memory(p.plan, cluster, sc.model, sc.workload), cluster);
     } catch (const DoesNotFitError& e) {
-      spdlog::error("{}: {}", p.plan.planner, e.what());
+      log_error("{}: {}", p.plan.planner, e.what());
       code = static_cast<int>(ExitCode::does_not_fit);
     }
   }
@@ -163,8 +137,8 @@ int PlanCommand::run() const {
     write_plan(text, plans.front().plan, sc.model, cluster, plan_format_for_path(f.out),
                PlanFileInfo{sc.name});
     write_file_atomically(f.out, text.str(), f.force, "--out");
-    spdlog::info("wrote the {} plan ({} shards) to {}", plans.front().plan.planner,
-                 plans.front().plan.shards.size(), f.out);
+    log_info("wrote the {} plan ({} shards) to {}", plans.front().plan.planner,
+             plans.front().plan.shards.size(), f.out);
   }
   if (f.stats) {
     if (f.format == "json") {

@@ -2,7 +2,6 @@
 #include "shardsim/cli/cmd_trace.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -49,7 +48,7 @@ Scenario load(const Flags& s) {
   if (s.iterations) overrides.push_back({"workload.iterations", std::to_string(*s.iterations)});
   Scenario sc = load_scenario_file(s.input, overrides);
   if (!sc.sweep.empty())
-    spdlog::warn("{}: has a sweep block; `trace` uses the scenario without it", s.input);
+    log_warn("{}: has a sweep block; `trace` uses the scenario without it", s.input);
   return sc;
 }
 
@@ -71,8 +70,8 @@ int run_gen(const Flags& s) {
                      "the scenario replays a recorded trace; `trace gen` writes synthetic ones",
                      "remove workload.trace.file, or use `trace stats` on the recorded file");
   const SyntheticTraceShape shape = shape_of(sc);
-  spdlog::info("generating {} iterations x {} GPUs x {} samples of {} tables", shape.iterations,
-               shape.gpus, shape.samples_per_gpu, sc.model.tables.size());
+  log_info("generating {} iterations x {} GPUs x {} samples of {} tables", shape.iterations,
+           shape.gpus, shape.samples_per_gpu, sc.model.tables.size());
   write_file_atomically(s.out, s.force, "--out", [&](const std::string& tmp) {
     write_synthetic_trace(tmp, sc.model, sc.workload, shape, s.jobs);
   });
@@ -171,7 +170,7 @@ int run_stats(const Flags& s) {
       file.sets.clear();
       file.seed.reset();
       file.iterations.reset();
-      spdlog::info("the scenario replays {}", file.input);
+      log_info("the scenario replays {}", file.input);
       return run_stats(file);
     }
     const SyntheticTraceShape shape = shape_of(sc);

@@ -5,6 +5,30 @@
 
 namespace shardsim {
 
+namespace {
+spdlog::level::level_enum spdlog_level(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug:
+      return spdlog::level::debug;
+    case LogLevel::info:
+      return spdlog::level::info;
+    case LogLevel::warn:
+      return spdlog::level::warn;
+    case LogLevel::error:
+      break;
+  }
+  return spdlog::level::err;
+}
+}  // namespace
+
+void log_message(LogLevel level, std::string_view message) {
+  spdlog::log(spdlog_level(level), "{}", message);
+}
+
+bool log_enabled(LogLevel level) {
+  return spdlog::should_log(spdlog_level(level));
+}
+
 void setup_logging(Verbosity verbosity) {
   static bool configured = false;
   if (!configured) {

@@ -193,6 +193,10 @@ std::optional<std::string> did_you_mean(std::string_view word,
 YamlValue::YamlValue(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
+YamlValue YamlValue::null_at(std::string file, std::string path) {
+  return YamlValue(YAML::Node(), std::move(file), std::move(path));
+}
+
 SourceLocation YamlValue::location() const {
   if (!node_.IsDefined()) return SourceLocation{file_, 0, 0};
   const YAML::Mark m = node_.Mark();

@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "scenario_yaml.hpp"
 #include "shardsim/io/scenario_loader.hpp"
-#include "shardsim/io/yaml_path.hpp"
+#include "yaml_path.hpp"
 
 namespace shardsim {
 

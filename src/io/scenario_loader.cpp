@@ -1,6 +1,8 @@
 // Scenario YAML -> Scenario (DESIGN.md §3). The reference of every key is docs/scenario.md.
 #include "shardsim/io/scenario_loader.hpp"
 
+#include "scenario_yaml.hpp"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -213,9 +215,9 @@ PlacementSpec load_placement(const YamlValue& p) {
     spec.plan_file = path;
     spec.plan_file_location = f->location();
   }
+  const std::string options_path = p.path().empty() ? "options" : p.path() + ".options";
+  spec.options = YamlValue::null_at(p.file(), options_path);
   if (!p.has("planner") && !spec.plan_file.empty()) {
-    spec.options_file = p.file();
-    spec.options_path = p.path().empty() ? "options" : p.path() + ".options";
     if (p.has("options")) {
       throw p.get("options").error("options without a planner",
                                    "planner options apply to placement.planner");
@@ -246,10 +248,8 @@ PlacementSpec load_placement(const YamlValue& p) {
   }
   if (auto o = p.find("options"); o && !o->is_null()) {
     o->expect_map();
-    spec.options = o->node();
+    spec.options = YamlValue(o->node(), p.file(), options_path);
   }
-  spec.options_file = p.file();
-  spec.options_path = p.path().empty() ? "options" : p.path() + ".options";
   return spec;
 }
 
@@ -315,6 +315,10 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   }
   if (auto s = doc.find("sweep")) sc.sweep = parse_sweep_axes(*s);
   return sc;
+}
+
+Scenario load_scenario(const ScenarioDocument& document) {
+  return load_scenario(document.root().node(), document.file());
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides) {

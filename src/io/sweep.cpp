@@ -5,8 +5,9 @@
 
 #include <limits>
 
+#include "scenario_yaml.hpp"
 #include "shardsim/io/scenario_loader.hpp"
-#include "shardsim/io/yaml_path.hpp"
+#include "yaml_path.hpp"
 
 namespace shardsim {
 
@@ -65,7 +66,7 @@ std::vector<AxisSource> read_axes(const YamlValue& sweep, std::size_t max_points
     }
     points *= values.size();
     a.axis.key = key;
-    for (auto v = it->second.begin(); v != it->second.end(); ++v) a.axis.values.push_back(*v);
+    a.axis.values = values.elements();
     axes.push_back(std::move(a));
   }
   return axes;
@@ -79,26 +80,26 @@ std::vector<SweepAxis> parse_sweep_axes(const YamlValue& sweep, std::size_t max_
   return out;
 }
 
-std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file,
-                                     std::size_t max_points) {
+std::vector<YamlSweepPoint> expand_sweep(const YAML::Node& root, const std::string& file,
+                                         std::size_t max_points) {
   const YamlValue doc(root, file, "");
   doc.expect_map();
   const auto sweep = doc.find("sweep");
   const std::vector<AxisSource> axes =
       sweep ? read_axes(*sweep, max_points) : std::vector<AxisSource>{};
   const YAML::Node base = without_key(root, "sweep");
-  if (axes.empty()) return {SweepPoint{"", base}};
+  if (axes.empty()) return {YamlSweepPoint{"", base}};
 
   std::size_t total = 1;
   for (const auto& a : axes) total *= a.axis.values.size();
-  std::vector<SweepPoint> points;
+  std::vector<YamlSweepPoint> points;
   points.reserve(total);
   // Mixed-radix counter over the axes, last axis fastest (so the first axis is the slowest).
   std::vector<std::size_t> digit(axes.size(), 0);
   for (std::size_t p = 0; p < total; ++p) {
-    SweepPoint point{"", base};
+    YamlSweepPoint point{"", base};
     for (std::size_t k = 0; k < axes.size(); ++k) {
-      const YAML::Node& value = axes[k].axis.values[digit[k]];
+      const YAML::Node& value = axes[k].axis.values[digit[k]].node();
       point.document = set_at_path(point.document, axes[k].steps, value, axes[k].key_mark,
                                    axes[k].where, "sweep." + axes[k].axis.key);
       if (k > 0) point.label += ',';
@@ -111,6 +112,15 @@ std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& 
     }
   }
   return points;
+}
+
+std::vector<SweepPoint> expand_sweep(const ScenarioDocument& document, std::size_t max_points) {
+  std::vector<SweepPoint> out;
+  for (YamlSweepPoint& p : expand_sweep(document.root().node(), document.file(), max_points)) {
+    out.push_back(SweepPoint{std::move(p.label), ScenarioDocument(YamlValue(std::move(p.document),
+                                                                            document.file(), ""))});
+  }
+  return out;
 }
 
 }  // namespace shardsim

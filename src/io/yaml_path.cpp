@@ -1,4 +1,4 @@
-#include "shardsim/io/yaml_path.hpp"
+#include "yaml_path.hpp"
 
 #include <fmt/format.h>
 

@@ -4,12 +4,12 @@
 #include <sstream>
 
 #include "fuzz_support.hpp"
-#include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan_file.hpp"
 #include "shardsim/plan/plan_stats.hpp"
+#include "shardsim/run/run_scenario.hpp"
 #include "shardsim/sim/simulation.hpp"
 #include "shardsim/trace/synthetic_trace_source.hpp"
 

@@ -7,11 +7,12 @@
 #include <sstream>
 
 #include "fuzz_support.hpp"
-#include "shardsim/cli/pipeline.hpp"
+#include "io/scenario_yaml.hpp"
 #include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim::fuzz {
 namespace {
@@ -62,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       return;
     }
     if (points > 8) return;
-    for (const SweepPoint& p : expand_sweep(doc, file)) fuzz::run_one(file, p.document);
+    for (const YamlSweepPoint& p : expand_sweep(doc, file)) fuzz::run_one(file, p.document);
   });
   return 0;
 }

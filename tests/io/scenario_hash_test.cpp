@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/scenario_yaml.hpp"
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 

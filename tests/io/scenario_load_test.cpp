@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "io/scenario_yaml.hpp"
 #include "scenario_test_helpers.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/io/scenario_loader.hpp"
@@ -88,16 +89,16 @@ TEST(ScenarioLoad, ExampleLoadsAsWritten) {
   EXPECT_EQ(sc.workload.trace.mode, TraceMode::expected);
 
   EXPECT_EQ(sc.placement.planners, (std::vector<std::string>{"table_wise", "row_wise"}));
-  EXPECT_TRUE(sc.placement.options.IsMap());
-  EXPECT_EQ(sc.placement.options.size(), 0u);
-  EXPECT_EQ(sc.placement.options_file, source_path("scenarios/example.yaml"));
-  EXPECT_EQ(sc.placement.options_path, "placement.options");
+  EXPECT_TRUE(sc.placement.options.is_map());
+  EXPECT_TRUE(sc.placement.options.keys().empty());
+  EXPECT_EQ(sc.placement.options.file(), source_path("scenarios/example.yaml"));
+  EXPECT_EQ(sc.placement.options.path(), "placement.options");
 
   ASSERT_EQ(sc.sweep.size(), 1u);
   EXPECT_EQ(sc.sweep[0].key, "cluster.nodes");
   ASSERT_EQ(sc.sweep[0].values.size(), 3u);
-  EXPECT_EQ(sc.sweep[0].values[0].Scalar(), "1");
-  EXPECT_EQ(sc.sweep[0].values[2].Scalar(), "4");
+  EXPECT_EQ(sc.sweep[0].values[0].as_string(), "1");
+  EXPECT_EQ(sc.sweep[0].values[2].as_string(), "4");
 }
 
 TEST(ScenarioLoad, DefaultFileLoads) {
@@ -121,7 +122,7 @@ TEST(ScenarioLoad, DefaultFileLoads) {
   EXPECT_EQ(sc.workload.batch_per_gpu, 4096u);
   EXPECT_EQ(sc.placement.planners,
             (std::vector<std::string>{"table_wise", "row_wise", "data_parallel"}));
-  EXPECT_TRUE(sc.placement.options.IsNull() || !sc.placement.options.IsDefined());
+  EXPECT_TRUE(sc.placement.options.is_null());
   EXPECT_TRUE(sc.sweep.empty());
 }
 

@@ -3,8 +3,9 @@
 
 #include <functional>
 
+#include "io/scenario_yaml.hpp"
+#include "io/yaml_path.hpp"
 #include "scenario_test_helpers.hpp"
-#include "shardsim/io/yaml_path.hpp"
 
 namespace shardsim {
 namespace {

@@ -211,7 +211,7 @@ TEST(ScenarioSweep, AxesAreStoredOnTheScenario) {
   EXPECT_EQ(sc.sweep[0].key, "cluster.nodes");
   EXPECT_EQ(sc.sweep[0].values.size(), 3u);
   EXPECT_EQ(sc.sweep[1].key, "workload.seed");
-  EXPECT_EQ(sc.sweep[1].values[1].Scalar(), "2");
+  EXPECT_EQ(sc.sweep[1].values[1].as_string(), "2");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/scenario_yaml.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 

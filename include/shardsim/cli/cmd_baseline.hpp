@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/cli/scenario_runs.hpp"
+#include "shardsim/cli/run_flags.hpp"
 
 namespace shardsim {
 

@@ -33,6 +33,8 @@ std::optional<std::string> did_you_mean(std::string_view word,
 class YamlValue {
  public:
   YamlValue(YAML::Node node, std::string file, std::string path);
+  // An absent (null) value at `path` of `file`: what find() would give for a missing key.
+  static YamlValue null_at(std::string file, std::string path);
 
   const YAML::Node& node() const { return node_; }
   const std::string& file() const { return file_; }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "shardsim/core/input_hashes.hpp"
+#include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/model/dlrm_model.hpp"
@@ -20,19 +21,19 @@ struct ClusterSpec {
 
 struct PlacementSpec {
   std::vector<std::string> planners;  // zero or more, compared side by side in order
-  YAML::Node options;                 // `placement.options` (may be null); validated by planner
-  std::string options_file;           // for messages
-  std::string options_path = "placement.options";
+  // `placement.options` (null when absent; its file and path name it in messages); validated by
+  // the planner it is routed to (run/planner_options.hpp).
+  YamlValue options = YamlValue::null_at("", "placement.options");
   // `placement.file`: a plan file (docs/planners.md "Plan files") simulated after the planners;
   // resolved against the scenario's folder. Empty when none. At least one planner or a file.
   std::string plan_file;
   SourceLocation plan_file_location;  // where `file:` was written, for messages
 };
 
-// One axis of a `sweep:` block: a dotted key and its values (as YAML nodes).
+// One axis of a `sweep:` block: a dotted key and its values.
 struct SweepAxis {
   std::string key;
-  std::vector<YAML::Node> values;
+  std::vector<YamlValue> values;
 };
 
 struct Scenario {

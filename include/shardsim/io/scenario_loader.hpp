@@ -1,32 +1,20 @@
 #pragma once
 // Scenario YAML (DESIGN.md §3) -> Scenario. Every key validated; unknown keys are errors with a
-// "did you mean"; every error names the file, line and key.
+// "did you mean"; every error names the file, line and key. The YAML-level functions (applying
+// overrides to a parsed node, loading from a node) are io-private: src/io/scenario_yaml.hpp.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "shardsim/io/override.hpp"
 #include "shardsim/io/scenario.hpp"
+#include "shardsim/io/scenario_document.hpp"
 #include "shardsim/io/sweep.hpp"
 
 namespace shardsim {
 
-// `--set dotted.key=value`: the value is parsed as YAML (so `[1,2]` and `{a: 1}` work).
-struct Override {
-  std::string key;  // e.g. "cluster.nodes", "model.tables[0].rows", "workload.trace.mode"
-  std::string value;
-};
-// Parses "key=value"; a malformed string is an InputError naming the flag.
-Override parse_override(const std::string& text);
-
-// Applies overrides to a parsed document in order, creating missing map keys. An index past the
-// end of a list or a key under a scalar is an InputError naming the override.
-// `root` is rebound to a new document; no node of the old one is changed (copy on write along
-// each key's path, see io/yaml_path.hpp), so other handles to it and sweep points built from it
-// are unaffected. Override values carry no source position (they come from the command line).
-void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides);
-
-// Loads a scenario document. `file` names it in messages.
-Scenario load_scenario(const YAML::Node& root, const std::string& file);
+// Loads and validates a scenario document.
+Scenario load_scenario(const ScenarioDocument& document);
 Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides = {});
 Scenario load_scenario_text(std::string_view text, const std::string& file,
                             const std::vector<Override>& overrides = {});
@@ -46,13 +34,12 @@ Scenario load_default_scenario(const std::vector<Override>& overrides = {});
 // A syntactically bad key, a key under `sweep`, a key swept twice, a non-list or empty list of
 // values, or more than `max_points` points (io/sweep.hpp) is an InputError here; a key that
 // is not in the scenario schema is reported when the point is loaded (load_scenario), at the
-// line of the sweep key. Points keep the source positions of `root` (each shares the subtrees it
-// does not change with `root`): change them only through apply_overrides.
+// line of the sweep key.
 struct SweepPoint {
   std::string label;
-  YAML::Node document;
+  ScenarioDocument document;
 };
-std::vector<SweepPoint> expand_sweep(const YAML::Node& root, const std::string& file,
+std::vector<SweepPoint> expand_sweep(const ScenarioDocument& document,
                                      std::size_t max_points = kDefaultMaxSweepPoints);
 
 }  // namespace shardsim

@@ -12,7 +12,7 @@ namespace shardsim {
 // Most points one sweep may expand to unless the command says otherwise (`--max-points N`): a
 // guard against a typo multiplying into millions of scenarios ("sweep hundreds of scenarios in
 // minutes", DESIGN.md §1). The memory of the points that pass is the resource guard's
-// (io/resource_estimate.hpp).
+// (run/resource_estimate.hpp).
 inline constexpr std::size_t kDefaultMaxSweepPoints = 10000;
 
 // Checks a `sweep:` node (null or absent: no axes): a mapping of syntactically valid dotted keys

@@ -12,6 +12,7 @@
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/plan_shape_bound.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
 namespace shardsim {
@@ -41,6 +42,8 @@ struct PlannerInfo {
   // Builds the planner from `placement.options` (validated; unknown keys are errors). The
   // options node may be null (no options given).
   std::function<std::unique_ptr<Planner>(const YamlValue& options)> make;
+  // Bounds on the plans it makes, for the resource guard (plan/plan_shape_bound.hpp).
+  std::function<PlanShapeBound(const PlanShapeInput& in)> shape_bound = worst_case_shape;
 };
 
 const std::vector<PlannerInfo>& planner_registry();

@@ -178,6 +178,24 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
 
 }  // namespace oper
 
+// The partition threshold of `options` when it is valid (the planner rejects the rest), else the
+// default: about 2/threshold + T partitions (docs/planners.md, "oper"), each possibly copied to
+// every GPU in training (Eq. 4-5).
+PlanShapeBound oper_shape_bound(const PlanShapeInput& in) {
+  double threshold = oper::OperOptions{}.threshold;
+  if (in.options.is_map()) {
+    if (auto v = in.options.find("threshold"); v && v->is_scalar()) {
+      try {
+        const double th = v->as_double();
+        if (th > 0 && th <= 1) threshold = th;
+      } catch (const InputError&) {  // not a number: the planner reports it
+      }
+    }
+  }
+  const double partitions = 2.0 / threshold + in.tables;  // one table may hold most of them
+  return {partitions * in.gpus, partitions, true};
+}
+
 std::unique_ptr<Planner> make_oper_planner(const YamlValue& options) {
   const PlannerOptions opts(options, {"threshold", "extra_memory_ratio", "balance_target", "mode"});
   oper::OperOptions o;

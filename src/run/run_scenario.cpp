@@ -1,42 +1,20 @@
-#include "shardsim/cli/pipeline.hpp"
-
-#include <spdlog/spdlog.h>
+#include "shardsim/run/run_scenario.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/core/log.hpp"
 #include "shardsim/metrics/report_builder.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan_file.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
+#include "shardsim/run/planner_options.hpp"
 
 namespace shardsim {
-
-YamlValue planner_options(const PlacementSpec& placement, const std::string& planner) {
-  YamlValue options(placement.options, placement.options_file, placement.options_path);
-  if (options.is_null() || !options.is_map()) return options;
-  bool keyed = false;
-  for (const std::string& k : options.keys()) {
-    for (const std::string& p : placement.planners) keyed = keyed || (k == p);
-  }
-  if (!keyed) return options;
-  for (const std::string& k : options.keys()) {
-    bool known = false;
-    for (const std::string& p : placement.planners) known = known || (k == p);
-    if (!known) {
-      throw options.get(k).error(
-          "options are keyed by planner name here, but this key is not a listed planner",
-          "key every option by one of the planners in placement.planner, or give options for "
-          "all of them without planner keys");
-    }
-  }
-  if (auto o = options.find(planner)) return *o;
-  return YamlValue(YAML::Node(), placement.options_file, placement.options_path + "." + planner);
-}
 
 std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options) {
   const Cluster cluster(scenario.cluster.preset, scenario.cluster.nodes);
@@ -55,7 +33,7 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     try {
       check_fits(memory, cluster);
     } catch (const DoesNotFitError& e) {
-      spdlog::warn("{}: {}", plan.planner, e.what());
+      log_warn("{}: {}", plan.planner, e.what());
       reports.push_back(build_unfit_report(header, inputs, memory, e));
       if (!options.record_timings) reports.back().planning_time_s = std::nan("");
       reports.back().plan_stats = std::move(stats);
@@ -78,7 +56,7 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     try {
       plan = planner->plan(ctx);
     } catch (const DoesNotFitError& e) {
-      spdlog::warn("{}: {}", name, e.what());
+      log_warn("{}: {}", name, e.what());
       reports.push_back(
           build_unplaced_report(header, name, cluster, scenario.model, scenario.workload, e));
       continue;

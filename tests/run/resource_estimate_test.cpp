@@ -1,12 +1,12 @@
 // The resource guard's estimate against hand counts (io/resource_estimate.hpp), memory sizes on
 // the command line, and the refusal message.
-#include "shardsim/io/resource_estimate.hpp"
+#include "shardsim/run/resource_estimate.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "scenario_test_helpers.hpp"
+#include "io/scenario_test_helpers.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/model/embedding_table.hpp"
 
@@ -65,21 +65,35 @@ TEST(ResourceEstimate, LoadedModelAndPerGpuRows) {
 }
 
 TEST(ResourceEstimate, ShardsPerPlanner) {
-  // T = 2 tables (dims 16 and 32), N = 8 GPUs, G = 8 GPUs a node.
+  // T = 2 tables (dims 16 and 32), N = 8 GPUs, G = 8 GPUs a node. The bounds are each planner's
+  // own (PlannerInfo::shape_bound); tests/plan/plan_shape_bound_test.cpp checks them against
+  // real plans.
   const Scenario s = tiny(1);
-  EXPECT_EQ(estimated_shards("table_wise", s), 2);
-  EXPECT_EQ(estimated_shards("random", s), 2);
-  EXPECT_EQ(estimated_shards("row_wise", s), 16);               // T x N
-  EXPECT_EQ(estimated_shards("data_parallel", s), 16);          // T x N replicas
-  EXPECT_EQ(estimated_shards("column_wise", s), 12);            // 16/4 + 32/4 column blocks
-  EXPECT_EQ(estimated_shards("table_row_wise", s), 16);         // T x G
-  EXPECT_EQ(estimated_shards("table_column_wise", s), 12);      // min(T x G, column blocks)
-  EXPECT_EQ(estimated_shards("memory_greedy", s), 10);          // T + N
-  EXPECT_EQ(estimated_shards("a_planner_added_later", s), 16);  // T x N: the most
-  EXPECT_EQ(estimated_shards("oper", s), (2000 + 2) * 8);       // (2/threshold + T) x N
+  auto shards = [&](const std::string& planner, const Scenario& sc) {
+    return plan_shape_bound(planner, sc).max_shards;
+  };
+  EXPECT_EQ(shards("table_wise", s), 2);
+  EXPECT_EQ(shards("random", s), 2);
+  EXPECT_EQ(shards("row_wise", s), 16);           // T x N
+  EXPECT_EQ(shards("data_parallel", s), 16);      // T x N replicas
+  EXPECT_EQ(shards("column_wise", s), 12);        // 16/4 + 32/4 column blocks
+  EXPECT_EQ(shards("table_row_wise", s), 16);     // T x G
+  EXPECT_EQ(shards("table_column_wise", s), 12);  // min(T x G, column blocks)
+  EXPECT_EQ(shards("memory_greedy", s), 10);      // T + N
+  EXPECT_EQ(shards("", s), 16);                   // a plan file: T x N, the most
+  EXPECT_EQ(shards("oper", s), (2000 + 2) * 8);   // (2/threshold + T) x N
   Scenario fine = s;
-  fine.placement.options = YAML::Load("{threshold: 0.0001}");
-  EXPECT_EQ(estimated_shards("oper", fine), (20000 + 2) * 8);
+  fine.placement.planners = {"oper"};
+  fine.placement.options =
+      YamlValue(YAML::Load("{threshold: 0.0001}"), "t.yaml", "placement.options");
+  EXPECT_EQ(shards("oper", fine), (20000 + 2) * 8);
+  // Options keyed by planner name reach OPER too.
+  fine.placement.planners = {"table_wise", "oper"};
+  fine.placement.options =
+      YamlValue(YAML::Load("{oper: {threshold: 0.0001}}"), "t.yaml", "placement.options");
+  EXPECT_EQ(shards("oper", fine), (20000 + 2) * 8);
+  EXPECT_FALSE(plan_shape_bound("table_wise", s).may_replicate);
+  EXPECT_TRUE(plan_shape_bound("data_parallel", s).may_replicate);
 }
 
 TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {

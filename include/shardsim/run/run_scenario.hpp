@@ -1,6 +1,7 @@
 #pragma once
 // Scenario -> plan -> tasks -> events -> metrics -> reports: one report per planner, in the
-// order the scenario lists them.
+// order the scenario lists them. The library's entry point for one loaded scenario; many runs
+// (sweep points, seeds) go through run/scenario_runs.hpp.
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,11 +24,6 @@ struct RunOptions {
 // that does not fit in memory yields a report with fits_in_memory = false and fit_error set, and is
 // not simulated. Bad input throws InputError.
 std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options = {});
-
-// The options for planner `planner` from `placement.options`: when the scenario lists several
-// planners, options may be keyed by planner name ({table_wise: {cost: size}}); otherwise the
-// options apply to the planner(s) as given.
-YamlValue planner_options(const PlacementSpec& placement, const std::string& planner);
 
 // The reports run_scenario returns for `scenario`: one per planner, one for placement.file.
 std::size_t report_count(const Scenario& scenario);

@@ -1,4 +1,4 @@
-#include "shardsim/cli/pipeline.hpp"
+#include "shardsim/run/planner_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@ namespace {
 PlacementSpec spec(std::vector<std::string> planners, const std::string& options) {
   PlacementSpec p;
   p.planners = std::move(planners);
-  p.options = options.empty() ? YAML::Node() : YAML::Load(options);
-  p.options_file = "s.yaml";
+  p.options = YamlValue(options.empty() ? YAML::Node() : YAML::Load(options), "s.yaml",
+                        "placement.options");
   return p;
 }
 
@@ -37,6 +37,23 @@ TEST(PlannerOptions, MixingKeyedAndUnkeyedIsAnError) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("placement.options.cost"), std::string::npos) << e.what();
   }
+}
+
+TEST(PlannerOptions, KeyedOptionsGoToTheRequestedPlannerEvenIfNotListed) {
+  // `shardsim plan --planner row_wise` on a scenario listing table_wise only.
+  const PlacementSpec p = spec({"table_wise"}, "{table_wise: {cost: size}, row_wise: {}}");
+  EXPECT_TRUE(planner_options(p, "row_wise").is_map());
+  // ...but a key naming a planner that is neither listed nor requested is an error (a run of the
+  // scenario as written, with table_wise only, would never use it).
+  EXPECT_THROW(planner_options(p, "table_wise"), InputError);
+  EXPECT_THROW(planner_options(p, "hybrid"), InputError);
+}
+
+TEST(PlannerOptions, UnkeyedOptionsSkipAnUnlistedPlanner) {
+  const PlacementSpec p = spec({"table_wise"}, "{cost: dim}");
+  const YamlValue none = planner_options(p, "row_wise");
+  EXPECT_TRUE(none.is_null());
+  EXPECT_EQ(none.path(), "placement.options");
 }
 
 }  // namespace

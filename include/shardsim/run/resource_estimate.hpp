@@ -9,7 +9,7 @@
 // serving maps of the plans, the per-iteration task graphs, the per-table draws, the distinct-row
 // sets of sampled traces, the loaded scenarios of a sweep — each with its count in the item's
 // text. Every constant and count is in resource_estimate.cpp, next to the code it mirrors, and is
-// checked against hand counts in tests/io/resource_estimate_test.cpp. It is an estimate within a
+// checked against hand counts in tests/run/resource_estimate_test.cpp. It is an estimate within a
 // small factor (docs/robustness.md compares it with measured peak memory), not an allocator.
 #include <cstdint>
 #include <optional>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "shardsim/io/scenario.hpp"
+#include "shardsim/plan/plan_shape_bound.hpp"
 
 namespace shardsim {
 
@@ -61,9 +62,10 @@ RunFootprint run_footprint(const Scenario& scenario);
 // The estimate for running `runs` (one entry per sweep point x seed) with `shape`.
 ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape& shape);
 
-// Shards a planner's plan of `scenario` may hold at most (the estimator's table; an unknown
-// planner counts as T x N, the most any built-in planner makes).
-double estimated_shards(std::string_view planner, const Scenario& scenario);
+// The bound on the plan `planner` makes for `scenario`, as the planner declares it in its
+// PlannerInfo (plan/plan_shape_bound.hpp) with the options routed to it; a plan file
+// (`placement.file`, named by an empty `planner`) gets worst_case_shape.
+PlanShapeBound plan_shape_bound(const std::string& planner, const Scenario& scenario);
 
 // The memory limit: `--max-memory` when given (0: no limit), else the default.
 struct MemoryLimit {

@@ -1,7 +1,7 @@
 // The resource guard's memory estimate (io/resource_estimate.hpp). Each term mirrors the code
 // that allocates it (named in the comment); tests/io/resource_estimate_test.cpp checks the terms
 // against hand counts, and docs/robustness.md compares totals with measured peak memory.
-#include "shardsim/io/resource_estimate.hpp"
+#include "shardsim/run/resource_estimate.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,6 +19,8 @@
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/plan_stats.hpp"
+#include "shardsim/plan/planner.hpp"
+#include "shardsim/run/planner_options.hpp"
 #include "shardsim/sim/engine.hpp"
 #include "shardsim/sim/task.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
@@ -83,44 +85,6 @@ std::size_t reports_of(const Scenario& s) {
   return s.placement.planners.size() + (s.placement.plan_file.empty() ? 0 : 1);
 }
 
-// Whether a plan may hold replicas (a serving map of N entries per replicated block, and
-// replica AllReduces): every planner but those that place each block once.
-bool may_replicate(std::string_view planner) {
-  return !(planner == "random" || planner == "round_robin" || planner == "table_wise" ||
-           planner == "karmarkar_karp" || planner == "row_wise" || planner == "column_wise" ||
-           planner == "table_row_wise" || planner == "table_column_wise" ||
-           planner == "memory_greedy" || planner == "access_greedy");
-}
-
-// Row blocks of the largest table a plan may cut (the per-table draw is blocks x N doubles).
-double estimated_blocks_per_table(std::string_view planner, const Scenario& s) {
-  const double n = num_gpus(s);
-  if (planner == "random" || planner == "round_robin" || planner == "table_wise" ||
-      planner == "karmarkar_karp" || planner == "column_wise" || planner == "data_parallel" ||
-      planner == "table_column_wise") {
-    return 1;
-  }
-  if (planner == "table_row_wise") return s.cluster.preset.gpus_per_node;
-  return n;  // row_wise, memory/access greedy, hybrid, plan files, unknown planners
-}
-
-// OPER's partition threshold: `placement.options.threshold` (one planner) or
-// `placement.options.oper.threshold` (several), else the default 0.001. Invalid values are the
-// planner's to reject; the estimate then uses the default.
-double oper_threshold(const Scenario& s) {
-  constexpr double kDefault = 0.001;
-  const YAML::Node options = s.placement.options;
-  if (!options.IsMap()) return kDefault;
-  // A missing key gives an invalid node: only IsDefined() may be asked of it.
-  const YAML::Node own = options["oper"];
-  const YAML::Node v = own.IsDefined() && own.IsMap() ? own["threshold"] : options["threshold"];
-  double th = kDefault;
-  if (v.IsDefined() && v.IsScalar() && YAML::convert<double>::decode(v, th) && th > 0 && th <= 1) {
-    return th;
-  }
-  return kDefault;
-}
-
 }  // namespace
 
 double RunFootprint::kept_bytes() const {
@@ -139,30 +103,15 @@ double RunFootprint::output_bytes() const {
   return b;
 }
 
-double estimated_shards(std::string_view planner, const Scenario& s) {
-  const double t = static_cast<double>(s.model.tables.size());
-  const double n = num_gpus(s);
-  const double g = s.cluster.preset.gpus_per_node;
-  double column_blocks = 0;  // dim / 4 blocks per table at most (cuts on multiples of 4)
-  for (const auto& table : s.model.tables) column_blocks += std::ceil(table.dim / 4.0);
-  if (planner == "random" || planner == "round_robin" || planner == "table_wise" ||
-      planner == "karmarkar_karp") {
-    return t;  // whole tables
-  }
-  if (planner == "column_wise") return column_blocks;
-  if (planner == "table_row_wise") return t * g;
-  if (planner == "table_column_wise") return std::min(t * g, column_blocks);
-  if (planner == "memory_greedy") return t + n;  // cuts where a GPU's share ends
-  if (planner == "access_greedy") {
-    // chunks: T + chunks_per_gpu (16 by default, 4096 at most) x (N + ...): docs/planners.md.
-    return t + 4096 * n;
-  }
-  if (planner == "oper") {
-    // About 2/threshold + T partitions (docs/planners.md, "oper"), each possibly copied to every
-    // GPU (training, Eq. 4-5): an upper bound, with `threshold` from placement.options.
-    return (2.0 / oper_threshold(s) + t) * n;
-  }
-  return t * n;  // row_wise, data_parallel, hybrid, two_d, plan files, planners unknown here
+PlanShapeBound plan_shape_bound(const std::string& planner, const Scenario& s) {
+  PlanShapeInput in;
+  in.tables = static_cast<double>(s.model.tables.size());
+  in.gpus = num_gpus(s);
+  in.gpus_per_node = s.cluster.preset.gpus_per_node;
+  for (const auto& table : s.model.tables) in.column_blocks += std::ceil(table.dim / 4.0);
+  if (planner.empty()) return worst_case_shape(in);
+  in.options = planner_options(s.placement, planner);
+  return find_planner(planner, SourceLocation{s.source, 0, 0}, "placement.planner").shape_bound(in);
 }
 
 RunFootprint run_footprint(const Scenario& s) {
@@ -189,7 +138,7 @@ RunFootprint run_footprint(const Scenario& s) {
       {fmt::format("per-GPU rows of the reports: {} report(s) x {} GPUs", count(reports), count(n)),
        reports * n * kReportPerGpuBytes});
 
-  // --- peak: one plan made and simulated at a time (cli/pipeline.cpp).
+  // --- peak: one plan made and simulated at a time (run/run_scenario.cpp).
   // Planner-independent terms.
   f.peak.push_back({fmt::format("communication matrices while simulating: 6 x {}^2 x 8 B (builder, "
                                 "per-group AlltoAll, result)",
@@ -204,14 +153,15 @@ RunFootprint run_footprint(const Scenario& s) {
   std::string largest_plan_what;
   for (std::size_t k = 0; k < reports_of(s); ++k) {
     const std::string planner =
-        k < s.placement.planners.size() ? s.placement.planners[k] : std::string("file:");
-    const double shards = estimated_shards(planner, s);
-    const double replicated_tables = may_replicate(planner) ? t : 0;
+        k < s.placement.planners.size() ? s.placement.planners[k] : std::string();
+    const PlanShapeBound bound = plan_shape_bound(planner, s);
+    const double shards = bound.max_shards;
+    const double replicated_tables = bound.may_replicate ? t : 0;
     // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member.
     const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
-    const double tasks_per_gpu = (training ? 11 + (may_replicate(planner) ? 1 : 0) : 5) + input_a2a;
+    const double tasks_per_gpu = (training ? 11 + (bound.may_replicate ? 1 : 0) : 5) + input_a2a;
     const double tasks = iterations * n * tasks_per_gpu;
-    const double blocks = estimated_blocks_per_table(planner, s);
+    const double blocks = bound.max_blocks_per_table;
     const double plan_bytes =
         shards * kShardBytes + replicated_tables * n * 8 +  // serving map: N ids per set
         tasks * (kTaskBytes + kCollectiveMemberBytes) + iterations * n * kIterationPerGpuBytes +
@@ -221,8 +171,8 @@ RunFootprint run_footprint(const Scenario& s) {
       largest_plan_what = fmt::format(
           "plan '{}' and its simulation: ~{} shards, {} iterations x {} GPUs x {} tasks, draws of "
           "{} blocks x {} GPUs",
-          planner, count(shards), count(iterations), count(n), count(tasks_per_gpu), count(blocks),
-          count(n));
+          planner.empty() ? std::string("file:") : planner, count(shards), count(iterations),
+          count(n), count(tasks_per_gpu), count(blocks), count(n));
     }
   }
   if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});

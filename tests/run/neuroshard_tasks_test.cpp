@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "shardsim/cli/pipeline.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/plan/planner.hpp"
+#include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim {
 namespace {
@@ -66,10 +66,10 @@ Scenario task(std::uint64_t seed, const std::vector<EmbeddingTable>& pool,
   sc.workload.seed = seed;
   // two_d needs its number of groups (options keyed by planner name).
   if (std::find(planners.begin(), planners.end(), "two_d") != planners.end()) {
-    sc.placement.options = YAML::Load("{two_d: {groups: 2}}");
+    sc.placement.options =
+        YamlValue(YAML::Load("{two_d: {groups: 2}}"), sc.source, "placement.options");
   }
   sc.placement.planners = std::move(planners);
-  sc.placement.options_file = sc.source;
   sc.cost = default_cost_params();
   return sc;
 }
@@ -114,7 +114,7 @@ TEST(NeuroShardTasks, LookupGreedyBeatsSizeGreedyAndRandom) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     Scenario sc = task(seed, pool, {"table_wise", "random"});
     std::vector<Report> reports = run_scenario(sc);
-    YAML::Node size_options = YAML::Load("{cost: size}");
+    const YamlValue size_options(YAML::Load("{cost: size}"), sc.source, "placement.options");
     sc.placement.planners = {"table_wise"};
     sc.placement.options = size_options;
     const std::vector<Report> by_size = run_scenario(sc);

@@ -1,0 +1,30 @@
+#pragma once
+// Upper bounds on the shape of the plan a planner makes, from the scenario's shape alone, so the
+// resource guard (io/resource_estimate.cpp) can size a run before any plan is made. Each planner
+// declares its own in its PlannerInfo (plan/planner.hpp); tests/plan/plan_shape_bound_test.cpp
+// checks every registered planner's bound against the plans it actually makes.
+#include "shardsim/core/yaml_reader.hpp"
+
+namespace shardsim {
+
+// The scenario's shape: all a bound may depend on.
+struct PlanShapeInput {
+  double tables = 0;         // T
+  double gpus = 0;           // N
+  double gpus_per_node = 0;  // G
+  double column_blocks = 0;  // sum over tables of ceil(dim / 4): most column shards possible
+  // The planner's own options (run/planner_options.hpp); null when none were given.
+  YamlValue options = YamlValue::null_at("", "placement.options");
+};
+
+struct PlanShapeBound {
+  double max_shards = 0;            // shards (replicas counted) in the plan
+  double max_blocks_per_table = 0;  // distinct row ranges one table may be cut into
+  bool may_replicate = true;        // whether a block may be held by several GPUs
+};
+
+// The bound of a plan nothing is known about (plan files, planners without a bound): T x N
+// shards, N row blocks a table, replicas.
+PlanShapeBound worst_case_shape(const PlanShapeInput& in);
+
+}  // namespace shardsim

@@ -1,0 +1,48 @@
+// Routing placement.options to planners (run/planner_options.hpp).
+#include "shardsim/run/planner_options.hpp"
+
+#include <algorithm>
+
+#include "shardsim/core/log.hpp"
+#include "shardsim/plan/planner.hpp"
+
+namespace shardsim {
+
+namespace {
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+YamlValue planner_options(const PlacementSpec& placement, const std::string& name) {
+  const YamlValue& options = placement.options;
+  const YamlValue none = YamlValue::null_at(options.file(), options.path());
+  if (options.is_null() || !options.is_map()) {
+    return contains(placement.planners, name) ? options : none;
+  }
+  const std::vector<std::string> registered = planner_names();
+  const std::vector<std::string> keys = options.keys();
+  const bool keyed = std::any_of(keys.begin(), keys.end(),
+                                 [&](const std::string& k) { return contains(registered, k); });
+  if (keyed) {
+    for (const std::string& k : keys) {
+      if (k != name && !contains(placement.planners, k)) {
+        throw options.get(k).error(
+            "options are keyed by planner name here, but this key is not a listed planner",
+            "key every option by one of the planners in placement.planner, or give options for "
+            "all of them without planner keys");
+      }
+    }
+    if (auto o = options.find(name)) return *o;
+    return YamlValue::null_at(options.file(), options.path() + "." + name);
+  }
+  if (contains(placement.planners, name)) return options;
+  log_warn("{}: placement.options are for {}; planner '{}' runs without them", options.file(),
+           placement.planners.empty() ? std::string("no planner") : placement.planners.front(),
+           name);
+  return none;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,38 @@
+// The checks before running (run/resource_guard.hpp).
+#include "shardsim/run/resource_guard.hpp"
+
+#include <fmt/format.h>
+
+#include "shardsim/core/log.hpp"
+
+namespace shardsim {
+
+void check_runs(std::span<const Scenario> runs, const RunShape& shape, const ResourceLimits& limits,
+                const std::string& source) {
+  const MemoryLimit& limit = limits.memory;
+  const ResourceEstimate e = estimate_memory(runs, shape);
+  log_debug("estimated memory of {} run(s): {} (limit {}: {})", runs.size(),
+            human_bytes(e.total_bytes), limit.bytes > 0 ? human_bytes(limit.bytes) : "none",
+            limit.origin);
+  check_memory(e, limit, source);
+}
+
+LoadingGuard::LoadingGuard(std::size_t total, const ResourceLimits& limits, std::string source)
+    : total_(total), limit_(limits.memory), source_(std::move(source)) {}
+
+void LoadingGuard::loaded(const Scenario& scenario) {
+  const RunFootprint f = run_footprint(scenario);
+  bytes_ += f.kept.empty() ? 0 : f.kept.front().bytes;  // the loaded model
+  ++count_;
+  if (limit_.bytes <= 0 || total_ <= 1) return;
+  const double projected = bytes_ / static_cast<double>(count_) * static_cast<double>(total_);
+  if (projected <= limit_.bytes) return;
+  ResourceEstimate e;
+  e.total_bytes = projected;
+  e.items.push_back({fmt::format("{} loaded scenarios of about {} tables each", total_,
+                                 scenario.model.tables.size()),
+                     projected});
+  check_memory(e, limit_, source_);
+}
+
+}  // namespace shardsim

@@ -1,0 +1,121 @@
+// Scenario file -> reports over sweep points and seeds (run/scenario_runs.hpp).
+#include "shardsim/run/scenario_runs.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "shardsim/core/error.hpp"
+#include "shardsim/core/log.hpp"
+#include "shardsim/core/parallel_for.hpp"
+#include "shardsim/io/scenario_document.hpp"
+#include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/metrics/scaling_factor.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// The documents of every sweep point of `request`, with their labels.
+std::vector<SweepPoint> points_of(const RunRequest& request) {
+  const ScenarioDocument doc = ScenarioDocument::load(request.path, request.overrides);
+  switch (request.sweep) {
+    case SweepUse::ignore:
+      if (!doc.has_sweep()) return {SweepPoint{"", doc}};
+      log_warn("{}: has a sweep block; `run` ignores it (use `shardsim sweep`)", doc.file());
+      return {SweepPoint{"", doc.without_sweep()}};
+    case SweepUse::require:
+      if (!doc.has_sweep()) {
+        throw InputError(SourceLocation{doc.file(), 0, 0}, "sweep",
+                         "the scenario has no sweep block",
+                         "add `sweep: {cluster.nodes: [1, 2, 4]}` or use `shardsim run`");
+      }
+      break;
+    case SweepUse::expand:
+      if (!doc.has_sweep()) return {SweepPoint{"", doc}};
+      break;
+  }
+  return expand_sweep(doc, request.limits.max_points);
+}
+
+}  // namespace
+
+ScenarioRuns load_runs(const RunRequest& request) {
+  const std::vector<SweepPoint> points = points_of(request);
+  const std::size_t per_point = std::max<std::size_t>(1, request.seeds.size());
+  LoadingGuard loading(points.size() * per_point, request.limits, points.front().document.file());
+  ScenarioRuns runs;
+  runs.scenarios.reserve(points.size() * per_point);
+  auto add = [&](const ScenarioDocument& document, const std::string& label) {
+    runs.scenarios.push_back(load_scenario(document));
+    runs.labels.push_back(label);
+    loading.loaded(runs.scenarios.back());
+  };
+  for (const SweepPoint& point : points) {
+    if (request.seeds.empty()) add(point.document, point.label);
+    for (const std::uint64_t seed : request.seeds) add(point.document.with_seed(seed), point.label);
+  }
+  return runs;
+}
+
+std::vector<std::uint64_t> consecutive_seeds(std::uint64_t first, int count) {
+  std::vector<std::uint64_t> seeds;
+  for (int i = 0; i < std::max(1, count); ++i)
+    seeds.push_back(first + static_cast<std::uint64_t>(i));
+  return seeds;
+}
+
+std::uint64_t written_seed(const RunRequest& request) {
+  RunRequest first = request;
+  first.seeds.clear();
+  const std::vector<SweepPoint> points = points_of(first);
+  return load_scenario(points.front().document).workload.seed;
+}
+
+std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& settings) {
+  std::vector<std::vector<Report>> results(runs.size());
+  const std::string what =
+      runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
+  Progress progress(what, runs.size());
+  std::mutex progress_mutex;
+  parallel_for(runs.size(), settings.jobs, [&](std::size_t i) {
+    results[i] = run_scenario(runs.scenarios[i], RunOptions{runs.labels[i], settings.record_timings,
+                                                            settings.on_simulated});
+    std::lock_guard lock(progress_mutex);
+    progress.advance();
+  });
+  progress.finish();
+  std::vector<Report> all;
+  for (auto& rs : results) {
+    for (auto& r : rs) all.push_back(std::move(r));
+  }
+  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
+  return all;
+}
+
+namespace {
+RunRequest request_of(const std::string& path, const ScenarioRunOptions& options) {
+  RunRequest request;
+  request.path = path;
+  request.overrides = options.overrides;
+  request.sweep = SweepUse::expand;
+  request.limits = options.limits;
+  return request;
+}
+}  // namespace
+
+std::vector<std::uint64_t> run_seeds(const std::string& path, const ScenarioRunOptions& options) {
+  if (!options.seeds.empty()) return options.seeds;
+  const std::uint64_t first =
+      options.seed ? *options.seed : written_seed(request_of(path, options));
+  return consecutive_seeds(first, options.seed_count);
+}
+
+std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRunOptions& options) {
+  RunRequest request = request_of(path, options);
+  request.seeds = run_seeds(path, options);
+  const ScenarioRuns runs = load_runs(request);
+  check_runs(runs.scenarios, RunShape{options.jobs, options.renders_reports}, options.limits, path);
+  return run_all(runs, RunSettings{options.jobs, options.record_timings, {}});
+}
+
+}  // namespace shardsim
