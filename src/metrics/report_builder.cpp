@@ -430,10 +430,10 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
 }
 
 Report build_unfit_report(const ReportHeader& header, const SimulationInputs& in,
-                          const std::vector<GpuMemory>& memory, const DoesNotFitError& error) {
+                          const PlanAnalysis& analysis, const DoesNotFitError& error) {
   Report r;
-  fill_common(r, header, in, memory);
-  const IterationBuilder builder(in);
+  fill_common(r, header, in, analysis.memory);
+  const IterationBuilder builder(in, analysis);
   fill_comm(r, in.cluster, builder.comm());
   fill_groups(r, in.plan, {});
   fill_replica_sync(r, in, builder.replica_syncs(), std::nan(""));

@@ -65,9 +65,14 @@ GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model,
 
 std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload) {
+  return plan_memory(plan, build_serving_map(plan, cluster), cluster, model, workload);
+}
+
+std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
+                                   const Cluster& cluster, const DlrmModel& model,
+                                   const Workload& workload) {
   const int n = cluster.num_gpus();
   std::vector<GpuMemory> mem(n, base_gpu_memory(cluster, model, workload));
-  const ServingMap serving = build_serving_map(plan, cluster);
   std::vector<double> served_gpus(plan.shards.size(), 0.0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     if (serving.single_server(k)) {

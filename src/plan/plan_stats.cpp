@@ -138,14 +138,10 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
 }
 
 // One-sided plans (OPER §5): each GPU fetches the rows it looks up; gradients go back as puts.
-void one_sided_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
-                     const Cluster& cluster, const DlrmModel& model, const Workload& workload,
-                     const TraceSource& trace, const CostParams& p) {
+void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic, const Cluster& cluster,
+                     const DlrmModel& model, const Workload& workload, const CostParams& p) {
   const int n = cluster.num_gpus();
   const bool training = workload.mode == Mode::training;
-  const OneSidedTraffic traffic =
-      one_sided_traffic(plan, serving, cluster, model, workload, trace,
-                        expected_lookups(serving, cluster, model, workload, trace), p);
   const std::vector<double> get_s =
       one_sided_transfer_s(cluster, traffic.get_bytes, traffic.get_rows, p);
   std::vector<double> put_s(static_cast<std::size_t>(n), 0.0);
@@ -188,6 +184,13 @@ double BalanceStat::gap_to_bound() const {
 PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                              const Workload& workload, const TraceSource& trace,
                              const CostParams& p) {
+  return compute_plan_stats(plan, analyze_plan(plan, cluster, model, workload, trace, p), cluster,
+                            model, workload, trace, p);
+}
+
+PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, const Cluster& cluster,
+                             const DlrmModel& model, const Workload& workload,
+                             const TraceSource& trace, const CostParams& p) {
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const bool training = workload.mode == Mode::training;
@@ -200,7 +203,7 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
   st.num_tables = static_cast<int>(model.tables.size());
   st.hbm_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
   st.gpus.resize(un);
-  const std::vector<GpuMemory> memory = plan_memory(plan, cluster, model, workload);
+  const std::vector<GpuMemory>& memory = analysis.memory;
   for (int g = 0; g < n; ++g) {
     GpuPlanStats& s = st.gpus[g];
     s.gpu = g;
@@ -216,24 +219,22 @@ PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const Dlr
 
   // Work and traffic per GPU: pooled (AlltoAll) or one-sided (gets and puts), from the lookups
   // of the GPUs each replica serves (serving.hpp), expected.
-  const ServingMap serving = build_serving_map(plan, cluster);
-  if (plan.lookup_comm == LookupComm::one_sided) {
-    one_sided_stats(st, plan, serving, cluster, model, workload, trace, p);
+  if (analysis.one_sided_expected) {
+    one_sided_stats(st, *analysis.one_sided_expected, cluster, model, workload, p);
   } else {
-    pooled_stats(st, plan, serving, cluster, model, workload, trace, p);
+    pooled_stats(st, plan, analysis.serving, cluster, model, workload, trace, p);
   }
   // Replica synchronisation: gradients of replicas inside a group every iteration
   // (plan/replica_sync.hpp); 2D peer syncs every `interval` iterations, amortised per iteration
   // (plan/peer_sync.hpp).
   if (training) {
-    for (const ReplicaSyncBucket& b :
-         replica_sync_buckets(plan, serving, cluster, model, workload, trace, p)) {
+    for (const ReplicaSyncBucket& b : analysis.replica_syncs) {
       for (int g : b.gpus) {
         st.gpus[g].sync_comm_s += b.duration_s;
         st.gpus[g].sync_bytes += b.bytes;
       }
     }
-    const PeerSyncs peer = plan_peer_syncs(plan, serving, model, workload, trace, n);
+    const PeerSyncs& peer = analysis.peer_syncs;
     const double per_iteration = 1.0 / peer.sync.interval;
     for (const PeerSyncBucket& b : peer.peer) {
       const double t = allreduce_s(cluster, b.gpus, b.bytes, p) * per_iteration;

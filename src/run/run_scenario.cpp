@@ -26,20 +26,23 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
   auto simulate_plan = [&](const Plan& plan) {
     const SimulationInputs inputs{cluster, scenario.model, scenario.workload,  plan,
                                   *trace,  scenario.cost,  scenario.simulation};
-    const std::vector<GpuMemory> memory =
-        plan_memory(plan, cluster, scenario.model, scenario.workload);
-    PlanStats stats =
-        compute_plan_stats(plan, cluster, scenario.model, scenario.workload, *trace, scenario.cost);
+    // Computed once: memory, serving map, syncs and one-sided traffic for the statistics, the
+    // simulation and the report (plan/plan_analysis.hpp).
+    const PlanAnalysis analysis =
+        analyze_plan(plan, cluster, scenario.model, scenario.workload, *trace, scenario.cost);
+    const std::vector<GpuMemory>& memory = analysis.memory;
+    PlanStats stats = compute_plan_stats(plan, analysis, cluster, scenario.model, scenario.workload,
+                                         *trace, scenario.cost);
     try {
       check_fits(memory, cluster);
     } catch (const DoesNotFitError& e) {
       log_warn("{}: {}", plan.planner, e.what());
-      reports.push_back(build_unfit_report(header, inputs, memory, e));
+      reports.push_back(build_unfit_report(header, inputs, analysis, e));
       if (!options.record_timings) reports.back().planning_time_s = std::nan("");
       reports.back().plan_stats = std::move(stats);
       return;
     }
-    const SimulationResult result = simulate(inputs);
+    const SimulationResult result = simulate(inputs, analysis);
     if (options.on_simulated) options.on_simulated(inputs, result);
     reports.push_back(build_report(header, inputs, result, memory));
     if (!options.record_timings) reports.back().planning_time_s = std::nan("");

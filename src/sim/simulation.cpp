@@ -1,14 +1,17 @@
 #include "shardsim/sim/simulation.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include "shardsim/core/log.hpp"
 
 namespace shardsim {
 
 SimulationResult simulate(const SimulationInputs& inputs) {
+  return simulate(inputs, analyze_plan(inputs.plan, inputs.cluster, inputs.model, inputs.workload,
+                                       inputs.trace, inputs.cost));
+}
+
+SimulationResult simulate(const SimulationInputs& inputs, const PlanAnalysis& analysis) {
   SimulationResult r;
-  const IterationBuilder builder(inputs);
+  const IterationBuilder builder(inputs, analysis);
   const int total = inputs.workload.warmup + inputs.workload.iterations;
   r.warmup = inputs.workload.warmup;
   r.iterations.reserve(total);
@@ -18,8 +21,8 @@ SimulationResult simulate(const SimulationInputs& inputs) {
     progress.advance();
   }
   progress.finish();
-  spdlog::debug("simulating {} tasks ({} collectives) on {} GPUs", r.graph.tasks.size(),
-                r.graph.collectives.size(), inputs.cluster.num_gpus());
+  log_debug("simulating {} tasks ({} collectives) on {} GPUs", r.graph.tasks.size(),
+            r.graph.collectives.size(), inputs.cluster.num_gpus());
   r.timeline = run_engine(r.graph, inputs.cluster.num_gpus(), builder.link_capacity_Bps());
   r.comm = builder.comm();
   r.syncs = builder.replica_syncs();

@@ -29,7 +29,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& inputs,
 
 // A report of a plan that does not fit: memory and communication, no timings.
 Report build_unfit_report(const ReportHeader& header, const SimulationInputs& inputs,
-                          const std::vector<GpuMemory>& memory, const DoesNotFitError& error);
+                          const PlanAnalysis& analysis, const DoesNotFitError& error);
 
 // A report for a planner that could not place the tables at all: no plan, no timings.
 Report build_unplaced_report(const ReportHeader& header, const std::string& planner,

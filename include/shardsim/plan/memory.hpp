@@ -7,6 +7,7 @@
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/serving.hpp"
 
 namespace shardsim {
 
@@ -37,6 +38,10 @@ GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model, const 
 // activations are counted once (for the most samples any of them serves). A one-sided plan
 // (LookupComm::one_sided) has no shard activations: requesters pool what they fetch.
 std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                                   const Workload& workload);
+// The same with the plan's serving map already built (plan/plan_analysis.hpp builds it once).
+std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
+                                   const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload);
 
 // Throws DoesNotFitError for the GPU with the largest overshoot, if any GPU exceeds capacity.

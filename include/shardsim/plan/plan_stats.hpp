@@ -14,6 +14,7 @@
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/plan_analysis.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
 namespace shardsim {
@@ -91,5 +92,9 @@ struct PlanStats {
 PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                              const Workload& workload, const TraceSource& trace,
                              const CostParams& cost);
+// The same from the plan's analysis (plan_analysis.hpp), computed with the same inputs.
+PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, const Cluster& cluster,
+                             const DlrmModel& model, const Workload& workload,
+                             const TraceSource& trace, const CostParams& cost);
 
 }  // namespace shardsim

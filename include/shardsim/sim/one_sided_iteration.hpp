@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "shardsim/plan/one_sided_traffic.hpp"
-#include "shardsim/sim/iteration_builder.hpp"
+#include "shardsim/plan/serving.hpp"
+#include "shardsim/sim/simulation_inputs.hpp"
 
 namespace shardsim {
 

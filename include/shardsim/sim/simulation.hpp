@@ -17,5 +17,7 @@ struct SimulationResult {
 };
 
 SimulationResult simulate(const SimulationInputs& inputs);
+// The same with the plan's analysis (computed with the same inputs) already made.
+SimulationResult simulate(const SimulationInputs& inputs, const PlanAnalysis& analysis);
 
 }  // namespace shardsim

@@ -1,0 +1,52 @@
+#pragma once
+// What the simulator, the plan statistics and the reports need to know about a plan, computed
+// once per plan (between plan/ and sim/; docs/architecture.md): who serves whom, the distinct
+// row blocks of each table, how many GPUs each shard serves, the memory per GPU, the expected
+// traffic of one-sided plans (OPER §5) and the replica synchronisation (gradient AllReduces of
+// replicas inside a group, OPER §5.3; 2D peer syncs, 2D §5). It depends on the plan, the cluster,
+// the model, the workload, the access profiles and the cost parameters, never on an iteration.
+#include <optional>
+#include <vector>
+
+#include "shardsim/cost/cost_params.hpp"
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/one_sided_traffic.hpp"
+#include "shardsim/plan/peer_sync.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/replica_sync.hpp"
+#include "shardsim/plan/serving.hpp"
+#include "shardsim/trace/trace_source.hpp"
+
+namespace shardsim {
+
+// The distinct row ranges of each table's replica sets, sorted by begin: what the trace draws
+// lookups for each iteration. Sets that differ only in columns share a block (the same lookups
+// reach every column shard).
+struct PlanRowBlocks {
+  std::vector<std::vector<RowBlock>> of_table;          // per table
+  std::vector<std::size_t> block_of_set;                // per replica set: its block in its table
+  std::vector<std::vector<std::size_t>> sets_of_table;  // per table: its replica sets, in order
+};
+
+struct PlanAnalysis {
+  ServingMap serving;
+  PlanRowBlocks blocks;
+  // Per shard: how many GPUs' lookups it serves (its pooled outputs are that many batches).
+  std::vector<double> served_gpus_by_shard;
+  std::vector<GpuMemory> memory;  // per GPU (plan_memory)
+  // One-sided plans (Plan::lookup_comm == one_sided): the expected gets and puts; empty otherwise.
+  std::optional<OneSidedTraffic> one_sided_expected;
+  // Training only: the gradient AllReduces of replicas inside a group, one per distinct set of
+  // replica GPUs, in the plan's ReplicaSync variant (plan/replica_sync.hpp).
+  std::vector<ReplicaSyncBucket> replica_syncs;
+  PeerSyncs peer_syncs;  // 2D: weights + optimizer state across the groups' peers
+};
+
+PlanAnalysis analyze_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                          const Workload& workload, const TraceSource& trace,
+                          const CostParams& cost);
+
+}  // namespace shardsim

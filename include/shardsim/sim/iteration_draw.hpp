@@ -1,0 +1,36 @@
+#pragma once
+// The per-iteration half of an iteration: the trace's draw of this batch turned into work and
+// bytes — the lookups and distinct rows of every shard, each GPU's fused embedding kernels
+// (forward, and backward with the update in training; OPER's one-sided kernels and puts), and
+// the input AlltoAll's traffic per sparse group (indices and offsets to the GPU serving each
+// block). Kernel times include each GPU's slowdown (stragglers, jitter).
+#include <span>
+#include <vector>
+
+#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/cost/level_traffic.hpp"
+#include "shardsim/hw/level_table.hpp"
+#include "shardsim/plan/plan_analysis.hpp"
+#include "shardsim/sim/simulation_inputs.hpp"
+
+namespace shardsim {
+
+struct IterationDraw {
+  std::vector<double> lookups_by_gpu;       // lookups served by each GPU's shards
+  std::vector<double> lookup_s_by_gpu;      // embedding forward + backward kernel time per GPU
+  std::vector<double> lookup_fwd_s;         // per GPU, slowed down
+  std::vector<double> update_bwd_s;         // per GPU, slowed down (training)
+  bool inputs = false;                      // whether an input AlltoAll runs this iteration
+  std::vector<LevelTraffic> input_traffic;  // per sparse group, when `inputs`
+  std::vector<ByteMatrix> input_pairs;      // per sparse group, per-flow sharing only
+  double puts_s = 0;      // one-sided plans: the slowest GPU's gradient puts (training)
+  double puts_bytes = 0;  // one-sided plans: all puts' bytes
+};
+
+// `factor[g]` multiplies GPU g's kernel times; `groups` is the number of sparse groups;
+// `levels` is the cluster's level table (built once per simulation).
+IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& analysis,
+                             const LevelTable& levels, std::size_t groups,
+                             std::span<const double> factor, int iteration);
+
+}  // namespace shardsim

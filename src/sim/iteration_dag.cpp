@@ -1,0 +1,291 @@
+// The task DAG of one iteration (sim/iteration_dag.hpp).
+#include "shardsim/sim/iteration_dag.hpp"
+
+#include <utility>
+
+#include "shardsim/cost/collective_cost.hpp"
+
+namespace shardsim {
+
+namespace {
+
+std::vector<int> all_gpus(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  for (int g = 0; g < n; ++g) v[static_cast<std::size_t>(g)] = g;
+  return v;
+}
+
+using DepsByGpu = std::vector<std::vector<int>>;
+
+// Adds tasks and collectives to the graph for one iteration, phase by phase across GPUs so each
+// stream stays in order.
+class Emitter {
+ public:
+  Emitter(TaskGraph& graph, const SimulationInputs& in, const PlanTraffic& traffic,
+          std::span<const double> factor, const IterationTasks* previous, IterationTasks& out)
+      : graph_(graph),
+        in_(in),
+        traffic_(traffic),
+        factor_(factor),
+        previous_(previous),
+        out_(out) {}
+
+  int num_gpus() const { return in_.cluster.num_gpus(); }
+  double f(int g) const { return factor_[static_cast<std::size_t>(g)]; }
+  const IterationTasks* previous() const { return previous_; }
+
+  // The previous iteration's last task of every stream of `g`.
+  std::vector<int> barrier(int g) const {
+    std::vector<int> deps;
+    if (previous_) {
+      for (int id : previous_->last_by_gpu[g]) {
+        if (id >= 0) deps.push_back(id);
+      }
+    }
+    return deps;
+  }
+
+  int local(int g, Stream stream, Phase phase, double d, std::vector<int> deps) {
+    Task t;
+    t.gpu = g;
+    t.stream = stream;
+    t.phase = phase;
+    t.duration_s = d;
+    t.deps = std::move(deps);
+    return graph_.add_task(std::move(t));
+  }
+
+  // Adds a collective over `gpus` (nothing for fewer than 2 GPUs or no bytes) and records each
+  // member's task in `task_of_gpu`.
+  void collective(const std::vector<int>& gpus, Stream stream, Phase phase, double duration_s,
+                  double bytes, int demand, const DepsByGpu& deps_by_gpu,
+                  std::vector<int>& task_of_gpu) {
+    if (bytes <= 0 || gpus.size() < 2) return;
+    DepsByGpu deps;
+    for (int g : gpus) deps.push_back(deps_by_gpu[g]);
+    const int c = graph_.add_collective(gpus, stream, phase, duration_s, bytes, deps, demand);
+    const auto& members = graph_.collectives[c].members;
+    for (std::size_t i = 0; i < members.size(); ++i) task_of_gpu[gpus[i]] = members[i];
+  }
+
+  void shared(const SharedCollective& c, Stream stream, Phase phase, const DepsByGpu& deps_by_gpu,
+              std::vector<int>& task_of_gpu) {
+    const int demand = c.demand_slot >= 0 ? out_.shared_demands[c.demand_slot] : -1;
+    collective(c.gpus, stream, phase, c.duration_s, c.bytes, demand, deps_by_gpu, task_of_gpu);
+  }
+
+  void set_last(int task) {
+    if (task < 0) return;
+    const Task& t = graph_.tasks[task];
+    out_.last_by_gpu[t.gpu][static_cast<int>(t.stream)] = task;
+  }
+
+  TaskGraph& graph() { return graph_; }
+  const SimulationInputs& in() const { return in_; }
+  const PlanTraffic& traffic() const { return traffic_; }
+
+ private:
+  TaskGraph& graph_;
+  const SimulationInputs& in_;
+  const PlanTraffic& traffic_;
+  std::span<const double> factor_;
+  const IterationTasks* previous_;
+  IterationTasks& out_;
+};
+
+// Input AlltoAll of this batch: serial (after the previous iteration), or overlapped with the
+// previous batch's top MLP forward (Neo §4.2: "we overlap the input AlltoAll of batch i + 1
+// with the forward propagation of top MLP of batch i").
+std::vector<int> input_alltoall(Emitter& e, IterationDraw& draw) {
+  const int n = e.num_gpus();
+  const SimulationInputs& in = e.in();
+  std::vector<int> input(n, -1);
+  if (!draw.inputs) return input;
+  const bool sharing = in.options.link_sharing != LinkSharing::none;
+  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  DepsByGpu deps_by_gpu(n);
+  for (int g = 0; g < n; ++g) {
+    const IterationTasks* previous = e.previous();
+    const bool overlap = in.options.input_alltoall == InputAlltoall::overlapped && previous &&
+                         previous->interaction_fwd_by_gpu[g] >= 0;
+    deps_by_gpu[g] = overlap ? std::vector<int>{previous->interaction_fwd_by_gpu[g]} : e.barrier(g);
+  }
+  for (std::size_t k = 0; k < e.traffic().a2a_groups.size(); ++k) {
+    CollectiveDemand d =
+        alltoall_demand(in, draw.input_traffic[k], per_flow ? &draw.input_pairs[k] : nullptr);
+    const double duration = idle_time_s(in.cluster, d, in.cost);
+    const double bytes = d.payload_bytes;
+    const int demand = sharing && !d.empty() ? e.graph().add_demand(std::move(d)) : -1;
+    e.collective(e.traffic().a2a_groups[k], Stream::input_comm, Phase::input_alltoall, duration,
+                 bytes, demand, deps_by_gpu, input);
+  }
+  return input;
+}
+
+// The forward tasks of each GPU.
+struct Forward {
+  std::vector<int> input, look, bot, a2a, inter, top;
+};
+
+// Lookup, bottom MLP, the pooled-embedding AlltoAll (overlapping the bottom MLP forward, Neo
+// §4.2, Eq. 1, or, serial, after it), interaction and top MLP.
+Forward forward(Emitter& e, IterationDraw& draw) {
+  const int n = e.num_gpus();
+  const DenseTimes& dense = e.traffic().dense;
+  Forward fw;
+  fw.input = input_alltoall(e, draw);
+  fw.look.resize(n);
+  fw.bot.resize(n);
+  fw.inter.resize(n);
+  fw.top.resize(n);
+  for (int g = 0; g < n; ++g) {
+    std::vector<int> deps = e.barrier(g);
+    if (fw.input[g] >= 0) deps.push_back(fw.input[g]);
+    fw.look[g] = e.local(g, Stream::sparse_compute, Phase::embedding_lookup_fwd,
+                         draw.lookup_fwd_s[g], std::move(deps));
+  }
+  for (int g = 0; g < n; ++g) {
+    fw.bot[g] = e.local(g, Stream::dense_compute, Phase::bottom_mlp_fwd,
+                        e.f(g) * dense.bottom_fwd_s, e.barrier(g));
+  }
+  DepsByGpu deps_by_gpu(n);
+  for (int g = 0; g < n; ++g) {
+    deps_by_gpu[g] = {fw.look[g]};
+    if (e.in().options.pooled_alltoall == PooledAlltoall::serial)
+      deps_by_gpu[g].push_back(fw.bot[g]);
+  }
+  fw.a2a.assign(n, -1);
+  for (const SharedCollective& c : e.traffic().a2a_fwd) {
+    e.shared(c, Stream::sparse_comm, Phase::alltoall_fwd, deps_by_gpu, fw.a2a);
+  }
+  for (int g = 0; g < n; ++g) {
+    fw.inter[g] =
+        e.local(g, Stream::dense_compute, Phase::interaction_fwd, e.f(g) * dense.interaction_fwd_s,
+                {fw.bot[g], fw.a2a[g] >= 0 ? fw.a2a[g] : fw.look[g]});
+  }
+  for (int g = 0; g < n; ++g) {
+    fw.top[g] = e.local(g, Stream::dense_compute, Phase::top_mlp_fwd, e.f(g) * dense.top_fwd_s,
+                        {fw.inter[g]});
+  }
+  return fw;
+}
+
+// Collectives over some GPUs, one per SharedCollective, after `deps_by_gpu`: each GPU's
+// member tasks.
+DepsByGpu sync_collectives(Emitter& e, const std::vector<SharedCollective>& syncs, Stream stream,
+                           Phase phase, const DepsByGpu& deps_by_gpu) {
+  const int n = e.num_gpus();
+  DepsByGpu by_gpu(n);
+  for (const SharedCollective& sync : syncs) {
+    std::vector<int> ids(n, -1);
+    e.shared(sync, stream, phase, deps_by_gpu, ids);
+    for (int g : sync.gpus) {
+      if (ids[g] >= 0) by_gpu[g].push_back(ids[g]);
+    }
+  }
+  return by_gpu;
+}
+
+// The backward pass (training): top MLP, interaction, the gradient AlltoAll (or one-sided
+// puts), the MLP AllReduce (overlapping the whole backward pass, Eq. 1: DDP buckets), replica
+// gradient syncs, the embedding update, bottom MLP, then 2D peer syncs; records every stream's
+// last task.
+void backward(Emitter& e, const Forward& fw, const IterationDraw& draw, const PeerSyncs& peer,
+              int iteration) {
+  const int n = e.num_gpus();
+  const DenseTimes& dense = e.traffic().dense;
+  std::vector<int> top_b(n), inter_b(n), bot_b(n), update(n);
+  DepsByGpu deps_by_gpu(n);
+  for (int g = 0; g < n; ++g) {
+    top_b[g] = e.local(g, Stream::dense_compute, Phase::top_mlp_bwd, e.f(g) * dense.top_bwd_s,
+                       {fw.top[g]});
+  }
+  for (int g = 0; g < n; ++g) {
+    inter_b[g] = e.local(g, Stream::dense_compute, Phase::interaction_bwd,
+                         e.f(g) * dense.interaction_bwd_s, {top_b[g]});
+    deps_by_gpu[g] = {inter_b[g]};
+  }
+  std::vector<int> a2a_b(n, -1);
+  for (const SharedCollective& c : e.traffic().a2a_bwd) {
+    e.shared(c, Stream::sparse_comm, Phase::alltoall_bwd, deps_by_gpu, a2a_b);
+  }
+  if (e.in().plan.lookup_comm == LookupComm::one_sided) {
+    // OPER: the gradient puts of every GPU, which every holder waits for.
+    e.collective(all_gpus(n), Stream::sparse_comm, Phase::alltoall_bwd, draw.puts_s,
+                 draw.puts_bytes, -1, deps_by_gpu, a2a_b);
+  }
+  DepsByGpu after_top(n);
+  for (int g = 0; g < n; ++g) after_top[g] = {fw.top[g]};
+  std::vector<int> mlp_ar(n, -1);
+  e.shared(e.traffic().mlp_allreduce, Stream::dense_comm, Phase::mlp_allreduce, after_top, mlp_ar);
+  const DepsByGpu replica_ar_by_gpu =
+      sync_collectives(e, e.traffic().replica_syncs, Stream::dense_comm,
+                       Phase::embedding_replica_allreduce, deps_by_gpu);
+  for (int g = 0; g < n; ++g) {
+    std::vector<int> deps = {inter_b[g]};
+    if (a2a_b[g] >= 0) deps.push_back(a2a_b[g]);
+    for (int id : replica_ar_by_gpu[g]) deps.push_back(id);
+    update[g] = e.local(g, Stream::sparse_compute, Phase::embedding_update_bwd,
+                        draw.update_bwd_s[g], std::move(deps));
+  }
+  for (int g = 0; g < n; ++g) {
+    bot_b[g] = e.local(g, Stream::dense_compute, Phase::bottom_mlp_bwd, e.f(g) * dense.bottom_bwd_s,
+                       {inter_b[g]});
+  }
+  // 2D replica sync (Algorithm 1, lines 9-10): after every peer's update, on the sparse
+  // communication stream (it follows the backward AlltoAll there and does not queue behind the
+  // MLP AllReduce, which it does not depend on); the next iteration waits for it.
+  DepsByGpu peer_sync_by_gpu(n);
+  if (!e.traffic().peer_syncs.empty() && peer.syncs_after(iteration)) {
+    DepsByGpu after_update(n);
+    for (int g = 0; g < n; ++g) after_update[g] = {update[g]};
+    peer_sync_by_gpu = sync_collectives(e, e.traffic().peer_syncs, Stream::sparse_comm,
+                                        Phase::embedding_replica_sync, after_update);
+  }
+  for (int g = 0; g < n; ++g) {
+    e.set_last(fw.input[g]);
+    e.set_last(update[g]);
+    e.set_last(a2a_b[g]);
+    e.set_last(bot_b[g]);
+    e.set_last(mlp_ar[g]);
+    for (int id : replica_ar_by_gpu[g]) e.set_last(id);
+    for (int id : peer_sync_by_gpu[g]) e.set_last(id);
+  }
+}
+
+}  // namespace
+
+IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
+                              const PlanTraffic& traffic, const PeerSyncs& peer_syncs,
+                              IterationDraw draw, std::span<const double> factor, int iteration,
+                              const IterationTasks* previous) {
+  const int n = in.cluster.num_gpus();
+  IterationTasks out;
+  out.first_task = static_cast<int>(graph.tasks.size());
+  out.lookups_by_gpu = std::move(draw.lookups_by_gpu);
+  out.lookup_s_by_gpu = std::move(draw.lookup_s_by_gpu);
+  if (previous) {
+    out.shared_demands = previous->shared_demands;
+  } else {
+    for (const CollectiveDemand& d : traffic.shared_demands)
+      out.shared_demands.push_back(graph.add_demand(d));
+  }
+  Emitter e(graph, in, traffic, factor, previous, out);
+  const Forward fw = forward(e, draw);
+  out.interaction_fwd_by_gpu = fw.inter;
+  out.last_by_gpu.assign(n, {-1, -1, -1, -1, -1});
+  if (in.workload.mode == Mode::training) {
+    backward(e, fw, draw, peer_syncs, iteration);
+  } else {
+    for (int g = 0; g < n; ++g) {
+      e.set_last(fw.input[g]);
+      e.set_last(fw.look[g]);
+      e.set_last(fw.a2a[g]);
+      e.set_last(fw.top[g]);
+    }
+  }
+  out.end_task = static_cast<int>(graph.tasks.size());
+  return out;
+}
+
+}  // namespace shardsim

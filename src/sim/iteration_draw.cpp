@@ -1,0 +1,192 @@
+// One iteration's draw from the trace, as work and bytes (sim/iteration_draw.hpp).
+#include "shardsim/sim/iteration_draw.hpp"
+
+#include <algorithm>
+
+#include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/sim/one_sided_iteration.hpp"
+
+namespace shardsim {
+
+namespace {
+
+// What the draw of every table adds up to, per shard (and, for one-sided plans, per set and GPU).
+struct ShardDraw {
+  std::vector<double> lookups;   // per shard
+  std::vector<double> distinct;  // per shard
+  IterationLookups one_sided;    // OPER: the drawn lookups, per (replica set | table, GPU)
+};
+
+// GPU g sends its indices of each block of table t (and one offset per bag) to the GPU serving
+// it: the input AlltoAll.
+void add_input_traffic(const SimulationInputs& in, const PlanAnalysis& a, std::size_t t,
+                       const TableIterationDraw& draw, const LevelTable& levels,
+                       IterationDraw& out) {
+  const int n = in.cluster.num_gpus();
+  const auto& shards = in.plan.shards;
+  const ServingMap& serving = a.serving;
+  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const double offsets = in.workload.batch_per_gpu * in.cost.offset_bytes_per_output;
+  for (std::size_t k : a.blocks.sets_of_table[t]) {
+    const double* lookups = draw.lookups_by_block_gpu.data() + a.blocks.block_of_set[k] * n;
+    const bool one_server = serving.single_server(k);
+    int owner = shards[serving.sets[k].shards.front()].gpu;
+    for (int g = 0; g < n; ++g) {
+      if (!one_server) owner = shards[serving.server(k, g)].gpu;
+      if (owner == g) continue;
+      const double bytes = lookups[g] * in.cost.index_bytes_per_lookup + offsets;
+      const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
+      // Levels are symmetric: the owner's row of the node table serves every g.
+      out.input_traffic[grp].add(g, owner, levels.row_of(owner)[levels.node_of(g)], bytes);
+      if (per_flow) out.input_pairs[grp].at(g, owner) += bytes;
+    }
+  }
+}
+
+// The lookups and distinct rows of the shards of table t.
+void add_shard_work(const SimulationInputs& in, const PlanAnalysis& a, std::size_t t,
+                    const TableIterationDraw& draw, std::span<const double> table_lookups_by_gpu,
+                    std::vector<double>& served_table_lookups, ShardDraw& sd) {
+  const int n = in.cluster.num_gpus();
+  const ServingMap& serving = a.serving;
+  for (std::size_t k : a.blocks.sets_of_table[t]) {
+    const ReplicaSet& set = serving.sets[k];
+    const std::size_t b = a.blocks.block_of_set[k];
+    if (set.shards.size() == 1) {
+      const std::size_t s = set.shards.front();
+      for (int g = 0; g < n; ++g) sd.lookups[s] += draw.lookups_by_block_gpu[b * n + g];
+      sd.distinct[s] = draw.distinct_by_block[b];
+      continue;
+    }
+    for (std::size_t s : set.shards) served_table_lookups[s] = 0;
+    for (int g = 0; g < n; ++g) {
+      const std::size_t s = serving.server(k, g);
+      sd.lookups[s] += draw.lookups_by_block_gpu[b * n + g];
+      served_table_lookups[s] += table_lookups_by_gpu[g];
+    }
+    // A replica serving only some GPUs touches the distinct rows of their lookups only.
+    const AccessProfile& profile = in.trace.profile(t);
+    for (std::size_t s : set.shards) {
+      sd.distinct[s] =
+          served_table_lookups[s] > 0
+              ? profile.expected_distinct(set.rows, set.row_space, served_table_lookups[s])
+              : 0.0;
+    }
+  }
+}
+
+// Every table's draw: shard work, the input AlltoAll's traffic, one-sided lookups.
+ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const LevelTable& levels,
+                      int iteration, IterationDraw& out) {
+  const int n = in.cluster.num_gpus();
+  const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
+  ShardDraw sd;
+  sd.lookups.assign(in.plan.shards.size(), 0.0);
+  sd.distinct.assign(in.plan.shards.size(), 0.0);
+  if (one_sided) {
+    sd.one_sided.num_gpus = n;
+    sd.one_sided.set_lookups.assign(a.serving.sets.size() * n, 0.0);
+    sd.one_sided.table_lookups.assign(a.blocks.of_table.size() * n, 0.0);
+  }
+  std::vector<double> table_lookups_by_gpu(n);
+  std::vector<double> served_table_lookups(in.plan.shards.size());
+  for (std::size_t t = 0; t < a.blocks.of_table.size(); ++t) {
+    const auto& blocks = a.blocks.of_table[t];
+    if (blocks.empty()) continue;  // a table the plan does not place (validated elsewhere)
+    const TableIterationDraw draw =
+        in.trace.draw(t, iteration, n, in.workload.batch_per_gpu, blocks);
+    std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+    }
+    if (one_sided) {
+      std::copy(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(),
+                sd.one_sided.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n));
+      for (std::size_t k : a.blocks.sets_of_table[t]) {
+        const std::size_t b = a.blocks.block_of_set[k];
+        std::copy_n(draw.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * n), n,
+                    sd.one_sided.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * n));
+      }
+    }
+    if (out.inputs) add_input_traffic(in, a, t, draw, levels, out);
+    add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, sd);
+  }
+  return sd;
+}
+
+// All shards of a GPU run in one fused kernel (FBGEMM's table-batched embedding, Neo §5.1), so
+// each GPU's works are costed together: one launch per GPU, not one per shard.
+void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
+                  std::span<const double> factor, IterationDraw& out) {
+  const int n = in.cluster.num_gpus();
+  const bool training = in.workload.mode == Mode::training;
+  const auto& shards = in.plan.shards;
+  const GpuSpec& gpu = in.cluster.gpu();
+  std::vector<std::vector<EmbeddingWork>> works_by_gpu(n);
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    const Shard& sh = shards[s];
+    EmbeddingWork work;
+    work.lookups = sd.lookups[s];
+    work.distinct_rows = sd.distinct[s];
+    work.pooled_outputs = a.served_gpus_by_shard[s] * in.workload.batch_per_gpu;
+    work.cols = sh.cols.size();
+    work.precision = in.model.table_precision;
+    works_by_gpu[sh.gpu].push_back(work);
+    out.lookups_by_gpu[sh.gpu] += work.lookups;
+  }
+  for (int g = 0; g < n; ++g) {
+    const double f = factor[static_cast<std::size_t>(g)];
+    out.lookup_fwd_s[g] = f * embedding_forward_s(gpu, works_by_gpu[g], in.cost);
+    if (training) {
+      out.update_bwd_s[g] =
+          f * embedding_backward_s(gpu, works_by_gpu[g], in.model.optimizer, in.cost);
+    }
+    out.lookup_s_by_gpu[g] = out.lookup_fwd_s[g] + out.update_bwd_s[g];
+  }
+}
+
+// OPER one-sided plans: the all-in-one kernel with its gets, the update kernel with the
+// received gradients, and the puts (issued as the backward collective).
+void one_sided_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
+                     std::span<const double> factor, IterationDraw& out) {
+  const int n = in.cluster.num_gpus();
+  const bool training = in.workload.mode == Mode::training;
+  const OneSidedIteration it = one_sided_iteration(in, a.serving, sd.one_sided);
+  out.lookups_by_gpu = it.lookups_served;
+  for (int g = 0; g < n; ++g) {
+    const double f = factor[static_cast<std::size_t>(g)];
+    out.lookup_fwd_s[g] = f * it.lookup_fwd_s[g];
+    out.update_bwd_s[g] = training ? f * it.update_bwd_s[g] : 0.0;
+    out.lookup_s_by_gpu[g] = out.lookup_fwd_s[g] + out.update_bwd_s[g];
+  }
+  out.puts_s = it.puts_s;
+  out.puts_bytes = it.puts_bytes;
+}
+
+}  // namespace
+
+IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
+                             const LevelTable& levels, std::size_t groups,
+                             std::span<const double> factor, int iteration) {
+  const int n = in.cluster.num_gpus();
+  const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
+  IterationDraw out;
+  out.lookups_by_gpu.assign(n, 0.0);
+  out.lookup_s_by_gpu.assign(n, 0.0);
+  out.lookup_fwd_s.assign(n, 0.0);
+  out.update_bwd_s.assign(n, 0.0);
+  // One-sided plans send no indices: each GPU fetches the rows its own lookups need (OPER §5).
+  out.inputs = in.options.input_alltoall != InputAlltoall::none && !one_sided;
+  if (out.inputs) {
+    out.input_traffic.assign(groups, LevelTraffic(in.cluster));
+    if (in.options.link_sharing == LinkSharing::per_flow) {
+      out.input_pairs.assign(groups, ByteMatrix(n));
+    }
+  }
+  const ShardDraw sd = draw_tables(in, a, levels, iteration, out);
+  kernel_times(in, a, sd, factor, out);
+  if (one_sided) one_sided_times(in, a, sd, factor, out);
+  return out;
+}
+
+}  // namespace shardsim

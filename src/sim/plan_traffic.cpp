@@ -1,0 +1,253 @@
+// The per-plan half of an iteration (sim/plan_traffic.hpp): collectives, dense times, link
+// capacities and the reported traffic, from the plan analysis.
+#include "shardsim/sim/plan_traffic.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/hw/level_table.hpp"
+
+namespace shardsim {
+
+namespace {
+
+void check_options(const SimulationOptions& o, int n) {
+  for (const Straggler& s : o.stragglers) {
+    if (s.gpu < 0 || s.gpu >= n) {
+      throw std::invalid_argument(
+          fmt::format("straggler on GPU {} in a cluster of {} GPUs", s.gpu, n));
+    }
+    if (!(s.slowdown > 0) || !std::isfinite(s.slowdown)) {
+      throw std::invalid_argument(fmt::format("straggler slowdown {}", s.slowdown));
+    }
+  }
+  if (!(o.jitter_cv >= 0) || !std::isfinite(o.jitter_cv)) {
+    throw std::invalid_argument(fmt::format("jitter cv {}", o.jitter_cv));
+  }
+  if (o.link_sharing == LinkSharing::per_flow && n > kPerFlowMaxGpus) {
+    throw std::invalid_argument(
+        fmt::format("per-flow link sharing on {} GPUs (at most {})", n, kPerFlowMaxGpus));
+  }
+}
+
+std::vector<int> all_gpus(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  for (int g = 0; g < n; ++g) v[static_cast<std::size_t>(g)] = g;
+  return v;
+}
+
+// Makes a SharedCollective from a demand (keeping the demand unless link sharing is off).
+SharedCollective share(const SimulationInputs& in, PlanTraffic& t, std::vector<int> gpus,
+                       CollectiveDemand demand) {
+  SharedCollective c;
+  c.gpus = std::move(gpus);
+  c.bytes = demand.payload_bytes;
+  c.duration_s = idle_time_s(in.cluster, demand, in.cost);
+  if (in.options.link_sharing != LinkSharing::none && !demand.empty()) {
+    c.demand_slot = static_cast<int>(t.shared_demands.size());
+    t.shared_demands.push_back(std::move(demand));
+  }
+  return c;
+}
+
+// Pooled-embedding traffic of the AlltoAll groups (and of per-flow sharing's GPU pairs).
+struct GroupTraffic {
+  std::vector<LevelTraffic> fwd, bwd;
+  std::vector<ByteMatrix> pair_fwd, pair_bwd;  // per-flow only (small clusters)
+};
+
+// Pooled-embedding traffic (forward: owner -> requester; backward: requester -> owner, the
+// gradients of the same vectors), per GPU and level, per group, and for the report's matrix.
+// Never an N x N matrix at scale: per-flow sharing (small clusters) is the only user of one.
+GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
+                            const LevelTable& levels, const MatrixUnits& units, std::size_t groups,
+                            CommTraffic& comm) {
+  const int n = in.cluster.num_gpus();
+  const auto& shards = in.plan.shards;
+  const ServingMap& serving = a.serving;
+  const double batch = in.workload.batch_per_gpu;
+  const bool training = in.workload.mode == Mode::training;
+  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const double fwd_elem_bytes = bytes_per_element(in.model.comm_precision);
+  const double bwd_elem_bytes = bytes_per_element(in.model.comm_bwd_precision);
+  GroupTraffic gt;
+  gt.fwd.assign(groups, LevelTraffic(in.cluster));
+  gt.bwd.assign(groups, LevelTraffic(in.cluster));
+  if (per_flow) {
+    gt.pair_fwd.assign(groups, ByteMatrix(n));
+    gt.pair_bwd.assign(groups, ByteMatrix(n));
+  }
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    const double fwd_bytes = batch * serving.sets[k].cols.size() * fwd_elem_bytes;
+    const double bwd_bytes = batch * serving.sets[k].cols.size() * bwd_elem_bytes;
+    for (int g = 0; g < n; ++g) {
+      const int owner = shards[serving.server(k, g)].gpu;
+      if (owner == g) continue;
+      const int level = levels.level(owner, g);
+      const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
+      comm.fwd.add(owner, g, level, fwd_bytes);
+      gt.fwd[grp].add(owner, g, level, fwd_bytes);
+      if (per_flow) gt.pair_fwd[grp].at(owner, g) += fwd_bytes;
+      if (units.count > 0) {
+        comm.fwd_matrix.at(units.unit_of[static_cast<std::size_t>(owner)],
+                           units.unit_of[static_cast<std::size_t>(g)]) += fwd_bytes;
+      }
+      if (!training) continue;
+      comm.bwd.add(g, owner, level, bwd_bytes);
+      gt.bwd[grp].add(g, owner, level, bwd_bytes);
+      if (per_flow) gt.pair_bwd[grp].at(g, owner) += bwd_bytes;
+      if (units.count > 0) {
+        comm.bwd_matrix.at(units.unit_of[static_cast<std::size_t>(g)],
+                           units.unit_of[static_cast<std::size_t>(owner)]) += bwd_bytes;
+      }
+    }
+  }
+  return gt;
+}
+
+// OPER one-sided plans (OPER §5): rows fetched with gets, gradients returned with puts, no
+// AlltoAll (one_sided_iteration.hpp). The reported traffic is their expected bytes; the gets
+// and puts are costed per iteration by the one-sided cost model and do not take part in link
+// sharing (docs/model.md, "One-sided gets").
+void one_sided_comm(const SimulationInputs& in, const OneSidedTraffic& expected,
+                    const LevelTable& levels, const MatrixUnits& units, CommTraffic& comm) {
+  const int n = in.cluster.num_gpus();
+  comm.fwd = LevelTraffic(in.cluster);
+  comm.bwd = LevelTraffic(in.cluster);
+  if (units.count > 0) {
+    comm.fwd_matrix = ByteMatrix(units.count);
+    comm.bwd_matrix = ByteMatrix(units.count);
+  }
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const double get = expected.get_bytes.at(a, b);
+      const double put = expected.put_bytes.at(a, b);
+      if (get > 0) comm.fwd.add(a, b, levels.level(a, b), get);
+      if (put > 0) comm.bwd.add(a, b, levels.level(a, b), put);
+      if (units.count > 0) {
+        const int ua = units.unit_of[static_cast<std::size_t>(a)];
+        const int ub = units.unit_of[static_cast<std::size_t>(b)];
+        comm.fwd_matrix.at(ua, ub) += get;
+        comm.bwd_matrix.at(ua, ub) += put;
+      }
+    }
+  }
+}
+
+// The AlltoAlls of every group: pooled embeddings, or nothing for one-sided plans (whose
+// reported traffic replaces the pooled one).
+void alltoalls(const SimulationInputs& in, const PlanAnalysis& a, PlanTraffic& t) {
+  const std::size_t groups = t.a2a_groups.size();
+  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const LevelTable levels(in.cluster);
+  const MatrixUnits units = comm_matrix_units(in.cluster);
+  t.comm.fwd = LevelTraffic(in.cluster);
+  t.comm.bwd = LevelTraffic(in.cluster);
+  t.comm.granularity = units.granularity;
+  if (units.count > 0) {
+    t.comm.fwd_matrix = ByteMatrix(units.count);
+    t.comm.bwd_matrix = ByteMatrix(units.count);
+  }
+  GroupTraffic gt = pooled_traffic(in, a, levels, units, groups, t.comm);
+  if (a.one_sided_expected) {
+    one_sided_comm(in, *a.one_sided_expected, levels, units, t.comm);
+    gt = GroupTraffic{};
+    gt.fwd.assign(groups, LevelTraffic(in.cluster));  // no AlltoAll
+    gt.bwd.assign(groups, LevelTraffic(in.cluster));
+    if (per_flow) {
+      gt.pair_fwd.assign(groups, ByteMatrix(in.cluster.num_gpus()));
+      gt.pair_bwd.assign(groups, ByteMatrix(in.cluster.num_gpus()));
+    }
+  }
+  for (std::size_t k = 0; k < groups; ++k) {
+    t.a2a_fwd.push_back(
+        share(in, t, t.a2a_groups[k],
+              alltoall_demand(in, gt.fwd[k], per_flow ? &gt.pair_fwd[k] : nullptr)));
+    t.a2a_bwd.push_back(
+        share(in, t, t.a2a_groups[k],
+              alltoall_demand(in, gt.bwd[k], per_flow ? &gt.pair_bwd[k] : nullptr)));
+  }
+}
+
+DenseTimes dense_times(const SimulationInputs& in) {
+  const GpuSpec& gpu = in.cluster.gpu();
+  const auto& m = in.model;
+  const CostParams& cost = in.cost;
+  const double batch = in.workload.batch_per_gpu;
+  const std::uint32_t vec_dim = m.bottom_mlp.empty() ? 0 : m.bottom_mlp.back();
+  const std::uint64_t vectors = m.tables.size() + 1;
+  DenseTimes d;
+  d.bottom_fwd_s = mlp_forward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost);
+  const bool concat = m.interaction == InteractionKind::concat;
+  const double concat_s =
+      concat ? concat_interaction_s(gpu, batch, m.interaction_output_width(), m.mlp_precision, cost)
+             : 0.0;
+  d.interaction_fwd_s =
+      concat ? concat_s
+             : interaction_forward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost);
+  // A dense arch (model.dense_arch) runs between the interaction and the top MLP; its time is
+  // counted in the top MLP's phases.
+  d.top_fwd_s =
+      mlp_forward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost) +
+      dense_arch_forward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
+  if (in.workload.mode != Mode::training) return d;
+  d.top_bwd_s =
+      mlp_backward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost) +
+      dense_arch_backward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
+  d.interaction_bwd_s =
+      concat ? concat_s
+             : interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost);
+  d.bottom_bwd_s =
+      mlp_backward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost);
+  return d;
+}
+
+}  // namespace
+
+CollectiveDemand alltoall_demand(const SimulationInputs& in, const LevelTraffic& traffic,
+                                 const ByteMatrix* pairs) {
+  if (pairs) return alltoallv_demand(in.cluster, *pairs, in.cost, FlowGranularity::per_flow);
+  return alltoallv_demand(in.cluster, traffic, in.cost);
+}
+
+PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
+  const int n = in.cluster.num_gpus();
+  check_options(in.options, n);
+  const bool training = in.workload.mode == Mode::training;
+  const FlowGranularity granularity = in.options.link_sharing == LinkSharing::per_flow
+                                          ? FlowGranularity::per_flow
+                                          : FlowGranularity::aggregated;
+  PlanTraffic t;
+  t.link_capacity_Bps = achievable_link_Bps(in.cluster, in.cost);
+  // One AlltoAll per sparse group (all GPUs when the plan has no groups).
+  t.a2a_groups =
+      in.plan.groups.empty() ? std::vector<std::vector<int>>{all_gpus(n)} : in.plan.groups;
+  alltoalls(in, a, t);
+  // Gradient synchronisation of replicated blocks inside a group, before the update, and 2D's
+  // weights + optimizer state across the groups' peers after the update (Algorithm 1, §5).
+  for (const ReplicaSyncBucket& b : a.replica_syncs) {
+    t.replica_syncs.push_back(
+        share(in, t, b.gpus,
+              replica_sync_demand(in.cluster, b, in.plan.replica_sync, in.cost, granularity)));
+  }
+  for (const PeerSyncBucket& b : a.peer_syncs.peer) {
+    t.peer_syncs.push_back(
+        share(in, t, b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, in.cost, granularity)));
+  }
+  t.dense = dense_times(in);
+  if (training) {
+    const double bytes = static_cast<double>(in.model.dense_parameter_count()) *
+                         bytes_per_element(in.model.comm_bwd_precision);
+    const std::vector<int> all = all_gpus(n);
+    t.mlp_allreduce =
+        share(in, t, all, allreduce_demand(in.cluster, all, bytes, in.cost, granularity));
+  }
+  return t;
+}
+
+}  // namespace shardsim
