@@ -30,8 +30,8 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
-Timeline run_engine(const TaskGraph& graph, int num_gpus,
-                    std::span<const double> link_capacity_Bps) {
+Timeline run_engine(const TaskGraph& graph, int num_gpus, std::span<const double> link_capacity_Bps,
+                    const NetworkModelInfo& network) {
   const auto& tasks = graph.tasks;
   const std::size_t num_tasks = tasks.size();
   Timeline tl;
@@ -68,7 +68,7 @@ Timeline run_engine(const TaskGraph& graph, int num_gpus,
   std::vector<int> arrived(graph.collectives.size(), 0);
 
   // The network, when any collective moves flows.
-  std::unique_ptr<FairShareNetwork> net;
+  std::unique_ptr<NetworkModel> net;
   for (const Collective& c : graph.collectives) {
     if (c.demand < 0) continue;
     if (static_cast<std::size_t>(c.demand) >= graph.demands.size()) {
@@ -79,8 +79,12 @@ Timeline run_engine(const TaskGraph& graph, int num_gpus,
         throw std::invalid_argument(
             "the task graph has network demands but the engine was given no link capacities");
       }
-      net = std::make_unique<FairShareNetwork>(
-          std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()));
+      if (!network.make) {
+        throw std::logic_error(
+            fmt::format("the task graph has network demands but network model '{}' moves no flows",
+                        network.name));
+      }
+      net = network.make(std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()));
     }
   }
   std::vector<CollectiveState> state(net ? graph.collectives.size() : 0);

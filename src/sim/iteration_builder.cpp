@@ -15,7 +15,7 @@ constexpr std::uint64_t kJitterStream = 0x6a6974746572ULL;  // "jitter"
 
 IterationBuilder::IterationBuilder(const SimulationInputs& in, const PlanAnalysis& analysis)
     : cost_(in.cost),
-      in_{in.cluster, in.model, in.workload, in.plan, in.trace, cost_, in.options},
+      in_{in.cluster, in.model, in.workload, in.plan, in.trace, cost_, in.options, in.collectives},
       analysis_(analysis),
       levels_(in.cluster),
       traffic_(plan_traffic(in_, analysis_)) {
@@ -27,7 +27,7 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in, const PlanAnalysi
 
 IterationBuilder::IterationBuilder(const SimulationInputs& in)
     : cost_(in.cost),
-      in_{in.cluster, in.model, in.workload, in.plan, in.trace, cost_, in.options},
+      in_{in.cluster, in.model, in.workload, in.plan, in.trace, cost_, in.options, in.collectives},
       owned_analysis_(analyze_plan(in.plan, in.cluster, in.model, in.workload, in.trace, in.cost)),
       analysis_(*owned_analysis_),
       levels_(in.cluster),

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/sim/network_model.hpp"
 
 namespace shardsim {
 
@@ -101,8 +102,9 @@ std::vector<int> input_alltoall(Emitter& e, IterationDraw& draw) {
   const SimulationInputs& in = e.in();
   std::vector<int> input(n, -1);
   if (!draw.inputs) return input;
-  const bool sharing = in.options.link_sharing != LinkSharing::none;
-  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const bool sharing = network_model(in.options.link_sharing).has_demands;
+  const bool per_flow =
+      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
   DepsByGpu deps_by_gpu(n);
   for (int g = 0; g < n; ++g) {
     const IterationTasks* previous = e.previous();
@@ -113,7 +115,7 @@ std::vector<int> input_alltoall(Emitter& e, IterationDraw& draw) {
   for (std::size_t k = 0; k < e.traffic().a2a_groups.size(); ++k) {
     CollectiveDemand d =
         alltoall_demand(in, draw.input_traffic[k], per_flow ? &draw.input_pairs[k] : nullptr);
-    const double duration = idle_time_s(in.cluster, d, in.cost);
+    const double duration = in.collective_model().idle_time_s(in.cluster, d, in.cost);
     const double bytes = d.payload_bytes;
     const int demand = sharing && !d.empty() ? e.graph().add_demand(std::move(d)) : -1;
     e.collective(e.traffic().a2a_groups[k], Stream::input_comm, Phase::input_alltoall, duration,

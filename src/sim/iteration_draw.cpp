@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/sim/network_model.hpp"
 #include "shardsim/sim/one_sided_iteration.hpp"
 
 namespace shardsim {
@@ -25,7 +26,8 @@ void add_input_traffic(const SimulationInputs& in, const PlanAnalysis& a, std::s
   const int n = in.cluster.num_gpus();
   const auto& shards = in.plan.shards;
   const ServingMap& serving = a.serving;
-  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const bool per_flow =
+      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
   const double offsets = in.workload.batch_per_gpu * in.cost.offset_bytes_per_output;
   for (std::size_t k : a.blocks.sets_of_table[t]) {
     const double* lookups = draw.lookups_by_block_gpu.data() + a.blocks.block_of_set[k] * n;
@@ -179,7 +181,7 @@ IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
   out.inputs = in.options.input_alltoall != InputAlltoall::none && !one_sided;
   if (out.inputs) {
     out.input_traffic.assign(groups, LevelTraffic(in.cluster));
-    if (in.options.link_sharing == LinkSharing::per_flow) {
+    if (network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow) {
       out.input_pairs.assign(groups, ByteMatrix(n));
     }
   }

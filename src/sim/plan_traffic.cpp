@@ -10,6 +10,7 @@
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/hw/level_table.hpp"
+#include "shardsim/sim/network_model.hpp"
 
 namespace shardsim {
 
@@ -28,9 +29,10 @@ void check_options(const SimulationOptions& o, int n) {
   if (!(o.jitter_cv >= 0) || !std::isfinite(o.jitter_cv)) {
     throw std::invalid_argument(fmt::format("jitter cv {}", o.jitter_cv));
   }
-  if (o.link_sharing == LinkSharing::per_flow && n > kPerFlowMaxGpus) {
-    throw std::invalid_argument(
-        fmt::format("per-flow link sharing on {} GPUs (at most {})", n, kPerFlowMaxGpus));
+  const NetworkModelInfo& network = network_model(o.link_sharing);
+  if (network.max_gpus > 0 && n > network.max_gpus) {
+    throw std::invalid_argument(fmt::format("network model '{}' on {} GPUs (at most {})",
+                                            network.name, n, network.max_gpus));
   }
 }
 
@@ -46,8 +48,8 @@ SharedCollective share(const SimulationInputs& in, PlanTraffic& t, std::vector<i
   SharedCollective c;
   c.gpus = std::move(gpus);
   c.bytes = demand.payload_bytes;
-  c.duration_s = idle_time_s(in.cluster, demand, in.cost);
-  if (in.options.link_sharing != LinkSharing::none && !demand.empty()) {
+  c.duration_s = in.collective_model().idle_time_s(in.cluster, demand, in.cost);
+  if (network_model(in.options.link_sharing).has_demands && !demand.empty()) {
     c.demand_slot = static_cast<int>(t.shared_demands.size());
     t.shared_demands.push_back(std::move(demand));
   }
@@ -71,7 +73,8 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
   const ServingMap& serving = a.serving;
   const double batch = in.workload.batch_per_gpu;
   const bool training = in.workload.mode == Mode::training;
-  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const bool per_flow =
+      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
   const double fwd_elem_bytes = bytes_per_element(in.model.comm_precision);
   const double bwd_elem_bytes = bytes_per_element(in.model.comm_bwd_precision);
   GroupTraffic gt;
@@ -143,7 +146,8 @@ void one_sided_comm(const SimulationInputs& in, const OneSidedTraffic& expected,
 // reported traffic replaces the pooled one).
 void alltoalls(const SimulationInputs& in, const PlanAnalysis& a, PlanTraffic& t) {
   const std::size_t groups = t.a2a_groups.size();
-  const bool per_flow = in.options.link_sharing == LinkSharing::per_flow;
+  const bool per_flow =
+      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
   const LevelTable levels(in.cluster);
   const MatrixUnits units = comm_matrix_units(in.cluster);
   t.comm.fwd = LevelTraffic(in.cluster);
@@ -219,9 +223,7 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   const int n = in.cluster.num_gpus();
   check_options(in.options, n);
   const bool training = in.workload.mode == Mode::training;
-  const FlowGranularity granularity = in.options.link_sharing == LinkSharing::per_flow
-                                          ? FlowGranularity::per_flow
-                                          : FlowGranularity::aggregated;
+  const FlowGranularity granularity = network_model(in.options.link_sharing).granularity;
   PlanTraffic t;
   t.link_capacity_Bps = achievable_link_Bps(in.cluster, in.cost);
   // One AlltoAll per sparse group (all GPUs when the plan has no groups).

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "shardsim/sim/fair_share_network.hpp"
+#include "shardsim/sim/network_model.hpp"
 #include "shardsim/sim/task.hpp"
 
 namespace shardsim {
@@ -29,10 +29,13 @@ struct Timeline {
 };
 
 // `link_capacity_Bps[l]` is the capacity the engine gives link l (Topology link id); needed
-// when the graph has network demands (std::invalid_argument otherwise).
+// when the graph has network demands (std::invalid_argument otherwise). Their flows move through
+// the NetworkModel `network` makes (network_model.hpp; a model without demands is a
+// std::logic_error when the graph has some).
 // Throws std::logic_error if the graph cannot complete (a dependency cycle or a collective whose
 // members can never all arrive).
 Timeline run_engine(const TaskGraph& graph, int num_gpus,
-                    std::span<const double> link_capacity_Bps = {});
+                    std::span<const double> link_capacity_Bps = {},
+                    const NetworkModelInfo& network = network_model(LinkSharing::aggregated));
 
 }  // namespace shardsim

@@ -16,17 +16,12 @@
 #include <span>
 #include <vector>
 
+#include "shardsim/sim/network_model.hpp"
+
 namespace shardsim {
 
-// One step of a link's utilisation: from time_s on, the link runs at `utilization` of its
-// capacity (0..1), until the next sample of the same link.
-struct LinkSample {
-  double time_s = 0;
-  int link = 0;
-  double utilization = 0;
-};
-
-class FairShareNetwork {
+// The network model of `simulation.link_sharing: aggregated | per_flow` (network_model.hpp).
+class FairShareNetwork final : public NetworkModel {
  public:
   // Capacities in bytes per second, per link id; each must be > 0.
   explicit FairShareNetwork(std::vector<double> capacity_Bps);
@@ -36,15 +31,15 @@ class FairShareNetwork {
 
   // Adds a flow of `bytes` (> 0) over `links` (valid ids, at least one) starting at `now`, with
   // a caller's `tag` returned when it completes. Rates are recomputed by update().
-  void add_flow(double now, std::span<const int> links, double bytes, int tag);
+  void add_flow(double now, std::span<const int> links, double bytes, int tag) override;
   // Recomputes the rates of every component touched since the last update (added or finished
   // flows). Call once after a batch of add_flow / complete_due at the same time.
-  void update(double now);
+  void update(double now) override;
   // The earliest completion time among active flows (infinity when none). Valid after update().
-  double next_completion_s();
+  double next_completion_s() override;
   // Removes the flows that complete at `now` (within a relative 1e-12) and appends their tags
   // to `tags`; then call update(now).
-  void complete_due(double now, std::vector<int>& tags);
+  void complete_due(double now, std::vector<int>& tags) override;
 
   int active_flows() const { return active_; }
   // The current rate of a flow id (0 when finished), for tests.
@@ -52,7 +47,7 @@ class FairShareNetwork {
   int last_flow_id() const { return static_cast<int>(flows_.size()) - 1; }
   // Utilisation changes, in time order (one sample per link whose summed rate changed).
   const std::vector<LinkSample>& samples() const { return samples_; }
-  std::vector<LinkSample> take_samples() { return std::move(samples_); }
+  std::vector<LinkSample> take_samples() override { return std::move(samples_); }
 
  private:
   struct Flow {

@@ -1,6 +1,8 @@
 #pragma once
 // Everything one simulation reads: the cluster, the model, the workload, the plan, the trace
-// source, the cost parameters and the simulation options (all by reference but the options).
+// source, the cost parameters, the simulation options and the collective model (all by
+// reference but the options).
+#include "shardsim/cost/collective_model.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/model/dlrm_model.hpp"
@@ -19,6 +21,12 @@ struct SimulationInputs {
   const TraceSource& trace;
   const CostParams& cost;
   SimulationOptions options = {};
+  // The cost of each collective on an idle network; null: alpha_beta_collectives().
+  const CollectiveModel* collectives = nullptr;
+
+  const CollectiveModel& collective_model() const {
+    return collectives ? *collectives : alpha_beta_collectives();
+  }
 };
 
 }  // namespace shardsim
