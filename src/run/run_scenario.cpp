@@ -6,9 +6,9 @@
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/io/plan_file.hpp"
 #include "shardsim/metrics/report_builder.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/plan_file.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"

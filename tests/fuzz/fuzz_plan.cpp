@@ -5,9 +5,9 @@
 
 #include "fuzz_support.hpp"
 #include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/io/plan_file.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/plan_file.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/run/run_scenario.hpp"
 #include "shardsim/sim/simulation.hpp"
@@ -66,14 +66,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const fuzz::World w;
   const DlrmModel& model = w.scenario.model;
   fuzz::expect_clean([&] {
-    const Plan plan = read_plan(parse_yaml(fuzz::text_of(data, size), "fuzz-plan.yaml"),
-                                "fuzz-plan.yaml", model, w.cluster);
+    const Plan plan = read_plan_text(fuzz::text_of(data, size), "fuzz-plan.yaml", model, w.cluster);
     for (const PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
       std::ostringstream text;
       write_plan(text, plan, model, w.cluster, format);
       Plan again;
       try {
-        again = read_plan(parse_yaml(text.str(), "written"), "written", model, w.cluster);
+        again = read_plan_text(text.str(), "written", model, w.cluster);
       } catch (const InputError& e) {
         std::fprintf(stderr, "%s\n%s\n", e.what(), text.str().c_str());
         fuzz::invariant_failed("a written plan does not read back");

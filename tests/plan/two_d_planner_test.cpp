@@ -5,13 +5,11 @@
 
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/cost/replica_sync_cost.hpp"
 #include "shardsim/plan/peer_sync.hpp"
-#include "shardsim/plan/plan_file.hpp"
 #include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/sparse_groups.hpp"
@@ -192,24 +190,6 @@ TEST(TwoDPlanner, DataParallelInnerTablesSyncGradientsOverEveryReplica) {
   std::map<std::size_t, std::set<int>> replicas;
   for (const Shard& sh : p.shards) replicas[sh.table].insert(sh.replica);
   for (const auto& [t, r] : replicas) EXPECT_EQ(r, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
-}
-
-TEST(TwoDPlanner, PlanFilesKeepTheGroupsAndTheSync) {
-  const PlanFixture f = fixture();
-  const Plan p =
-      f.valid_plan("two_d",
-                   "{groups: 4, inner: table_wise, sync: touched_rows, sync_interval: 3, "
-                   "layout: contiguous}");
-  EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3}));
-  for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
-    std::ostringstream out;
-    write_plan(out, p, f.model, f.cluster, format, {});
-    const std::string file = format == PlanFormat::json ? "p.json" : "p.yaml";
-    const Plan back = read_plan(parse_yaml(out.str(), file), file, f.model, f.cluster);
-    EXPECT_EQ(back.groups, p.groups);
-    EXPECT_EQ(back.peer_sync, p.peer_sync) << out.str();
-    EXPECT_EQ(back.shards.size(), p.shards.size());
-  }
 }
 
 TEST(TwoDPlanner, DoesNotFitNamesAGroupGpu) {

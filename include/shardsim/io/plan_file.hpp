@@ -20,9 +20,11 @@
 //
 // Reading validates everything (validate_plan); errors name the file, the line, the table and the
 // rows at fault. JSON files have the same structure (JSON is read by the same YAML parser, so
-// its errors have lines too).
+// its errors have lines too). Writing builds one tree of the plan (src/io/plan_tree.hpp) and
+// emits it as YAML or as JSON.
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 #include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/hw/cluster.hpp"
@@ -47,10 +49,12 @@ struct PlanFileInfo {
 void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, const Cluster& cluster,
                 PlanFormat format, const PlanFileInfo& info = {});
 
-// Parses and validates a plan document (`file` names it in messages). Shards come out table by
-// table in file order; replicas of a block are numbered in the order they are listed.
-Plan read_plan(const YAML::Node& root, const std::string& file, const DlrmModel& model,
-               const Cluster& cluster);
+// Parses and validates a plan document (its file names it in messages). Shards come out table
+// by table in file order; replicas of a block are numbered in the order they are listed.
+Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& cluster);
+// Parses (parse_yaml) and reads a plan document's text; `file` names it in messages.
+Plan read_plan_text(std::string_view text, const std::string& file, const DlrmModel& model,
+                    const Cluster& cluster);
 // Reads a plan file (YAML or JSON by content; the YAML parser reads both).
 Plan read_plan_file(const std::string& path, const DlrmModel& model, const Cluster& cluster);
 

@@ -1,15 +1,12 @@
-#include "shardsim/plan/plan_file.hpp"
-
+// Reading plan files (io/plan_file.hpp).
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <ostream>
 #include <tuple>
 #include <unordered_map>
 
+#include "plan_file_entries.hpp"
+#include "shardsim/io/plan_file.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner_options.hpp"
 
@@ -17,128 +14,8 @@ namespace shardsim {
 
 namespace {
 
-// ---------------------------------------------------------------- writing
-
-// One entry of a table's list: a block (rows, cols) and the GPUs of its replicas.
-struct Entry {
-  RowRange rows;
-  RowSpace space = RowSpace::row_id;
-  ColRange cols;
-  std::vector<std::pair<int, int>> replicas;  // (replica, gpu)
-  ShardKind kind = ShardKind::table_wise;
-};
-
-ShardKind inferred_kind(const Entry& e, const EmbeddingTable& t) {
-  if (e.replicas.size() > 1) return ShardKind::data_parallel;
-  if (e.cols.begin != 0 || e.cols.end != t.dim) return ShardKind::column_wise;
-  if (e.rows.begin != 0 || e.rows.end != t.rows) return ShardKind::row_wise;
-  return ShardKind::table_wise;
-}
-
-std::vector<std::vector<Entry>> entries_by_table(const Plan& plan, const DlrmModel& model) {
-  std::vector<std::vector<Entry>> out(model.tables.size());
-  std::vector<std::map<std::tuple<std::uint64_t, std::uint64_t, int, std::uint32_t, std::uint32_t>,
-                       std::size_t>>
-      index(model.tables.size());
-  for (const Shard& s : plan.shards) {
-    auto& entries = out.at(s.table);
-    const auto key = std::make_tuple(s.rows.begin, s.rows.end, static_cast<int>(s.row_space),
-                                     s.cols.begin, s.cols.end);
-    auto [it, inserted] = index[s.table].try_emplace(key, entries.size());
-    if (inserted) entries.push_back(Entry{s.rows, s.row_space, s.cols, {}, s.kind});
-    entries[it->second].replicas.emplace_back(s.replica, s.gpu);
-  }
-  for (auto& entries : out) {
-    for (Entry& e : entries) std::stable_sort(e.replicas.begin(), e.replicas.end());
-  }
-  return out;
-}
-
-bool plain_yaml_scalar(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
-      return false;
-    }
-  }
-  std::string lower = s;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* word :
-       {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "nan", "inf", "infinity"}) {
-    if (lower == word) return false;
-  }
-  return true;
-}
-
-// A string as JSON writes it (double-quoted, escaped); valid YAML too.
-std::string quoted(const std::string& s) {
-  return nlohmann::json(s).dump();
-}
-std::string yaml_name(const std::string& s) {
-  return plain_yaml_scalar(s) ? s : quoted(s);
-}
-
-std::string gpu_list(const std::vector<std::pair<int, int>>& replicas) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < replicas.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(replicas[i].second);
-  }
-  return s + "]";
-}
-
-// The fields of one entry, "key: value" pairs in YAML flow or JSON style.
-std::string entry_fields(const Entry& e, const EmbeddingTable& t, bool json) {
-  const char* q = json ? "\"" : "";
-  std::vector<std::string> f;
-  if (e.space == RowSpace::rank) {
-    f.push_back(fmt::format("{0}ranks{0}: [{1}, {2}]", q, e.rows.begin, e.rows.end));
-  } else if (e.rows.begin != 0 || e.rows.end != t.rows) {
-    f.push_back(fmt::format("{0}rows{0}: [{1}, {2}]", q, e.rows.begin, e.rows.end));
-  }
-  if (e.cols.begin != 0 || e.cols.end != t.dim) {
-    f.push_back(fmt::format("{0}cols{0}: [{1}, {2}]", q, e.cols.begin, e.cols.end));
-  }
-  if (e.replicas.size() == 1) {
-    f.push_back(fmt::format("{0}gpu{0}: {1}", q, e.replicas.front().second));
-  } else {
-    f.push_back(fmt::format("{0}gpus{0}: {1}", q, gpu_list(e.replicas)));
-  }
-  if (e.kind != inferred_kind(e, t)) {
-    f.push_back(json ? fmt::format("\"kind\": \"{}\"", to_string(e.kind))
-                     : fmt::format("kind: {}", to_string(e.kind)));
-  }
-  std::string s;
-  for (std::size_t i = 0; i < f.size(); ++i) s += (i ? ", " : "") + f[i];
-  return s;
-}
-
-std::string fetch_fields(const Plan& plan, const FetchOverride& o, const DlrmModel& model,
-                         bool json) {
-  const Shard& s = plan.shards.at(o.shard);
-  const EmbeddingTable& t = model.tables.at(s.table);
-  const char* q = json ? "\"" : "";
-  std::string out = json ? fmt::format("\"table\": {}", quoted(t.name))
-                         : fmt::format("table: {}", yaml_name(t.name));
-  if (s.row_space == RowSpace::rank) {
-    out += fmt::format(", {0}ranks{0}: [{1}, {2}]", q, s.rows.begin, s.rows.end);
-  } else if (s.rows.begin != 0 || s.rows.end != t.rows) {
-    out += fmt::format(", {0}rows{0}: [{1}, {2}]", q, s.rows.begin, s.rows.end);
-  }
-  if (s.cols.begin != 0 || s.cols.end != t.dim) {
-    out += fmt::format(", {0}cols{0}: [{1}, {2}]", q, s.cols.begin, s.cols.end);
-  }
-  out += fmt::format(", {0}requester{0}: {1}, {0}server{0}: {2}", q, o.requesting_gpu, s.gpu);
-  return out;
-}
-
-std::string group_list(const std::vector<int>& g) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < g.size(); ++i) s += (i ? ", " : "") + std::to_string(g[i]);
-  return s + "]";
-}
-
-// ---------------------------------------------------------------- reading
+using plan_file::Entry;
+using plan_file::inferred_kind;
 
 RowRange read_range(const YamlValue& v) {
   v.expect_sequence();
@@ -202,102 +79,8 @@ BlockSpec read_block(const YamlValue& entry, const EmbeddingTable& t) {
 
 }  // namespace
 
-PlanFormat plan_format_for_path(const std::string& path) {
-  std::string lower = path;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.size() >= 5 && lower.compare(lower.size() - 5, 5, ".json") == 0 ? PlanFormat::json
-                                                                               : PlanFormat::yaml;
-}
-
-void write_plan(std::ostream& out, const Plan& plan, const DlrmModel& model, const Cluster& cluster,
-                PlanFormat format, const PlanFileInfo& info) {
-  const auto entries = entries_by_table(plan, model);
-  if (format == PlanFormat::yaml) {
-    out << "# A shardsim plan (docs/planners.md, \"Plan files\"). Edit it freely and simulate it\n"
-           "# with `placement: {file: <this file>}`; it is validated when read. Each shard:\n"
-           "# rows: [begin, end) of row ids (or ranks: popularity ranks), cols: [begin, end),\n"
-           "# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table.\n";
-    out << "format: " << kPlanFormatTag << "\n";
-    out << "planner: " << yaml_name(plan.planner.empty() ? "unknown" : plan.planner) << "\n";
-    if (!info.scenario.empty()) out << "scenario: " << yaml_name(info.scenario) << "\n";
-    out << "num_gpus: " << cluster.num_gpus() << "\n";
-    // Written only when not the default, so plans of the pooled planners read as before.
-    if (plan.lookup_comm != LookupComm::pooled) {
-      out << "communication: " << to_string(plan.lookup_comm) << "\n";
-    }
-    if (plan.replica_sync != ReplicaSync::dense) {
-      out << "replica_sync: " << to_string(plan.replica_sync) << "\n";
-    }
-    out << "tables:\n";
-    for (std::size_t t = 0; t < model.tables.size(); ++t) {
-      out << "  " << yaml_name(model.tables[t].name) << ":";
-      if (entries[t].empty()) {
-        out << " []\n";
-        continue;
-      }
-      out << "\n";
-      for (const Entry& e : entries[t]) {
-        out << "    - {" << entry_fields(e, model.tables[t], false) << "}\n";
-      }
-    }
-    if (!plan.groups.empty()) {
-      out << "groups:\n";
-      for (const auto& g : plan.groups) out << "  - " << group_list(g) << "\n";
-      out << "sync: {mode: " << to_string(plan.peer_sync.mode)
-          << ", interval: " << plan.peer_sync.interval << "}\n";
-    }
-    if (!plan.fetch_overrides.empty()) {
-      out << "fetch:\n";
-      for (const FetchOverride& o : plan.fetch_overrides) {
-        out << "  - {" << fetch_fields(plan, o, model, false) << "}\n";
-      }
-    }
-    return;
-  }
-  out << "{\n";
-  out << "  \"format\": " << quoted(kPlanFormatTag) << ",\n";
-  out << "  \"planner\": " << quoted(plan.planner.empty() ? "unknown" : plan.planner) << ",\n";
-  if (!info.scenario.empty()) out << "  \"scenario\": " << quoted(info.scenario) << ",\n";
-  out << "  \"num_gpus\": " << cluster.num_gpus() << ",\n";
-  if (plan.lookup_comm != LookupComm::pooled) {
-    out << "  \"communication\": " << quoted(to_string(plan.lookup_comm)) << ",\n";
-  }
-  if (plan.replica_sync != ReplicaSync::dense) {
-    out << "  \"replica_sync\": " << quoted(to_string(plan.replica_sync)) << ",\n";
-  }
-  out << "  \"tables\": {";
-  for (std::size_t t = 0; t < model.tables.size(); ++t) {
-    out << (t ? ",\n" : "\n") << "    " << quoted(model.tables[t].name) << ": [";
-    for (std::size_t i = 0; i < entries[t].size(); ++i) {
-      out << (i ? ",\n" : "\n") << "      {" << entry_fields(entries[t][i], model.tables[t], true)
-          << "}";
-    }
-    out << (entries[t].empty() ? "]" : "\n    ]");
-  }
-  out << (model.tables.empty() ? "}" : "\n  }");
-  if (!plan.groups.empty()) {
-    out << ",\n  \"groups\": [";
-    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-      out << (g ? ", " : "") << group_list(plan.groups[g]);
-    }
-    out << "]";
-    out << ",\n  \"sync\": {\"mode\": " << quoted(to_string(plan.peer_sync.mode))
-        << ", \"interval\": " << plan.peer_sync.interval << "}";
-  }
-  if (!plan.fetch_overrides.empty()) {
-    out << ",\n  \"fetch\": [";
-    for (std::size_t k = 0; k < plan.fetch_overrides.size(); ++k) {
-      out << (k ? ",\n" : "\n") << "    {"
-          << fetch_fields(plan, plan.fetch_overrides[k], model, true) << "}";
-    }
-    out << "\n  ]";
-  }
-  out << "\n}\n";
-}
-
-Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmModel& model,
-               const Cluster& cluster) {
-  const YamlValue root(root_node, file, "");
+Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& cluster) {
+  const std::string& file = root.file();
   if (root.is_null()) {
     throw InputError(SourceLocation{file, 0, 0}, "", "the plan file is empty",
                      "write one with `shardsim plan SCENARIO --planner NAME --out plan.yaml`");
@@ -454,8 +237,13 @@ Plan read_plan(const YAML::Node& root_node, const std::string& file, const DlrmM
   return plan;
 }
 
+Plan read_plan_text(std::string_view text, const std::string& file, const DlrmModel& model,
+                    const Cluster& cluster) {
+  return read_plan(YamlValue(parse_yaml(text, file), file, ""), model, cluster);
+}
+
 Plan read_plan_file(const std::string& path, const DlrmModel& model, const Cluster& cluster) {
-  return read_plan(load_yaml_file(path), path, model, cluster);
+  return read_plan(YamlValue(load_yaml_file(path), path, ""), model, cluster);
 }
 
 }  // namespace shardsim

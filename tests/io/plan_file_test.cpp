@@ -1,6 +1,6 @@
 // Plan files: YAML and JSON round trips, hand-written plans, and bad plans reported with the
 // file, the line, the table and the rows at fault.
-#include "shardsim/plan/plan_file.hpp"
+#include "shardsim/io/plan_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ std::string to_text(const Plan& p, const PlanFixture& f, PlanFormat format) {
 }
 
 Plan from_text(const std::string& text, const PlanFixture& f, const std::string& file = "p.yaml") {
-  return read_plan(parse_yaml(text, file), file, f.model, f.cluster);
+  return read_plan_text(text, file, f.model, f.cluster);
 }
 
 // The InputError message of reading `text`, or "" if it reads.
@@ -160,6 +160,82 @@ fetch:
   ASSERT_EQ(pj.fetch_overrides.size(), 1u);
 }
 
+TEST(PlanFile, WrittenBytesAreExact) {
+  // Ranks, columns, an explicit kind, replicas, a name that needs quoting, a table without
+  // shards, groups, fetch overrides and non-default communication: YAML and JSON byte for byte.
+  DlrmModel m = model_of({{100, 16}, {10, 8}, {10, 8}});
+  m.tables[1].name = "user id";
+  const PlanFixture f(testing::hand_preset(2), 2, m);
+  Plan p;
+  p.planner = "hand";
+  p.lookup_comm = LookupComm::one_sided;
+  p.replica_sync = ReplicaSync::allgather;
+  p.shards = {Shard{0, {0, 50}, RowSpace::rank, {0, 16}, 0, 0, ShardKind::row_wise},
+              Shard{0, {50, 100}, RowSpace::rank, {0, 8}, 1, 0, ShardKind::column_wise},
+              Shard{0, {50, 100}, RowSpace::rank, {8, 16}, 2, 0, ShardKind::fine_grained},
+              Shard{1, {0, 10}, RowSpace::row_id, {0, 8}, 3, 0, ShardKind::data_parallel},
+              Shard{1, {0, 10}, RowSpace::row_id, {0, 8}, 1, 1, ShardKind::data_parallel}};
+  p.groups = {{0, 1}, {2, 3}};
+  p.peer_sync = {PeerSyncMode::touched_rows, 3};
+  p.fetch_overrides = {FetchOverride{3, 0}, FetchOverride{1, 3}};
+  std::ostringstream yaml, json;
+  write_plan(yaml, p, f.model, f.cluster, PlanFormat::yaml, PlanFileInfo{"a scenario"});
+  write_plan(json, p, f.model, f.cluster, PlanFormat::json, PlanFileInfo{"a scenario"});
+  EXPECT_EQ(yaml.str(),
+            R"(# A shardsim plan (docs/planners.md, "Plan files"). Edit it freely and simulate it
+# with `placement: {file: <this file>}`; it is validated when read. Each shard:
+# rows: [begin, end) of row ids (or ranks: popularity ranks), cols: [begin, end),
+# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table.
+format: shardsim-plan-1
+planner: hand
+scenario: "a scenario"
+num_gpus: 4
+communication: one_sided
+replica_sync: allgather
+tables:
+  t0:
+    - {ranks: [0, 50], gpu: 0}
+    - {ranks: [50, 100], cols: [0, 8], gpu: 1}
+    - {ranks: [50, 100], cols: [8, 16], gpu: 2, kind: fine_grained}
+  "user id":
+    - {gpus: [3, 1]}
+  t2: []
+groups:
+  - [0, 1]
+  - [2, 3]
+sync: {mode: touched_rows, interval: 3}
+fetch:
+  - {table: "user id", requester: 0, server: 3}
+  - {table: t0, ranks: [50, 100], cols: [0, 8], requester: 3, server: 1}
+)");
+  EXPECT_EQ(json.str(), R"({
+  "format": "shardsim-plan-1",
+  "planner": "hand",
+  "scenario": "a scenario",
+  "num_gpus": 4,
+  "communication": "one_sided",
+  "replica_sync": "allgather",
+  "tables": {
+    "t0": [
+      {"ranks": [0, 50], "gpu": 0},
+      {"ranks": [50, 100], "cols": [0, 8], "gpu": 1},
+      {"ranks": [50, 100], "cols": [8, 16], "gpu": 2, "kind": "fine_grained"}
+    ],
+    "user id": [
+      {"gpus": [3, 1]}
+    ],
+    "t2": []
+  },
+  "groups": [[0, 1], [2, 3]],
+  "sync": {"mode": "touched_rows", "interval": 3},
+  "fetch": [
+    {"table": "user id", "requester": 0, "server": 3},
+    {"table": "t0", "ranks": [50, 100], "cols": [0, 8], "requester": 3, "server": 1}
+  ]
+}
+)");
+}
+
 TEST(PlanFile, TableNamesThatNeedQuotingRoundTrip) {
   DlrmModel m = model_of({{10, 8}, {10, 8}, {10, 8}});
   m.tables[0].name = "user id";
@@ -244,6 +320,27 @@ TEST(PlanFile, BadPlansNameTheFileLineTableAndRows) {
       "{\n  \"tables\": {\n    \"t0\": [{\"gpu\": 0}],\n    \"t1\": [{\"gpu\": 5}]\n  }\n}\n", f);
   EXPECT_TRUE(has(e, "p.yaml:4:")) << e;
   EXPECT_TRUE(has(e, "GPU 5 does not exist")) << e;
+}
+
+TEST(PlanFile, TwoDPlansKeepTheGroupsAndTheSync) {
+  // 2 hosts x 4 GPUs; 8 tables of 1e5 x 32.
+  const PlanFixture f(
+      testing::hand_preset(4), 2,
+      model_of(std::vector<testing::TableSpec>(8, testing::TableSpec{100000, 32, 4})), 64);
+  const Plan p =
+      f.valid_plan("two_d",
+                   "{groups: 4, inner: table_wise, sync: touched_rows, sync_interval: 3, "
+                   "layout: contiguous}");
+  EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3}));
+  for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
+    std::ostringstream out;
+    write_plan(out, p, f.model, f.cluster, format, {});
+    const std::string file = format == PlanFormat::json ? "p.json" : "p.yaml";
+    const Plan back = read_plan_text(out.str(), file, f.model, f.cluster);
+    EXPECT_EQ(back.groups, p.groups);
+    EXPECT_EQ(back.peer_sync, p.peer_sync) << out.str();
+    EXPECT_EQ(back.shards.size(), p.shards.size());
+  }
 }
 
 }  // namespace
