@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs an already-built tree (BUILD_DIR, default build-test) into a scratch prefix, then
+# configures, builds and runs tests/install/consumer against it: find_package(shardsim) and the
+# run/ API work from the installed files alone. CI runs it after ./scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir="${BUILD_DIR:-build-test}"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+cmake -S tests/install/consumer -B "$scratch/build" "${generator[@]}" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/build" >/dev/null
+"$scratch/build/consumer"
+test -x "$scratch/prefix/bin/shardsim"
+test -f "$scratch/prefix/share/shardsim/configs/hardware/dgx-a100.yaml"
+test ! -e "$scratch/prefix/include/shardsim/cli"
+echo "install-check: OK (find_package(shardsim) from $scratch/prefix)"
