@@ -28,169 +28,210 @@ struct CollectiveState {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-}  // namespace
+// Dependents of every task in CSR form, and the count of unmet dependencies of each.
+struct Dependencies {
+  std::vector<int> remaining;
+  std::vector<int> offsets;
+  std::vector<int> dependents;
+};
 
-Timeline run_engine(const TaskGraph& graph, int num_gpus, std::span<const double> link_capacity_Bps,
-                    const NetworkModelInfo& network) {
-  const auto& tasks = graph.tasks;
+Dependencies dependencies_of(const std::vector<Task>& tasks) {
   const std::size_t num_tasks = tasks.size();
-  Timeline tl;
-  tl.spans.assign(num_tasks, TaskSpan{});
-
-  // Dependents in CSR form, and the count of unmet dependencies of each task.
-  std::vector<int> remaining(num_tasks, 0);
-  std::vector<int> offsets(num_tasks + 1, 0);
+  Dependencies d;
+  d.remaining.assign(num_tasks, 0);
+  d.offsets.assign(num_tasks + 1, 0);
   for (const Task& t : tasks) {
-    for (int d : t.deps) ++offsets[d + 1];
+    for (int dep : t.deps) ++d.offsets[dep + 1];
   }
-  for (std::size_t i = 0; i < num_tasks; ++i) offsets[i + 1] += offsets[i];
-  std::vector<int> dependents(offsets.back());
-  {
-    std::vector<int> fill(offsets.begin(), offsets.end() - 1);
-    for (std::size_t i = 0; i < num_tasks; ++i) {
-      remaining[i] = static_cast<int>(tasks[i].deps.size());
-      for (int d : tasks[i].deps) {
-        if (d < 0 || static_cast<std::size_t>(d) >= num_tasks) {
-          throw std::logic_error(fmt::format("task {} depends on missing task {}", i, d));
-        }
-        dependents[fill[d]++] = static_cast<int>(i);
+  for (std::size_t i = 0; i < num_tasks; ++i) d.offsets[i + 1] += d.offsets[i];
+  d.dependents.resize(d.offsets.back());
+  std::vector<int> fill(d.offsets.begin(), d.offsets.end() - 1);
+  for (std::size_t i = 0; i < num_tasks; ++i) {
+    d.remaining[i] = static_cast<int>(tasks[i].deps.size());
+    for (int dep : tasks[i].deps) {
+      if (dep < 0 || static_cast<std::size_t>(dep) >= num_tasks) {
+        throw std::logic_error(fmt::format("task {} depends on missing task {}", i, dep));
       }
+      d.dependents[fill[dep]++] = static_cast<int>(i);
     }
   }
+  return d;
+}
 
-  std::vector<StreamState> streams(static_cast<std::size_t>(num_gpus) * kNumStreams);
-  auto stream_index = [&](const Task& t) {
-    return static_cast<std::size_t>(t.gpu) * kNumStreams + static_cast<std::size_t>(t.stream);
-  };
-  for (std::size_t i = 0; i < num_tasks; ++i) {
-    streams.at(stream_index(tasks[i])).queue.push_back(static_cast<int>(i));
-  }
-  std::vector<int> arrived(graph.collectives.size(), 0);
-
-  // The network, when any collective moves flows.
+// The network model, when any collective moves flows (null otherwise).
+std::unique_ptr<NetworkModel> network_of(const TaskGraph& graph,
+                                         std::span<const double> link_capacity_Bps,
+                                         const NetworkModelInfo& network) {
   std::unique_ptr<NetworkModel> net;
   for (const Collective& c : graph.collectives) {
     if (c.demand < 0) continue;
     if (static_cast<std::size_t>(c.demand) >= graph.demands.size()) {
       throw std::logic_error(fmt::format("collective refers to missing demand {}", c.demand));
     }
-    if (!net) {
-      if (link_capacity_Bps.empty()) {
-        throw std::invalid_argument(
-            "the task graph has network demands but the engine was given no link capacities");
-      }
-      if (!network.make) {
-        throw std::logic_error(
-            fmt::format("the task graph has network demands but network model '{}' moves no flows",
-                        network.name));
-      }
-      net = network.make(std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()));
+    if (net) continue;
+    if (link_capacity_Bps.empty()) {
+      throw std::invalid_argument(
+          "the task graph has network demands but the engine was given no link capacities");
     }
+    if (!network.make) {
+      throw std::logic_error(
+          fmt::format("the task graph has network demands but network model '{}' moves no flows",
+                      network.name));
+    }
+    net = network.make(std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()));
   }
-  std::vector<CollectiveState> state(net ? graph.collectives.size() : 0);
+  return net;
+}
 
-  EventQueue events;
-  auto finish_collective = [&](int c, double now) {
-    for (int m : graph.collectives[c].members) events.push(now, m);
-  };
-  // Starts stage state[c].stage of collective c's demand: its flows join the network.
-  auto start_stage = [&](int c, double now) {
-    const CollectiveDemand& d = graph.demands[graph.collectives[c].demand];
-    const CollectiveStage& st = d.stages[state[c].stage];
-    state[c].flows_left = st.flows.size();
-    for (const DemandFlow& f : st.flows) {
-      net->add_flow(now, std::span<const int>(st.links.data() + f.first_link, f.num_links), f.bytes,
-                    c);
-      ++tl.flows;
+// One run of the discrete-event loop over a task graph: in-order streams per GPU, collectives
+// that start when their last member arrives, and their network demands' stages of flows.
+class Engine {
+ public:
+  Engine(const TaskGraph& graph, int num_gpus, std::span<const double> link_capacity_Bps,
+         const NetworkModelInfo& network)
+      : graph_(graph),
+        deps_(dependencies_of(graph.tasks)),
+        streams_(static_cast<std::size_t>(num_gpus) * kNumStreams),
+        arrived_(graph.collectives.size(), 0),
+        net_(network_of(graph, link_capacity_Bps, network)) {
+    tl_.spans.assign(graph.tasks.size(), TaskSpan{});
+    for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+      streams_.at(stream_index(graph.tasks[i])).queue.push_back(static_cast<int>(i));
     }
-    net->update(now);
-  };
-  auto stage_done = [&](int c, double now) {
-    const CollectiveDemand& d = graph.demands[graph.collectives[c].demand];
-    if (++state[c].stage < d.stages.size()) {
-      events.push(now + d.stages[state[c].stage].latency_s, c, EventKind::stage_start);
+    state_.resize(net_ ? graph.collectives.size() : 0);
+  }
+
+  Timeline run() {
+    for (std::size_t s = 0; s < streams_.size(); ++s) try_start(s, 0.0);
+    while (true) {
+      const double t_event = events_.empty() ? kNever : events_.next_time_s();
+      const double t_flow = net_ ? net_->next_completion_s() : kNever;
+      if (t_event == kNever && t_flow == kNever) break;
+      if (t_flow < t_event) {
+        complete_flows(t_flow);
+      } else {
+        handle(events_.pop());
+      }
+    }
+    if (done_ != graph_.tasks.size()) {
+      throw std::logic_error(fmt::format(
+          "the task graph cannot complete: {} of {} tasks ran (a dependency cycle, a stream "
+          "order that contradicts the dependencies, or a collective missing members)",
+          done_, graph_.tasks.size()));
+    }
+    if (net_) tl_.link_samples = net_->take_samples();
+    return std::move(tl_);
+  }
+
+ private:
+  std::size_t stream_index(const Task& t) const {
+    return static_cast<std::size_t>(t.gpu) * kNumStreams + static_cast<std::size_t>(t.stream);
+  }
+  const CollectiveDemand& demand_of(int c) const {
+    return graph_.demands[graph_.collectives[c].demand];
+  }
+
+  void finish_collective(int c, double now) {
+    for (int m : graph_.collectives[c].members) events_.push(now, m);
+  }
+  // Starts stage state_[c].stage of collective c's demand: its flows join the network.
+  void start_stage(int c, double now) {
+    const CollectiveStage& st = demand_of(c).stages[state_[c].stage];
+    state_[c].flows_left = st.flows.size();
+    for (const DemandFlow& f : st.flows) {
+      net_->add_flow(now, std::span<const int>(st.links.data() + f.first_link, f.num_links),
+                     f.bytes, c);
+      ++tl_.flows;
+    }
+    net_->update(now);
+  }
+  void stage_done(int c, double now) {
+    const CollectiveDemand& d = demand_of(c);
+    if (++state_[c].stage < d.stages.size()) {
+      events_.push(now + d.stages[state_[c].stage].latency_s, c, EventKind::stage_start);
     } else {
       finish_collective(c, now);
     }
-  };
-  auto try_start = [&](std::size_t s, double now) {
-    StreamState& st = streams[s];
+  }
+  void try_start(std::size_t s, double now) {
+    StreamState& st = streams_[s];
     if (st.busy || st.head >= st.queue.size()) return;
     const int id = st.queue[st.head];
-    if (remaining[id] > 0) return;
+    if (deps_.remaining[id] > 0) return;
     st.busy = true;  // an in-order stream waits here, even for a collective's other members
-    const Task& t = tasks[id];
-    tl.spans[id].ready_s = now;
+    const Task& t = graph_.tasks[id];
+    tl_.spans[id].ready_s = now;
     if (t.collective < 0) {
-      tl.spans[id].start_s = now;
-      events.push(now + t.duration_s, id);
+      tl_.spans[id].start_s = now;
+      events_.push(now + t.duration_s, id);
       return;
     }
-    const Collective& c = graph.collectives[t.collective];
-    if (++arrived[t.collective] < static_cast<int>(c.members.size())) return;
-    for (int m : c.members) tl.spans[m].start_s = now;
+    const Collective& c = graph_.collectives[t.collective];
+    if (++arrived_[t.collective] < static_cast<int>(c.members.size())) return;
+    for (int m : c.members) tl_.spans[m].start_s = now;
     if (c.demand < 0) {
-      for (int m : c.members) events.push(now + c.duration_s, m);
+      for (int m : c.members) events_.push(now + c.duration_s, m);
       return;
     }
-    const CollectiveDemand& d = graph.demands[c.demand];
+    const CollectiveDemand& d = graph_.demands[c.demand];
     if (d.stages.empty()) {
       finish_collective(t.collective, now + d.launch_s);
       return;
     }
-    state[t.collective] = CollectiveState{};
-    events.push(now + d.launch_s + d.stages.front().latency_s, t.collective,
-                EventKind::stage_start);
-  };
-
-  for (std::size_t s = 0; s < streams.size(); ++s) try_start(s, 0.0);
-  std::size_t done = 0;
-  std::vector<int> finished_flows;
-  while (true) {
-    const double t_event = events.empty() ? kNever : events.next_time_s();
-    const double t_flow = net ? net->next_completion_s() : kNever;
-    if (t_event == kNever && t_flow == kNever) break;
-    if (t_flow < t_event) {
-      // Flows that complete now: their stages may finish; the others' rates are recomputed.
-      finished_flows.clear();
-      net->complete_due(t_flow, finished_flows);
-      tl.events += finished_flows.size();
-      tl.makespan_s = std::max(tl.makespan_s, t_flow);
-      for (int c : finished_flows) {
-        if (--state[c].flows_left == 0) stage_done(c, t_flow);
-      }
-      net->update(t_flow);
-      continue;
+    state_[t.collective] = CollectiveState{};
+    events_.push(now + d.launch_s + d.stages.front().latency_s, t.collective,
+                 EventKind::stage_start);
+  }
+  // Flows that complete now: their stages may finish; the others' rates are recomputed.
+  void complete_flows(double t_flow) {
+    finished_flows_.clear();
+    net_->complete_due(t_flow, finished_flows_);
+    tl_.events += finished_flows_.size();
+    tl_.makespan_s = std::max(tl_.makespan_s, t_flow);
+    for (int c : finished_flows_) {
+      if (--state_[c].flows_left == 0) stage_done(c, t_flow);
     }
-    const Event e = events.pop();
-    ++tl.events;
+    net_->update(t_flow);
+  }
+  void handle(const Event& e) {
+    ++tl_.events;
     if (e.kind == EventKind::stage_start) {
       start_stage(e.task, e.time_s);
-      const CollectiveStage& st =
-          graph.demands[graph.collectives[e.task].demand].stages[state[e.task].stage];
-      if (st.flows.empty()) stage_done(e.task, e.time_s);
-      continue;
+      if (demand_of(e.task).stages[state_[e.task].stage].flows.empty()) {
+        stage_done(e.task, e.time_s);
+      }
+      return;
     }
-    ++done;
-    tl.spans[e.task].end_s = e.time_s;
-    tl.makespan_s = std::max(tl.makespan_s, e.time_s);
-    const std::size_t s = stream_index(tasks[e.task]);
-    streams[s].busy = false;
-    ++streams[s].head;
-    for (int k = offsets[e.task]; k < offsets[e.task + 1]; ++k) {
-      const int u = dependents[k];
-      if (--remaining[u] == 0) try_start(stream_index(tasks[u]), e.time_s);
+    ++done_;
+    tl_.spans[e.task].end_s = e.time_s;
+    tl_.makespan_s = std::max(tl_.makespan_s, e.time_s);
+    const std::size_t s = stream_index(graph_.tasks[e.task]);
+    streams_[s].busy = false;
+    ++streams_[s].head;
+    for (int k = deps_.offsets[e.task]; k < deps_.offsets[e.task + 1]; ++k) {
+      const int u = deps_.dependents[k];
+      if (--deps_.remaining[u] == 0) try_start(stream_index(graph_.tasks[u]), e.time_s);
     }
     try_start(s, e.time_s);
   }
-  if (done != num_tasks) {
-    throw std::logic_error(fmt::format(
-        "the task graph cannot complete: {} of {} tasks ran (a dependency cycle, a stream "
-        "order that contradicts the dependencies, or a collective missing members)",
-        done, num_tasks));
-  }
-  if (net) tl.link_samples = net->take_samples();
-  return tl;
+
+  const TaskGraph& graph_;
+  Dependencies deps_;
+  std::vector<StreamState> streams_;
+  std::vector<int> arrived_;
+  std::unique_ptr<NetworkModel> net_;
+  std::vector<CollectiveState> state_;
+  EventQueue events_;
+  Timeline tl_;
+  std::size_t done_ = 0;
+  std::vector<int> finished_flows_;
+};
+
+}  // namespace
+
+Timeline run_engine(const TaskGraph& graph, int num_gpus, std::span<const double> link_capacity_Bps,
+                    const NetworkModelInfo& network) {
+  return Engine(graph, num_gpus, link_capacity_Bps, network).run();
 }
 
 }  // namespace shardsim
