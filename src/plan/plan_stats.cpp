@@ -45,13 +45,22 @@ BalanceStat balance_of(const std::vector<GpuPlanStats>& gpus, F value, double lo
   return b;
 }
 
+// Pooled-embedding bytes per GPU and level (up: in its scale-up domain, off: outside), forward.
+struct PooledBytes {
+  std::vector<double> sent_up, sent_off, recv_up, recv_off;
+};
+
+void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                  const Workload& workload, const CostParams& p,
+                  const std::vector<EmbeddingWork>& work, const PooledBytes& bytes,
+                  const ByteMatrix& fwd);
+
 // Pooled (send-based) plans: each shard's pooled vectors to the GPUs it serves, an AlltoAll.
 void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
                   const Cluster& cluster, const DlrmModel& model, const Workload& workload,
                   const TraceSource& trace, const CostParams& p) {
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
-  const bool training = workload.mode == Mode::training;
   const double batch = workload.batch_per_gpu;
   const double comm_elem = bytes_per_element(model.comm_precision);
   const auto& shards = plan.shards;
@@ -101,7 +110,25 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
     }
   }
 
-  // Kernels: all shards of a GPU in one fused kernel (as the iteration builder costs them).
+  pooled_costs(st, plan, cluster, model, workload, p, work,
+               PooledBytes{sent_up, sent_off, recv_up, recv_off}, fwd);
+}
+
+// Kernels: all shards of a GPU in one fused kernel (as the iteration builder costs them), and
+// each GPU's share of the AlltoAlls.
+void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                  const Workload& workload, const CostParams& p,
+                  const std::vector<EmbeddingWork>& work, const PooledBytes& bytes,
+                  const ByteMatrix& fwd) {
+  const int n = cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const bool training = workload.mode == Mode::training;
+  const double comm_elem = bytes_per_element(model.comm_precision);
+  const auto& shards = plan.shards;
+  const std::vector<double>& sent_up = bytes.sent_up;
+  const std::vector<double>& sent_off = bytes.sent_off;
+  const std::vector<double>& recv_up = bytes.recv_up;
+  const std::vector<double>& recv_off = bytes.recv_off;
   std::vector<std::vector<EmbeddingWork>> works(un);
   for (std::size_t s = 0; s < shards.size(); ++s) {
     GpuPlanStats& g = st.gpus[shards[s].gpu];
@@ -164,6 +191,11 @@ void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic, const Cluste
   // No AlltoAll: alltoall_fwd_s and alltoall_bwd_s stay 0.
 }
 
+void sync_stats(PlanStats& st, const PlanAnalysis& analysis, const Cluster& cluster,
+                const CostParams& p);
+void balance_stats(PlanStats& st, const Cluster& cluster, const DlrmModel& model,
+                   const Workload& workload);
+
 }  // namespace
 
 int GpuPlanStats::shards() const {
@@ -194,7 +226,6 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const bool training = workload.mode == Mode::training;
-  const double batch = workload.batch_per_gpu;
   const auto& shards = plan.shards;
 
   PlanStats st;
@@ -224,10 +255,19 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
   } else {
     pooled_stats(st, plan, analysis.serving, cluster, model, workload, trace, p);
   }
-  // Replica synchronisation: gradients of replicas inside a group every iteration
-  // (plan/replica_sync.hpp); 2D peer syncs every `interval` iterations, amortised per iteration
-  // (plan/peer_sync.hpp).
-  if (training) {
+  if (training) sync_stats(st, analysis, cluster, p);
+  balance_stats(st, cluster, model, workload);
+  return st;
+}
+
+namespace {
+
+// Replica synchronisation: gradients of replicas inside a group every iteration
+// (plan/replica_sync.hpp); 2D peer syncs every `interval` iterations, amortised per iteration
+// (plan/peer_sync.hpp).
+void sync_stats(PlanStats& st, const PlanAnalysis& analysis, const Cluster& cluster,
+                const CostParams& p) {
+  {
     for (const ReplicaSyncBucket& b : analysis.replica_syncs) {
       for (int g : b.gpus) {
         st.gpus[g].sync_comm_s += b.duration_s;
@@ -244,8 +284,13 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
       }
     }
   }
+}
 
-  // Balance and lower bounds.
+// Balance and lower bounds.
+void balance_stats(PlanStats& st, const Cluster& cluster, const DlrmModel& model,
+                   const Workload& workload) {
+  const int n = cluster.num_gpus();
+  const double batch = workload.batch_per_gpu;
   const GpuMemory base = base_gpu_memory(cluster, model, workload);
   double table_bytes = 0, all_lookups = 0;
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
@@ -271,7 +316,8 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
       st.gpus, [](const GpuPlanStats& g) { return g.total_s(); }, kNaN);
   st.degree_of_balance = st.comm_s.max > 0 ? st.comm_s.min / st.comm_s.max : 1.0;
   st.estimated_embedding_s = st.total_s.max;
-  return st;
 }
+
+}  // namespace
 
 }  // namespace shardsim
