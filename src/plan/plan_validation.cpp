@@ -56,77 +56,48 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   validate_plan(plan, cluster, model, PlanSource{source, {}, {}, {}, {}, {}});
 }
 
-void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
-                   const PlanSource& source) {
-  const Reporter report(source);
-  const auto& tables = model.tables;
-  const int n = cluster.num_gpus();
-  // table -> row block -> column ranges (first replica of each block only), and the shard that
-  // first placed each block (for messages).
-  using Block = std::pair<std::uint64_t, std::uint64_t>;
-  std::vector<std::map<Block, std::vector<std::pair<ColRange, std::size_t>>>> blocks(tables.size());
-  std::set<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, int>>
-      on_gpu;
-  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int>
-      replicas;
-  std::vector<int> space_of(tables.size(), -1);
-  std::vector<std::size_t> first_shard_of(tables.size(), 0);
-  for (std::size_t i = 0; i < plan.shards.size(); ++i) {
-    const Shard& sh = plan.shards[i];
-    if (sh.table >= tables.size()) {
-      report.shard(i, fmt::format("table index {} is out of range (the model has {} tables)",
-                                  sh.table, tables.size()));
-    }
-    const auto& t = tables[sh.table];
-    if (sh.gpu < 0 || sh.gpu >= n) {
-      report.shard(i,
-                   fmt::format("table '{}': GPU {} does not exist (the cluster has {} GPUs, "
-                               "0 to {})",
-                               t.name, sh.gpu, n, n - 1),
-                   "GPU ids are global: node x GPUs per node + local id");
-    }
-    const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
-    if (sh.rows.begin >= sh.rows.end || sh.rows.end > t.rows) {
-      report.shard(i, fmt::format("table '{}': {} [{}, {}) are empty or outside [0, {})", t.name,
-                                  unit, sh.rows.begin, sh.rows.end, t.rows));
-    }
-    if (sh.cols.begin >= sh.cols.end || sh.cols.end > t.dim) {
-      report.shard(i, fmt::format("table '{}': columns [{}, {}) are empty or outside [0, {})",
-                                  t.name, sh.cols.begin, sh.cols.end, t.dim));
-    }
-    if (!aligned(sh.cols.begin, t.dim) || !aligned(sh.cols.end, t.dim)) {
-      report.shard(i,
-                   fmt::format("table '{}': columns [{}, {}) do not start and end on multiples "
-                               "of {} (or the last column, {})",
-                               t.name, sh.cols.begin, sh.cols.end, kColumnAlignment, t.dim),
-                   "embedding kernels load rows in 4-column vectors; cut columns at multiples "
-                   "of 4");
-    }
-    const int space = static_cast<int>(sh.row_space);
-    if (space_of[sh.table] < 0) {
-      space_of[sh.table] = space;
-      first_shard_of[sh.table] = i;
-    } else if (space_of[sh.table] != space) {
-      report.shard(
-          i,
-          fmt::format("table '{}': this shard counts rows by {} but shard {} counts "
-                      "them by {}",
-                      t.name, sh.row_space == RowSpace::rank ? "rank" : "row id",
-                      first_shard_of[sh.table], sh.row_space == RowSpace::rank ? "row id" : "rank"),
-          "all shards of a table use one row space (row_space: rank or row_id)");
-    }
-    if (!on_gpu.emplace(sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu)
-             .second) {
-      report.shard(
-          i,
-          fmt::format("table '{}': {} [{}, {}) columns [{}, {}) are placed twice on "
-                      "GPU {}",
-                      t.name, unit, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu),
-          "replicas of a block must be on different GPUs");
-    }
-    auto& count = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
-    if (count++ == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
+namespace {
+
+// One shard's own fields: its table, GPU, rows and columns exist and columns are aligned.
+void check_shard_fields(const Reporter& report, std::size_t i, const Shard& sh,
+                        const std::vector<EmbeddingTable>& tables, int n) {
+  if (sh.table >= tables.size()) {
+    report.shard(i, fmt::format("table index {} is out of range (the model has {} tables)",
+                                sh.table, tables.size()));
   }
+  const auto& t = tables[sh.table];
+  if (sh.gpu < 0 || sh.gpu >= n) {
+    report.shard(i,
+                 fmt::format("table '{}': GPU {} does not exist (the cluster has {} GPUs, "
+                             "0 to {})",
+                             t.name, sh.gpu, n, n - 1),
+                 "GPU ids are global: node x GPUs per node + local id");
+  }
+  const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
+  if (sh.rows.begin >= sh.rows.end || sh.rows.end > t.rows) {
+    report.shard(i, fmt::format("table '{}': {} [{}, {}) are empty or outside [0, {})", t.name,
+                                unit, sh.rows.begin, sh.rows.end, t.rows));
+  }
+  if (sh.cols.begin >= sh.cols.end || sh.cols.end > t.dim) {
+    report.shard(i, fmt::format("table '{}': columns [{}, {}) are empty or outside [0, {})", t.name,
+                                sh.cols.begin, sh.cols.end, t.dim));
+  }
+  if (!aligned(sh.cols.begin, t.dim) || !aligned(sh.cols.end, t.dim)) {
+    report.shard(i,
+                 fmt::format("table '{}': columns [{}, {}) do not start and end on multiples "
+                             "of {} (or the last column, {})",
+                             t.name, sh.cols.begin, sh.cols.end, kColumnAlignment, t.dim),
+                 "embedding kernels load rows in 4-column vectors; cut columns at multiples "
+                 "of 4");
+  }
+}
+
+// Row blocks of each table (first replica of each block only) and the shard that placed each
+// column range: every row and column placed, none twice.
+using Block = std::pair<std::uint64_t, std::uint64_t>;
+using TableBlocks = std::map<Block, std::vector<std::pair<ColRange, std::size_t>>>;
+void check_coverage(const Reporter& report, const std::vector<EmbeddingTable>& tables,
+                    std::vector<TableBlocks>& blocks, const std::vector<int>& space_of) {
   for (std::size_t t = 0; t < tables.size(); ++t) {
     const std::string& name = tables[t].name;
     const char* unit = space_of[t] == static_cast<int>(RowSpace::rank) ? "ranks" : "rows";
@@ -171,8 +142,12 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
                    fmt::format("{} [{}, {}) are not placed", unit, next_row, tables[t].rows));
     }
   }
+}
 
-  if (!plan.groups.empty()) {
+// 2D groups: non-empty, existing GPUs, disjoint, covering the cluster.
+void check_groups(const Reporter& report, const Plan& plan, const PlanSource& source, int n) {
+  if (plan.groups.empty()) return;
+  {
     std::vector<int> group_of(static_cast<std::size_t>(n), -1);
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
       if (plan.groups[g].empty()) {
@@ -200,6 +175,11 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
       }
     }
   }
+}
+
+// Fetch overrides name existing shards and GPUs.
+void check_fetch_overrides(const Reporter& report, const Plan& plan, const PlanSource& source,
+                           int n) {
   for (std::size_t k = 0; k < plan.fetch_overrides.size(); ++k) {
     const FetchOverride& f = plan.fetch_overrides[k];
     const SourceLocation loc =
@@ -214,6 +194,57 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
                    "GPU ids are 0 to num_gpus - 1");
     }
   }
+}
+
+}  // namespace
+
+void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                   const PlanSource& source) {
+  const Reporter report(source);
+  const auto& tables = model.tables;
+  const int n = cluster.num_gpus();
+  // table -> row block -> column ranges (first replica of each block only), and the shard that
+  // first placed each block (for messages).
+  std::vector<TableBlocks> blocks(tables.size());
+  std::set<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, int>>
+      on_gpu;
+  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int>
+      replicas;
+  std::vector<int> space_of(tables.size(), -1);
+  std::vector<std::size_t> first_shard_of(tables.size(), 0);
+  for (std::size_t i = 0; i < plan.shards.size(); ++i) {
+    const Shard& sh = plan.shards[i];
+    check_shard_fields(report, i, sh, tables, n);
+    const auto& t = tables[sh.table];
+    const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
+    const int space = static_cast<int>(sh.row_space);
+    if (space_of[sh.table] < 0) {
+      space_of[sh.table] = space;
+      first_shard_of[sh.table] = i;
+    } else if (space_of[sh.table] != space) {
+      report.shard(
+          i,
+          fmt::format("table '{}': this shard counts rows by {} but shard {} counts "
+                      "them by {}",
+                      t.name, sh.row_space == RowSpace::rank ? "rank" : "row id",
+                      first_shard_of[sh.table], sh.row_space == RowSpace::rank ? "row id" : "rank"),
+          "all shards of a table use one row space (row_space: rank or row_id)");
+    }
+    if (!on_gpu.emplace(sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu)
+             .second) {
+      report.shard(
+          i,
+          fmt::format("table '{}': {} [{}, {}) columns [{}, {}) are placed twice on "
+                      "GPU {}",
+                      t.name, unit, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu),
+          "replicas of a block must be on different GPUs");
+    }
+    auto& count = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
+    if (count++ == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
+  }
+  check_coverage(report, tables, blocks, space_of);
+  check_groups(report, plan, source, n);
+  check_fetch_overrides(report, plan, source, n);
 }
 
 }  // namespace shardsim
