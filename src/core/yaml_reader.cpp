@@ -193,8 +193,15 @@ std::optional<std::string> did_you_mean(std::string_view word,
 YamlValue::YamlValue(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
-YamlValue YamlValue::null_at(std::string file, std::string path) {
+YamlValue YamlValue::absent(std::string file, std::string path) {
   return YamlValue(YAML::Node(), std::move(file), std::move(path));
+}
+
+YamlValue YamlValue::with_entry(std::string_view key, double value, std::string path) const {
+  if (!is_null()) expect_map();
+  YAML::Node copy = is_null() ? YAML::Node(YAML::NodeType::Map) : YAML::Clone(node_);
+  copy[std::string(key)] = value;
+  return YamlValue(copy, file_, std::move(path));
 }
 
 SourceLocation YamlValue::location() const {

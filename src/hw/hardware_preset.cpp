@@ -266,8 +266,8 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
 }
 
 // Locates `key` (relative, dotted, with [i] indices) under `root` as far as it exists, for the
-// line and column of a cross-field error. (YamlValue is re-emplaced, never assigned: assigning a
-// YAML::Node rebinds the node inside the document.)
+// line and column of a cross-field error. (YamlValue is re-emplaced, never assigned: assigning
+// one would rebind its node inside the document.)
 YamlValue locate(const YamlValue& root, const std::string& key) {
   std::optional<YamlValue> cur(root);
   std::size_t pos = 0;
@@ -283,7 +283,7 @@ YamlValue locate(const YamlValue& root, const std::string& key) {
     if (end < key.size() && key[end] == '[') {
       const std::size_t close = key.find(']', end);
       const std::size_t index = std::stoul(key.substr(end + 1, close - end - 1));
-      if (!cur->is_sequence() || index >= cur->node().size()) return *cur;
+      if (!cur->is_sequence() || index >= cur->size()) return *cur;
       YamlValue next = cur->at(index);
       cur.emplace(next);
       end = close + 1;

@@ -216,7 +216,7 @@ PlacementSpec load_placement(const YamlValue& p) {
     spec.plan_file_location = f->location();
   }
   const std::string options_path = p.path().empty() ? "options" : p.path() + ".options";
-  spec.options = YamlValue::null_at(p.file(), options_path);
+  spec.options = YamlValue::absent(p.file(), options_path);
   if (!p.has("planner") && !spec.plan_file.empty()) {
     if (p.has("options")) {
       throw p.get("options").error("options without a planner",

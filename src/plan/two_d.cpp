@@ -188,15 +188,14 @@ std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
                        "give it once: either beside `groups` or in inner_options");
       }
     }
-    YAML::Node node = inner_options && !inner_options->is_null()
-                          ? YAML::Clone(inner_options->node())
-                          : YAML::Node(YAML::NodeType::Map);
-    node[std::string(kHeadroomOption)] = headroom;
-    inner_options = YamlValue(node, options.file(), options.path() + ".inner_options");
+    const YamlValue base =
+        inner_options ? *inner_options
+                      : YamlValue::absent(options.file(), options.path() + ".inner_options");
+    inner_options = base.with_entry(kHeadroomOption, headroom, options.path() + ".inner_options");
   }
-  o.inner = info.make(
-      inner_options ? *inner_options
-                    : YamlValue(YAML::Node(), options.file(), options.path() + ".inner_options"));
+  o.inner = info.make(inner_options
+                          ? *inner_options
+                          : YamlValue::absent(options.file(), options.path() + ".inner_options"));
   o.sync.mode = opts.choice("sync", {"dense", "touched_rows"}, "dense") == "touched_rows"
                     ? PeerSyncMode::touched_rows
                     : PeerSyncMode::dense;

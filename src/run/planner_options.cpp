@@ -18,7 +18,7 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 
 YamlValue planner_options(const PlacementSpec& placement, const std::string& name) {
   const YamlValue& options = placement.options;
-  const YamlValue none = YamlValue::null_at(options.file(), options.path());
+  const YamlValue none = YamlValue::absent(options.file(), options.path());
   if (options.is_null() || !options.is_map()) {
     return contains(placement.planners, name) ? options : none;
   }
@@ -36,7 +36,7 @@ YamlValue planner_options(const PlacementSpec& placement, const std::string& nam
       }
     }
     if (auto o = options.find(name)) return *o;
-    return YamlValue::null_at(options.file(), options.path() + "." + name);
+    return YamlValue::absent(options.file(), options.path() + "." + name);
   }
   if (contains(placement.planners, name)) return options;
   log_warn("{}: placement.options are for {}; planner '{}' runs without them", options.file(),

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "shardsim/core/yaml_reader.hpp"
+
 namespace shardsim {
 namespace {
 

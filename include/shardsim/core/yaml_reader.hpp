@@ -33,8 +33,8 @@ std::optional<std::string> did_you_mean(std::string_view word,
 class YamlValue {
  public:
   YamlValue(YAML::Node node, std::string file, std::string path);
-  // An absent (null) value at `path` of `file`: what find() would give for a missing key.
-  static YamlValue null_at(std::string file, std::string path);
+  // An absent value (is_null()) at `path` in `file`: what an option that is not given reads as.
+  static YamlValue absent(std::string file, std::string path);
 
   const YAML::Node& node() const { return node_; }
   const std::string& file() const { return file_; }
@@ -74,6 +74,10 @@ class YamlValue {
   void expect_keys(std::initializer_list<std::string_view> allowed) const;
   void expect_map() const;
   void expect_sequence() const;
+  // A copy of this mapping (an empty one when this value is null) with `key` set to `value`,
+  // added or overridden, named `path`; this value's document is not changed. Requires a mapping
+  // or null. The copy's nodes have no line numbers.
+  YamlValue with_entry(std::string_view key, double value, std::string path) const;
 
  private:
   std::string child_path(std::string_view key) const;
@@ -81,5 +85,23 @@ class YamlValue {
   std::string file_;
   std::string path_;
 };
+
+// Content hashes of YAML documents (core/content_hash.hpp has the hash of text), for telling
+// whether two runs had the same inputs (core/input_hashes.hpp); src/core/yaml_reader_hash.cpp.
+//
+// A canonical one-line text of a YAML document, equal for documents that mean the same:
+// - mappings as `{key:value,...}` with keys sorted (by their canonical text), so key order,
+//   block or flow style, comments and indentation do not matter;
+// - sequences as `[a,b,...]`, in order;
+// - scalars that are numbers written as numbers: an integer literal (optional sign, digits) as
+//   its digits without leading zeros or '+'; any other finite number as its value, integral
+//   values below 2^53 as integers (so `4e7`, `40000000` and `40000000.0` are equal) and others as
+//   the shortest text that reads back to the same double;
+// - every other scalar as a JSON-quoted string of its text (quoted or not in the YAML);
+// - null (`~`, `null`, an empty value, an absent node) as `~`.
+std::string canonical_yaml(const YAML::Node& node);
+// content_hash(canonical_yaml(node)).
+std::string yaml_content_hash(const YAML::Node& node);
+std::string yaml_content_hash(const YamlValue& value);
 
 }  // namespace shardsim

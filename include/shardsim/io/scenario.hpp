@@ -23,7 +23,7 @@ struct PlacementSpec {
   std::vector<std::string> planners;  // zero or more, compared side by side in order
   // `placement.options` (null when absent; its file and path name it in messages); validated by
   // the planner it is routed to (run/planner_options.hpp).
-  YamlValue options = YamlValue::null_at("", "placement.options");
+  YamlValue options = YamlValue::absent("", "placement.options");
   // `placement.file`: a plan file (docs/planners.md "Plan files") simulated after the planners;
   // resolved against the scenario's folder. Empty when none. At least one planner or a file.
   std::string plan_file;

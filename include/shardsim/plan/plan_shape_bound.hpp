@@ -14,7 +14,7 @@ struct PlanShapeInput {
   double gpus_per_node = 0;  // G
   double column_blocks = 0;  // sum over tables of ceil(dim / 4): most column shards possible
   // The planner's own options (run/planner_options.hpp); null when none were given.
-  YamlValue options = YamlValue::null_at("", "placement.options");
+  YamlValue options = YamlValue::absent("", "placement.options");
 };
 
 struct PlanShapeBound {
