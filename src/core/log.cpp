@@ -26,6 +26,31 @@ void setup_logging(Verbosity verbosity) {
   }
 }
 
+namespace {
+spdlog::level::level_enum spdlog_level(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug:
+      return spdlog::level::debug;
+    case LogLevel::info:
+      return spdlog::level::info;
+    case LogLevel::warn:
+      return spdlog::level::warn;
+    case LogLevel::error:
+      return spdlog::level::err;
+  }
+  return spdlog::level::err;
+}
+}  // namespace
+
+bool log_enabled(LogLevel level) {
+  return spdlog::default_logger_raw()->should_log(spdlog_level(level));
+}
+
+void log_message(LogLevel level, std::string_view message) {
+  spdlog::default_logger_raw()->log(spdlog_level(level),
+                                    spdlog::string_view_t(message.data(), message.size()));
+}
+
 Progress::Progress(std::string what, std::uint64_t total, std::chrono::milliseconds interval)
     : what_(std::move(what)),
       total_(total),

@@ -1,14 +1,48 @@
 #pragma once
-// Logging through spdlog, to stderr, so that stdout carries only the report.
+// Logging to stderr, so that stdout carries only the report. Every message goes through the
+// functions here; the logging library stays inside src/core/log.cpp.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace shardsim {
 
 enum class Verbosity { quiet, normal, verbose };
 
 void setup_logging(Verbosity verbosity);
+
+enum class LogLevel { debug, info, warn, error };
+
+// Whether a message at `level` is written at the current verbosity.
+bool log_enabled(LogLevel level);
+// Writes `message` as it is (no formatting) at `level`.
+void log_message(LogLevel level, std::string_view message);
+
+// fmt-formatted messages at each level; the text is formatted only when the level is enabled.
+template <typename... Args>
+void log_at(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
+  if (log_enabled(level)) log_message(level, fmt::format(format, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void log_debug(fmt::format_string<Args...> format, Args&&... args) {
+  log_at(LogLevel::debug, format, std::forward<Args>(args)...);
+}
+template <typename... Args>
+void log_info(fmt::format_string<Args...> format, Args&&... args) {
+  log_at(LogLevel::info, format, std::forward<Args>(args)...);
+}
+template <typename... Args>
+void log_warn(fmt::format_string<Args...> format, Args&&... args) {
+  log_at(LogLevel::warn, format, std::forward<Args>(args)...);
+}
+template <typename... Args>
+void log_error(fmt::format_string<Args...> format, Args&&... args) {
+  log_at(LogLevel::error, format, std::forward<Args>(args)...);
+}
 
 // Progress for long loops: logs "<what>: done/total (pct%)" at info level at most every
 // `interval`, and only once the loop has run longer than `interval`, so short runs stay silent.
