@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "report_fields.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
-#include "shardsim/io/report_fields.hpp"
 #include "shardsim/io/report_writer.hpp"
 
 namespace shardsim {
