@@ -5,30 +5,6 @@
 
 namespace shardsim {
 
-namespace {
-spdlog::level::level_enum spdlog_level(LogLevel level) {
-  switch (level) {
-    case LogLevel::debug:
-      return spdlog::level::debug;
-    case LogLevel::info:
-      return spdlog::level::info;
-    case LogLevel::warn:
-      return spdlog::level::warn;
-    case LogLevel::error:
-      break;
-  }
-  return spdlog::level::err;
-}
-}  // namespace
-
-void log_message(LogLevel level, std::string_view message) {
-  spdlog::log(spdlog_level(level), "{}", message);
-}
-
-bool log_enabled(LogLevel level) {
-  return spdlog::should_log(spdlog_level(level));
-}
-
 void setup_logging(Verbosity verbosity) {
   static bool configured = false;
   if (!configured) {
@@ -48,6 +24,31 @@ void setup_logging(Verbosity verbosity) {
       spdlog::set_level(spdlog::level::debug);
       break;
   }
+}
+
+namespace {
+spdlog::level::level_enum spdlog_level(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug:
+      return spdlog::level::debug;
+    case LogLevel::info:
+      return spdlog::level::info;
+    case LogLevel::warn:
+      return spdlog::level::warn;
+    case LogLevel::error:
+      return spdlog::level::err;
+  }
+  return spdlog::level::err;
+}
+}  // namespace
+
+bool log_enabled(LogLevel level) {
+  return spdlog::default_logger_raw()->should_log(spdlog_level(level));
+}
+
+void log_message(LogLevel level, std::string_view message) {
+  spdlog::default_logger_raw()->log(spdlog_level(level),
+                                    spdlog::string_view_t(message.data(), message.size()));
 }
 
 Progress::Progress(std::string what, std::uint64_t total, std::chrono::milliseconds interval)

@@ -2,13 +2,13 @@
 #include "shardsim/io/model_loader.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
 
+#include "shardsim/core/log.hpp"
 #include "shardsim/io/table_generator.hpp"
 #include "shardsim/model/validation.hpp"
 
@@ -280,7 +280,7 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   const YamlValue top = model.get("top_mlp");
   m.top_mlp = parse_mlp(top);
   if (m.top_mlp.back() != 1) {
-    spdlog::warn(
+    log_warn(
         "{}: {}: the top MLP's last layer has width {}; a click-through model normally "
         "ends in 1",
         top.location().to_string(), top.path(), m.top_mlp.back());

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "report_fields.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/io/report_fields.hpp"
 
 namespace shardsim {
 

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string_view>
 
-#include "shardsim/io/report_fields.hpp"
+#include "report_fields.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
 

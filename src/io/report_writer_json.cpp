@@ -1,6 +1,5 @@
 // The JSON report: the DESIGN.md §3 contract. Field by field definitions: docs/report.md.
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +8,10 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "report_fields.hpp"
+#include "shardsim/core/log.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
-#include "shardsim/io/report_fields.hpp"
 #include "shardsim/io/report_writer.hpp"
 
 namespace shardsim {
@@ -160,8 +160,8 @@ Json breakdown_to_json(const Report& r) {
       phases.push_back(p);
       continue;
     }
-    spdlog::warn("report '{}' / '{}': phase '{}' appears twice in the breakdown; summing",
-                 r.scenario, r.planner, p.phase);
+    log_warn("report '{}' / '{}': phase '{}' appears twice in the breakdown; summing", r.scenario,
+             r.planner, p.phase);
     same->serialized_s += p.serialized_s;
     same->exposed_s += p.exposed_s;
   }

@@ -1,10 +1,10 @@
 // `--out DIR`: every format at once, each file written to "<name>.tmp.<pid>" and renamed into
 // place, so a reader never sees a half-written file. Files: docs/report.md.
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <sstream>
 
+#include "shardsim/core/log.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/report_writer.hpp"
 
@@ -67,7 +67,7 @@ std::vector<std::string> output_file_names(std::size_t report_count) {
 void write_output_dir(const std::string& dir, std::span<const Report> reports, bool force) {
   const std::vector<FileContent> files = render(reports);
   write_files_atomically(dir, files, force, "--out");
-  spdlog::info("wrote {} files to {}", files.size(), dir);
+  log_info("wrote {} files to {}", files.size(), dir);
 }
 
 }  // namespace shardsim

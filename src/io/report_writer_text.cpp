@@ -6,10 +6,10 @@
 #include <optional>
 #include <ostream>
 
+#include "report_fields.hpp"
 #include "shardsim/core/units.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
-#include "shardsim/io/report_fields.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
 

@@ -4,7 +4,6 @@
 #include "scenario_yaml.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <limits>
@@ -12,6 +11,7 @@
 
 #include "shardsim/core/content_hash.hpp"
 #include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/core/log.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/io/model_loader.hpp"
 #include "shardsim/io/simulation_loader.hpp"
@@ -161,7 +161,7 @@ TraceOptions load_trace_options(const YamlValue& t) {
     // cannot remove a key, so these are warnings, not errors: they do not apply to a replay.
     for (const char* synthetic_only : {"layout", "mode", "unique_in_bag", "reuse"}) {
       if (auto k = t.find(synthetic_only)) {
-        spdlog::warn(
+        log_warn(
             "{}: key '{}': ignored: `file` replays a recorded trace, whose rows and bags "
             "are used as recorded",
             k->location().to_string(), k->path());

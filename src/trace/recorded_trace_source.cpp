@@ -1,7 +1,6 @@
 #include "shardsim/trace/recorded_trace_source.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -44,8 +43,8 @@ RecordedTraceSource::RecordedTraceSource(std::unique_ptr<RecordedTrace> trace,
                        info.name, info.rows, model.tables[t].rows, model.tables[t].name),
            "a trace replays the model it was recorded for: same tables, same rows");
     if (info.name != model.tables[t].name && !info.name.empty())
-      spdlog::warn("trace table {} is named '{}' but model table {} is '{}'", t, info.name, t,
-                   model.tables[t].name);
+      log_warn("trace table {} is named '{}' but model table {} is '{}'", t, info.name, t,
+               model.tables[t].name);
   }
   Progress progress("reading the trace file", model.tables.size());
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
@@ -116,7 +115,7 @@ TableIterationDraw RecordedTraceSource::draw(std::size_t table, int iteration, i
   const std::uint64_t s = trace_->num_samples();
   const std::uint64_t batch = static_cast<std::uint64_t>(num_gpus) * samples_per_gpu;
   if ((static_cast<unsigned __int128>(iteration) + 1) * batch > s && !warned_wrap_.exchange(true))
-    spdlog::warn(
+    log_warn(
         "the trace has {} samples a table; iteration {} of {} GPUs x {} samples goes past them, so "
         "the replay wraps around to the trace's first samples",
         s, iteration, num_gpus, samples_per_gpu);

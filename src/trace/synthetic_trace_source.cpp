@@ -1,12 +1,11 @@
 #include "shardsim/trace/synthetic_trace_source.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "shardsim/core/log.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/trace/binomial.hpp"
 #include "shardsim/trace/row_blocks.hpp"
@@ -200,7 +199,7 @@ void SyntheticTraceSource::split_sampled(const Table& t, int iteration, int num_
     for (std::uint32_t l : t.generator.lengths(iteration, g, samples_per_gpu)) total += l;
   detail::TouchedRows touched(std::min(total, t.profile.num_rows()));
   if (8.0 * static_cast<double>(touched.capacity()) > kSampledWarnBytes)
-    spdlog::warn(
+    log_warn(
         "sampled trace of table '{}': {} lookups need {:.1f} GB to count distinct rows; "
         "use `trace: {{mode: expected}}` for runs this large",
         t.spec.name, total, 8.0 * static_cast<double>(touched.capacity()) / 1e9);

@@ -243,3 +243,22 @@ TEST(TwoDPlanner, BadOptionsAreInputErrors) {
 
 }  // namespace
 }  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+// Making the planner twice from one options document (as `baseline --seeds 2` does for each
+// seed) works: moving `headroom` to the inner planner leaves the scenario's inner_options as
+// written.
+TEST(TwoDPlannerOptions, HeadroomLeavesTheScenariosInnerOptionsUnchanged) {
+  const YamlValue options(
+      YAML::Load("{groups: 2, inner: table_wise, headroom: 0.1, inner_options: {}}"), "s.yaml",
+      "placement.options");
+  const PlannerInfo& info = find_planner("two_d", {}, "test");
+  EXPECT_NO_THROW((void)info.make(options));
+  EXPECT_NO_THROW((void)info.make(options));
+  EXPECT_EQ(options.get("inner_options").keys().size(), 0u);
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -1,5 +1,6 @@
 #pragma once
-// Logging through spdlog, to stderr, so that stdout carries only the report.
+// Logging to stderr, so that stdout carries only the report. Every message goes through the
+// functions here; the logging library stays inside src/core/log.cpp.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -14,30 +15,33 @@ enum class Verbosity { quiet, normal, verbose };
 
 void setup_logging(Verbosity verbosity);
 
-// Every module logs through these (spdlog stays behind src/core/log.cpp).
 enum class LogLevel { debug, info, warn, error };
-void log_message(LogLevel level, std::string_view message);
-bool log_enabled(LogLevel level);
 
-template <class... Args>
+// Whether a message at `level` is written at the current verbosity.
+bool log_enabled(LogLevel level);
+// Writes `message` as it is (no formatting) at `level`.
+void log_message(LogLevel level, std::string_view message);
+
+// fmt-formatted messages at each level; the text is formatted only when the level is enabled.
+template <typename... Args>
+void log_at(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
+  if (log_enabled(level)) log_message(level, fmt::format(format, std::forward<Args>(args)...));
+}
+template <typename... Args>
 void log_debug(fmt::format_string<Args...> format, Args&&... args) {
-  if (log_enabled(LogLevel::debug))
-    log_message(LogLevel::debug, fmt::format(format, std::forward<Args>(args)...));
+  log_at(LogLevel::debug, format, std::forward<Args>(args)...);
 }
-template <class... Args>
+template <typename... Args>
 void log_info(fmt::format_string<Args...> format, Args&&... args) {
-  if (log_enabled(LogLevel::info))
-    log_message(LogLevel::info, fmt::format(format, std::forward<Args>(args)...));
+  log_at(LogLevel::info, format, std::forward<Args>(args)...);
 }
-template <class... Args>
+template <typename... Args>
 void log_warn(fmt::format_string<Args...> format, Args&&... args) {
-  if (log_enabled(LogLevel::warn))
-    log_message(LogLevel::warn, fmt::format(format, std::forward<Args>(args)...));
+  log_at(LogLevel::warn, format, std::forward<Args>(args)...);
 }
-template <class... Args>
+template <typename... Args>
 void log_error(fmt::format_string<Args...> format, Args&&... args) {
-  if (log_enabled(LogLevel::error))
-    log_message(LogLevel::error, fmt::format(format, std::forward<Args>(args)...));
+  log_at(LogLevel::error, format, std::forward<Args>(args)...);
 }
 
 // Progress for long loops: logs "<what>: done/total (pct%)" at info level at most every

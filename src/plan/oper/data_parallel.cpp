@@ -1,8 +1,6 @@
 // OPER §4.3: Algorithm 1 (inference) and Eq. 4-5 (training).
 #include "shardsim/plan/oper/data_parallel.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,6 +8,7 @@
 #include <numeric>
 #include <set>
 
+#include "shardsim/core/log.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/plan/oper/partitioning.hpp"
 
@@ -127,7 +126,7 @@ InferenceDataParallel inference_data_parallel(std::span<const Partition> partiti
       if (!found) {  // Lines 24-26
         stopped[gid] = true;
         --active;
-        spdlog::debug(
+        log_debug(
             "oper Algorithm 1: GPU {} stops after {} copies: its costliest link is to GPU {} "
             "({:.3g} s), and nothing it fetches there fits its {:.0f} free bytes",
             gid,

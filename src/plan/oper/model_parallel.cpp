@@ -2,11 +2,11 @@
 #include "shardsim/plan/oper/model_parallel.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "shardsim/core/log.hpp"
 #include "shardsim/plan/oper/partitioning.hpp"
 
 namespace shardsim::oper {
@@ -73,8 +73,8 @@ BackoffResult model_parallel_with_backoff(const PlanningContext& ctx, const Cost
     MemoryBudget fresh = budget;
     ModelParallel mp = balanced_model_parallel(ctx, parts, L, fresh, served_gpus);
     const double balance = mp.balance();
-    spdlog::debug("oper: threshold {:g}: {} partitions, balance {:.4f} (target {:g})", thr,
-                  parts.size(), balance, balance_target);
+    log_debug("oper: threshold {:g}: {} partitions, balance {:.4f} (target {:g})", thr,
+              parts.size(), balance, balance_target);
     const bool reached = balance >= balance_target;
     if (reached || balance > best_balance) {
       best_balance = balance;
@@ -88,7 +88,7 @@ BackoffResult model_parallel_with_backoff(const PlanningContext& ctx, const Cost
     if (reached) break;
   }
   if (!best.reached) {
-    spdlog::warn(
+    log_warn(
         "oper: balance target {:g} not reached after {} partitionings (threshold down to {:g}); "
         "keeping the most balanced one ({:.4f}, threshold {:g})",
         balance_target, best.attempts, thr * 2, best_balance, best.threshold);

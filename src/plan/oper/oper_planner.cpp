@@ -9,11 +9,11 @@
 //      fetch path differs from the default serving rule. Lookups communicate one-sided (§5).
 // docs/planners.md, "oper", lists every choice the paper left open.
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "shardsim/core/log.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/oper/data_parallel.hpp"
 #include "shardsim/plan/oper/model_parallel.hpp"
@@ -93,7 +93,7 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
         inference_data_parallel(mp.partitions, mp.placement.owner, L, available);
     parts = std::move(mp.partitions);
     placement = std::move(dp.placement);
-    spdlog::debug("oper: Algorithm 1 made {} duplications", dp.steps.size());
+    log_debug("oper: Algorithm 1 made {} duplications", dp.steps.size());
   } else {
     const double sync_bytes = o.extra_memory_ratio * totals.bytes / n;
     TrainingDataParallel dp =
@@ -161,7 +161,7 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
     if (s.rows.begin != 0 || s.rows.end != ctx.model.tables[s.table].rows) continue;
     s.kind = copied[s.table] ? ShardKind::data_parallel : ShardKind::table_wise;
   }
-  spdlog::debug(
+  log_debug(
       "oper: {} mode, threshold {:g} ({} attempt(s)), {} partitions, {} replicated, "
       "{} shards, {} fetch overrides",
       to_string(mode), mp.threshold, mp.attempts, parts.size(), replicated, plan.shards.size(),

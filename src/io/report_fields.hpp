@@ -1,5 +1,5 @@
 #pragma once
-// Which fields of a Report exist, so every writer prints the same null / empty / "n/a"
+// io-private. Which fields of a Report exist, so every writer prints the same null / empty / "n/a"
 // (docs/report.md, "A plan that does not fit"). The metrics module builds three kinds of report:
 // simulated (fits), a plan that does not fit (memory and communication from the plan, never
 // simulated), and no plan at all (the planner could not place the tables: only the failing
