@@ -191,7 +191,7 @@ std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
     const YamlValue base =
         inner_options ? *inner_options
                       : YamlValue::absent(options.file(), options.path() + ".inner_options");
-    // emplace, not assignment: assigning a YamlValue assigns its YAML::Node, and yaml-cpp's
+    // emplace, not assignment: assigning a YamlValue assigns its node, and yaml-cpp's
     // assignment writes into the node it refers to (here the scenario's own inner_options), so
     // a second planner made from the same scenario would find headroom given twice.
     inner_options.emplace(
