@@ -41,103 +41,142 @@ std::vector<std::size_t> sweep_order(std::span<const Partition> partitions) {
   return order;
 }
 
-InferenceDataParallel inference_data_parallel(std::span<const Partition> partitions,
-                                              std::span<const int> owner, const CostMatrix& L,
-                                              std::vector<double> available) {
-  const int n = L.num_gpus();
-  const auto un = static_cast<std::size_t>(n);
-  const std::size_t num = partitions.size();
-  InferenceDataParallel out;
-  out.placement.owner.assign(owner.begin(), owner.end());
-  out.placement.fetch.assign(num, std::vector<int>(un));
-  for (std::size_t p = 0; p < num; ++p) {
-    std::fill(out.placement.fetch[p].begin(), out.placement.fetch[p].end(), owner[p]);
-  }
-  // CL (Eq. 3 with every GPU fetching from the owner); the diagonal holds local lookups.
-  std::vector<double>& cl = out.comm_s;
-  cl.assign(un * un, 0.0);
-  auto cl_at = [&](int i, int j) -> double& {
-    return cl[static_cast<std::size_t>(i) * un + static_cast<std::size_t>(j)];
-  };
-  // Candidates: per GPU, per source GPU, the partitions it fetches from there, by sweep position.
-  const std::vector<std::size_t> order = sweep_order(partitions);
-  std::vector<std::size_t> pos(num);
-  for (std::size_t k = 0; k < num; ++k) pos[order[k]] = k;
-  std::vector<std::map<int, std::set<std::size_t>>> cand(un);
-  std::vector<std::vector<bool>> dead(un);  // too big for this GPU's (shrinking) memory
-  for (int g = 0; g < n; ++g) dead[g].assign(num, false);
-  for (std::size_t p = 0; p < num; ++p) {
-    const Partition& part = partitions[p];
-    for (int i = 0; i < n; ++i) {
-      cl_at(i, owner[p]) += part.access * L.row_s(i, owner[p], part.row_bytes);
-      if (i != owner[p] && part.access > 0) cand[i][owner[p]].insert(pos[p]);
+namespace {
+
+// Algorithm 1's state: CL (row-major n × n), every GPU's candidates and the result being built.
+class Algorithm1 {
+ public:
+  Algorithm1(std::span<const Partition> partitions, std::span<const int> owner,
+             const CostMatrix& L, std::vector<double> available)
+      : partitions_(partitions),
+        L_(L),
+        n_(L.num_gpus()),
+        un_(static_cast<std::size_t>(n_)),
+        order_(sweep_order(partitions)),
+        pos_(partitions.size()),
+        cand_(un_),
+        dead_(un_) {
+    const std::size_t num = partitions.size();
+    out_.available = std::move(available);
+    out_.placement.owner.assign(owner.begin(), owner.end());
+    out_.placement.fetch.assign(num, std::vector<int>(un_));
+    for (std::size_t p = 0; p < num; ++p) {
+      std::fill(out_.placement.fetch[p].begin(), out_.placement.fetch[p].end(), owner[p]);
+    }
+    // CL (Eq. 3 with every GPU fetching from the owner); the diagonal holds local lookups.
+    out_.comm_s.assign(un_ * un_, 0.0);
+    // Candidates: per GPU, per source GPU, the partitions it fetches from there, by sweep
+    // position.
+    for (std::size_t k = 0; k < num; ++k) pos_[order_[k]] = k;
+    for (int g = 0; g < n_; ++g) dead_[g].assign(num, false);
+    for (std::size_t p = 0; p < num; ++p) {
+      const Partition& part = partitions[p];
+      for (int i = 0; i < n_; ++i) {
+        cl(i, owner[p]) += part.access * L.row_s(i, owner[p], part.row_bytes);
+        if (i != owner[p] && part.access > 0) cand_[i][owner[p]].insert(pos_[p]);
+      }
     }
   }
 
-  std::vector<bool> stopped(un, false);
-  int active = n;
-  while (active > 0) {
-    for (int gid = 0; gid < n; ++gid) {
-      if (stopped[gid]) continue;
-      // Line 4: the interconnect with the highest communication latency.
-      int tid = -1;
-      for (int j = 0; j < n; ++j) {
-        if (j != gid && (tid < 0 || cl_at(gid, j) > cl_at(gid, tid))) tid = j;
-      }
-      bool found = false;
-      auto it = tid >= 0 ? cand[gid].find(tid) : cand[gid].end();
-      if (it != cand[gid].end()) {
-        std::set<std::size_t>& from_tid = it->second;
-        for (auto c = from_tid.begin(); c != from_tid.end();) {
-          const std::size_t p = order[*c];
-          const Partition& part = partitions[p];
-          if (!(part.bytes < available[gid])) {  // Line 7; memory only shrinks: never again
-            dead[gid][p] = true;
-            c = from_tid.erase(c);
-            continue;
-          }
-          from_tid.erase(c);
-          found = true;
-          // Lines 9-12: duplicate p on gid.
-          out.placement.fetch[p][gid] = gid;
-          cl_at(gid, tid) -= part.access * L.row_s(gid, tid, part.row_bytes);
-          cl_at(gid, gid) += part.access * L.row_s(gid, gid, part.row_bytes);
-          available[gid] -= part.bytes;
-          out.steps.push_back(DuplicationStep{gid, tid, p});
-          // Lines 13-20: every other GPU fetches p from gid if that is cheaper.
-          for (int i = 0; i < n; ++i) {
-            if (i == gid) continue;
-            const int oid = out.placement.fetch[p][i];
-            const double now = L.row_s(i, oid, part.row_bytes);
-            const double via = L.row_s(i, gid, part.row_bytes);
-            if (!(via < now)) continue;
-            out.placement.fetch[p][i] = gid;
-            cl_at(i, oid) -= part.access * now;
-            cl_at(i, gid) += part.access * via;
-            if (oid != i) {
-              auto old = cand[i].find(oid);
-              if (old != cand[i].end()) old->second.erase(pos[p]);
-            }
-            if (!dead[i][p]) cand[i][gid].insert(pos[p]);
-          }
-          break;  // Line 21
-        }
-      }
-      if (!found) {  // Lines 24-26
-        stopped[gid] = true;
+  InferenceDataParallel run() && {
+    std::vector<bool> stopped(un_, false);
+    int active = n_;
+    while (active > 0) {
+      for (int gid = 0; gid < n_; ++gid) {
+        if (stopped[gid]) continue;
+        const int tid = costliest_link(gid);
+        if (duplicate_one(gid, tid)) continue;
+        stopped[gid] = true;  // Lines 24-26
         --active;
         log_debug(
             "oper Algorithm 1: GPU {} stops after {} copies: its costliest link is to GPU {} "
             "({:.3g} s), and nothing it fetches there fits its {:.0f} free bytes",
             gid,
-            std::count_if(out.steps.begin(), out.steps.end(),
+            std::count_if(out_.steps.begin(), out_.steps.end(),
                           [&](const DuplicationStep& d) { return d.gpu == gid; }),
-            tid, tid >= 0 ? cl_at(gid, tid) : 0.0, available[gid]);
+            tid, tid >= 0 ? cl(gid, tid) : 0.0, out_.available[gid]);
       }
     }
+    return std::move(out_);
   }
-  out.available = std::move(available);
-  return out;
+
+ private:
+  double& cl(int i, int j) {
+    return out_.comm_s[static_cast<std::size_t>(i) * un_ + static_cast<std::size_t>(j)];
+  }
+
+  // Line 4: the interconnect with the highest communication latency.
+  int costliest_link(int gid) {
+    int tid = -1;
+    for (int j = 0; j < n_; ++j) {
+      if (j != gid && (tid < 0 || cl(gid, j) > cl(gid, tid))) tid = j;
+    }
+    return tid;
+  }
+
+  // Lines 5-21: duplicates on gid the first partition it fetches from tid that fits its memory.
+  bool duplicate_one(int gid, int tid) {
+    auto it = tid >= 0 ? cand_[gid].find(tid) : cand_[gid].end();
+    if (it == cand_[gid].end()) return false;
+    std::set<std::size_t>& from_tid = it->second;
+    for (auto c = from_tid.begin(); c != from_tid.end();) {
+      const std::size_t p = order_[*c];
+      const Partition& part = partitions_[p];
+      if (!(part.bytes < out_.available[gid])) {  // Line 7; memory only shrinks: never again
+        dead_[gid][p] = true;
+        c = from_tid.erase(c);
+        continue;
+      }
+      from_tid.erase(c);
+      // Lines 9-12: duplicate p on gid.
+      out_.placement.fetch[p][gid] = gid;
+      cl(gid, tid) -= part.access * L_.row_s(gid, tid, part.row_bytes);
+      cl(gid, gid) += part.access * L_.row_s(gid, gid, part.row_bytes);
+      out_.available[gid] -= part.bytes;
+      out_.steps.push_back(DuplicationStep{gid, tid, p});
+      redirect_to(p, gid);
+      return true;  // Line 21
+    }
+    return false;
+  }
+
+  // Lines 13-20: every other GPU fetches p from gid if that is cheaper.
+  void redirect_to(std::size_t p, int gid) {
+    const Partition& part = partitions_[p];
+    for (int i = 0; i < n_; ++i) {
+      if (i == gid) continue;
+      const int oid = out_.placement.fetch[p][i];
+      const double now = L_.row_s(i, oid, part.row_bytes);
+      const double via = L_.row_s(i, gid, part.row_bytes);
+      if (!(via < now)) continue;
+      out_.placement.fetch[p][i] = gid;
+      cl(i, oid) -= part.access * now;
+      cl(i, gid) += part.access * via;
+      if (oid != i) {
+        auto old = cand_[i].find(oid);
+        if (old != cand_[i].end()) old->second.erase(pos_[p]);
+      }
+      if (!dead_[i][p]) cand_[i][gid].insert(pos_[p]);
+    }
+  }
+
+  std::span<const Partition> partitions_;
+  const CostMatrix& L_;
+  int n_;
+  std::size_t un_;
+  std::vector<std::size_t> order_;
+  std::vector<std::size_t> pos_;
+  std::vector<std::map<int, std::set<std::size_t>>> cand_;
+  std::vector<std::vector<bool>> dead_;  // too big for this GPU's (shrinking) memory
+  InferenceDataParallel out_;
+};
+
+}  // namespace
+
+InferenceDataParallel inference_data_parallel(std::span<const Partition> partitions,
+                                              std::span<const int> owner, const CostMatrix& L,
+                                              std::vector<double> available) {
+  return Algorithm1(partitions, owner, L, std::move(available)).run();
 }
 
 double duplication_threshold(const Cluster& cluster, const CostMatrix& L, double row_bytes,

@@ -55,22 +55,14 @@ Plan oper_plan(const PlanningContext& ctx, const OperOptions& o) {
   return oper_plan_detailed(ctx, o).plan;
 }
 
-OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) {
-  const int n = ctx.cluster.num_gpus();
-  const Mode mode = o.mode.value_or(ctx.workload.mode);
-  const CostMatrix L(ctx.cluster, ctx.cost_params());
-  // A one-sided plan keeps no activation buffers per shard (plan/memory.hpp).
-  const double served = o.communication == LookupComm::one_sided ? 0.0 : n;
-  MemoryBudget budget(ctx, o.headroom);
+namespace {
 
-  // §4.1-4.2.
-  BackoffResult mp =
-      model_parallel_with_backoff(ctx, L, o.threshold, o.balance_target, budget, served);
-  MemoryBudget& placed = *mp.budget;
-
-  // §4.3: the extra-memory budget, capped by free HBM (less, for a pooled plan, the activation
-  // buffers replicas might add: every table's, serving every GPU).
-  const PartitionTotals totals = partition_totals(ctx);
+// §4.3: the extra-memory budget of each GPU, capped by its free HBM (less, for a pooled plan,
+// the activation buffers replicas might add: every table's, serving every GPU).
+std::vector<double> replica_memory(const PlanningContext& ctx, const OperOptions& o,
+                                   const BackoffResult& mp, const PartitionTotals& totals,
+                                   double served) {
+  const MemoryBudget& placed = *mp.budget;
   double reserve = 0;
   if (served > 0) {
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
@@ -81,38 +73,50 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
                   shard_optimizer_bytes(whole, ctx.model, ctx.workload.mode));
     }
   }
+  const int n = ctx.cluster.num_gpus();
   std::vector<double> free(static_cast<std::size_t>(n));
   for (int g = 0; g < n; ++g) free[g] = std::max(0.0, placed.free_bytes(g) - reserve);
-  const std::vector<double> available =
-      available_memory(mp.placement.memory_bytes, totals.bytes, o.extra_memory_ratio, free);
+  return available_memory(mp.placement.memory_bytes, totals.bytes, o.extra_memory_ratio, free);
+}
 
-  std::vector<Partition> parts;
-  Placement placement;
-  if (mode == Mode::inference) {
-    InferenceDataParallel dp =
-        inference_data_parallel(mp.partitions, mp.placement.owner, L, available);
-    parts = std::move(mp.partitions);
-    placement = std::move(dp.placement);
-    log_debug("oper: Algorithm 1 made {} duplications", dp.steps.size());
-  } else {
-    const double sync_bytes = o.extra_memory_ratio * totals.bytes / n;
-    TrainingDataParallel dp =
-        training_data_parallel(ctx, mp.partitions, mp.placement.owner, L, available, sync_bytes);
-    parts = std::move(dp.partitions);
-    placement = std::move(dp.placement);
+// The replicas of partition `p` (replica 0 on the owner, then ascending GPU ids), and a fetch
+// override for each GPU that the placement serves from another replica than the default one.
+void emit_replicas(const Partition& part, std::size_t p, const Placement& placement,
+                   const std::vector<int>& holders, const ColRange& cols, const CostMatrix& L,
+                   double served, MemoryBudget& placed, Plan& plan) {
+  const int owner = placement.owner[p];
+  const std::size_t first = plan.shards.size();
+  std::vector<int> ordered = {owner};
+  for (int h : holders) {
+    if (h != owner) ordered.push_back(h);
   }
+  for (std::size_t r = 0; r < ordered.size(); ++r) {
+    const Shard s{part.table, part.ranks,          RowSpace::rank,         cols,
+                  ordered[r], static_cast<int>(r), ShardKind::fine_grained};
+    if (r > 0) placed.place(s.gpu, s, served);
+    plan.shards.push_back(s);
+  }
+  for (int g = 0; g < L.num_gpus(); ++g) {
+    const int src = placement.source(p, g);
+    if (src == default_server(holders, g, L)) continue;
+    const auto it = std::find(ordered.begin(), ordered.end(), src);
+    plan.fetch_overrides.push_back(
+        FetchOverride{first + static_cast<std::size_t>(it - ordered.begin()), g});
+  }
+}
 
-  // The plan, table by table in rank order.
+// The plan's shards, table by table in rank order: consecutive partitions held by one owner
+// alone merge into one shard. Returns how many partitions were replicated.
+int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
+                const Placement& placement, const CostMatrix& L, double served,
+                MemoryBudget& placed, Plan& plan) {
+  const int n = ctx.cluster.num_gpus();
   std::vector<std::size_t> order(parts.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return parts[a].table != parts[b].table ? parts[a].table < parts[b].table
                                             : parts[a].ranks.begin < parts[b].ranks.begin;
   });
-  Plan plan;
-  plan.planner = "oper";
-  plan.lookup_comm = o.communication;
-  plan.replica_sync = ReplicaSync::local_aggregated;
   bool last_single = false;  // the last shard is a partition held by its owner alone
   int replicated = 0;
   for (std::size_t p : order) {
@@ -135,24 +139,7 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
     }
     last_single = false;
     ++replicated;
-    const std::size_t first = plan.shards.size();
-    std::vector<int> ordered = {owner};  // replica 0 on the owner, then ascending GPU ids
-    for (int h : holders) {
-      if (h != owner) ordered.push_back(h);
-    }
-    for (std::size_t r = 0; r < ordered.size(); ++r) {
-      const Shard s{part.table, part.ranks,          RowSpace::rank,         cols,
-                    ordered[r], static_cast<int>(r), ShardKind::fine_grained};
-      if (r > 0) placed.place(s.gpu, s, served);
-      plan.shards.push_back(s);
-    }
-    for (int g = 0; g < n; ++g) {
-      const int src = placement.source(p, g);
-      if (src == default_server(holders, g, L)) continue;
-      const auto it = std::find(ordered.begin(), ordered.end(), src);
-      plan.fetch_overrides.push_back(
-          FetchOverride{first + static_cast<std::size_t>(it - ordered.begin()), g});
-    }
+    emit_replicas(part, p, placement, holders, cols, L, served, placed, plan);
   }
   // A table held whole reads as table-wise, or as data-parallel when it has copies.
   std::vector<bool> copied(ctx.model.tables.size(), false);
@@ -161,6 +148,48 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
     if (s.rows.begin != 0 || s.rows.end != ctx.model.tables[s.table].rows) continue;
     s.kind = copied[s.table] ? ShardKind::data_parallel : ShardKind::table_wise;
   }
+  return replicated;
+}
+
+}  // namespace
+
+OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) {
+  const int n = ctx.cluster.num_gpus();
+  const Mode mode = o.mode.value_or(ctx.workload.mode);
+  const CostMatrix L(ctx.cluster, ctx.cost_params());
+  // A one-sided plan keeps no activation buffers per shard (plan/memory.hpp).
+  const double served = o.communication == LookupComm::one_sided ? 0.0 : n;
+  MemoryBudget budget(ctx, o.headroom);
+
+  // §4.1-4.2.
+  BackoffResult mp =
+      model_parallel_with_backoff(ctx, L, o.threshold, o.balance_target, budget, served);
+  MemoryBudget& placed = *mp.budget;
+
+  // §4.3.
+  const PartitionTotals totals = partition_totals(ctx);
+  const std::vector<double> available = replica_memory(ctx, o, mp, totals, served);
+  std::vector<Partition> parts;
+  Placement placement;
+  if (mode == Mode::inference) {
+    InferenceDataParallel dp =
+        inference_data_parallel(mp.partitions, mp.placement.owner, L, available);
+    parts = std::move(mp.partitions);
+    placement = std::move(dp.placement);
+    log_debug("oper: Algorithm 1 made {} duplications", dp.steps.size());
+  } else {
+    const double sync_bytes = o.extra_memory_ratio * totals.bytes / n;
+    TrainingDataParallel dp =
+        training_data_parallel(ctx, mp.partitions, mp.placement.owner, L, available, sync_bytes);
+    parts = std::move(dp.partitions);
+    placement = std::move(dp.placement);
+  }
+
+  Plan plan;
+  plan.planner = "oper";
+  plan.lookup_comm = o.communication;
+  plan.replica_sync = ReplicaSync::local_aggregated;
+  const int replicated = emit_shards(ctx, parts, placement, L, served, placed, plan);
   log_debug(
       "oper: {} mode, threshold {:g} ({} attempt(s)), {} partitions, {} replicated, "
       "{} shards, {} fetch overrides",

@@ -1,0 +1,102 @@
+#include "hybrid_candidates.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/plan/splits.hpp"
+
+namespace shardsim::hybrid {
+
+CandidateBuilder::CandidateBuilder(const PlanningContext& ctx, const MemoryBudget& budget)
+    : ctx_(ctx),
+      budget_(budget),
+      n_(ctx.cluster.num_gpus()),
+      peers_(all_gpu_peers(ctx.cluster)),
+      clustered_(ctx.workload.trace.layout == HotRowLayout::clustered) {}
+
+Candidate CandidateBuilder::table_wise(std::size_t t) const {
+  return make(Scheme::table_wise, t, whole_rows(t), {{0, dim(t)}}, ShardKind::table_wise);
+}
+
+Candidate CandidateBuilder::column_wise(std::size_t t, std::uint32_t blocks) const {
+  return make(Scheme::column_wise, t, whole_rows(t), column_blocks(dim(t), blocks),
+              ShardKind::column_wise);
+}
+
+Candidate CandidateBuilder::table_row_wise(std::size_t t) const {
+  return make(Scheme::table_row_wise, t,
+              row_ranges(t, static_cast<std::uint64_t>(ctx_.cluster.gpus_per_node())),
+              {{0, dim(t)}}, ShardKind::row_wise);
+}
+
+Candidate CandidateBuilder::row_wise(std::size_t t) const {
+  Candidate c = make(Scheme::row_wise, t, row_ranges(t, static_cast<std::uint64_t>(n_)),
+                     {{0, dim(t)}}, ShardKind::row_wise);
+  for (std::size_t i = 0; i < c.parts.size(); ++i) c.parts[i].shard.gpu = static_cast<int>(i);
+  return c;
+}
+
+Candidate CandidateBuilder::data_parallel(std::size_t t) const {
+  Candidate c;
+  c.scheme = Scheme::data_parallel;
+  Shard sh{t, {0, rows(t)}, RowSpace::row_id, {0, dim(t)}, 0, 0, ShardKind::data_parallel};
+  // Each replica serves its own GPU's batch: no pooled-embedding traffic, but the whole
+  // table's gradient is AllReduced over all GPUs in training (what the engine simulates).
+  const ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {});
+  double sync_s = 0;
+  if (ctx_.workload.mode == Mode::training && n_ > 1) {
+    std::vector<int> all(static_cast<std::size_t>(n_));
+    std::iota(all.begin(), all.end(), 0);
+    const double grad_bytes =
+        static_cast<double>(rows(t)) * dim(t) * bytes_per_element(ctx_.model.comm_precision);
+    sync_s = allreduce_s(ctx_.cluster, all, grad_bytes, ctx_.cost_params());
+  }
+  const double bytes = budget_.shard_bytes(sh, 1);
+  for (int g = 0; g < n_; ++g) {
+    sh.gpu = g;
+    sh.replica = g;
+    c.parts.push_back(Part{sh, one.total_s() + sync_s, bytes, 1});
+  }
+  summarise(c);
+  return c;
+}
+
+CandidateBuilder::Ranges CandidateBuilder::whole_rows(std::size_t t) const {
+  return Ranges{{RowRange{0, rows(t)}}, RowSpace::row_id};
+}
+
+CandidateBuilder::Ranges CandidateBuilder::row_ranges(std::size_t t, std::uint64_t parts) const {
+  if (clustered_) return {rank_balanced_ranges(ctx_.trace.profile(t), parts), RowSpace::rank};
+  return {even_row_ranges(rows(t), parts), RowSpace::row_id};
+}
+
+Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ranges,
+                                 const std::vector<ColRange>& cols, ShardKind kind) const {
+  Candidate c;
+  c.scheme = scheme;
+  const bool whole = ranges.rows.size() == 1 && cols.size() == 1;
+  for (const RowRange& r : ranges.rows) {
+    // One profile query per row range; its column blocks differ only in width.
+    EmbeddingWork work = expected_work(ctx_, t, r, ranges.space, {0, dim(t)}, n_);
+    for (const ColRange& col : cols) {
+      Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind};
+      work.cols = col.size();
+      const ShardCost cost = cost_of_work(ctx_, work, peers_);
+      c.parts.push_back(
+          Part{sh, cost.total_s(), budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
+    }
+  }
+  summarise(c);
+  return c;
+}
+
+void CandidateBuilder::summarise(Candidate& c) {
+  for (const Part& p : c.parts) {
+    c.total_s += p.cost_s;
+    c.max_part_s = std::max(c.max_part_s, p.cost_s);
+    c.max_part_bytes = std::max(c.max_part_bytes, p.bytes);
+  }
+}
+
+}  // namespace shardsim::hybrid

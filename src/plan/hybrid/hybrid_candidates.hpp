@@ -1,0 +1,68 @@
+// The hybrid planner's sharding candidates (steps 1-2 of hybrid_planner.cpp): for one table, one
+// candidate per allowed scheme, each split into parts costed with estimate_shard_cost.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/planner.hpp"
+#include "shardsim/plan/shard_estimate.hpp"
+
+namespace shardsim::hybrid {
+
+enum class Scheme { table_wise, column_wise, table_row_wise, row_wise, data_parallel };
+inline constexpr const char* kSchemeNames[] = {"table_wise", "column_wise", "table_row_wise",
+                                               "row_wise", "data_parallel"};
+inline constexpr int kNumSchemes = 5;
+
+struct Part {
+  Shard shard;  // gpu set for fixed candidates (row_wise, data_parallel)
+  double cost_s = 0;
+  double bytes = 0;
+  double served_gpus = 1;
+};
+
+struct Candidate {
+  Scheme scheme = Scheme::table_wise;
+  std::vector<Part> parts;
+  double total_s = 0;
+  double max_part_s = 0;
+  double max_part_bytes = 0;
+  bool fixed() const { return scheme == Scheme::row_wise || scheme == Scheme::data_parallel; }
+};
+
+// Builds one table's candidate of each scheme; memory from `budget`, costs from the context.
+class CandidateBuilder {
+  struct Ranges {
+    std::vector<RowRange> rows;
+    RowSpace space = RowSpace::row_id;
+  };
+
+ public:
+  CandidateBuilder(const PlanningContext& ctx, const MemoryBudget& budget);
+
+  Candidate table_wise(std::size_t t) const;
+  Candidate column_wise(std::size_t t, std::uint32_t blocks) const;
+  Candidate table_row_wise(std::size_t t) const;
+  Candidate row_wise(std::size_t t) const;
+  Candidate data_parallel(std::size_t t) const;
+
+ private:
+  std::uint64_t rows(std::size_t t) const { return ctx_.model.tables[t].rows; }
+  std::uint32_t dim(std::size_t t) const { return ctx_.model.tables[t].dim; }
+  Ranges whole_rows(std::size_t t) const;
+  Ranges row_ranges(std::size_t t, std::uint64_t parts) const;
+  Candidate make(Scheme scheme, std::size_t t, const Ranges& ranges,
+                 const std::vector<ColRange>& cols, ShardKind kind) const;
+  static void summarise(Candidate& c);
+
+  const PlanningContext& ctx_;
+  const MemoryBudget& budget_;
+  int n_;
+  ServedPeers peers_;
+  bool clustered_;
+};
+
+}  // namespace shardsim::hybrid
