@@ -4,9 +4,12 @@
 #   ./scripts/fuzz.sh [SECONDS] [TARGET...]
 # Targets: scenario, plan, trace (default: all). Environment:
 #   FUZZ_SECONDS  seconds per target when no SECONDS is given
-#   FUZZ_OPT      optimisation flags (default "-O2 -g": fast fuzzing for long runs). CI uses
-#                 "-O0 -gline-tables-only", which compiles ~3x faster and runs ~2x slower.
-#   BUILD_DIR     the build folder (default build-fuzz; use one per FUZZ_OPT)
+#   FUZZ_OPT      optimisation flags (default "-O2 -g": fast fuzzing for long runs);
+#                 "-O0 -gline-tables-only" compiles ~3x faster and runs ~2x slower.
+#   BUILD_DIR     the build folder (default build-fuzz; use one per FUZZ_OPT). A folder already
+#                 configured with SHARDSIM_FUZZ=ON keeps its configuration unless FUZZ_OPT or
+#                 FUZZ_CXX is given: BUILD_DIR=build-asan after SANITIZE=1 ./scripts/test.sh
+#                 (clang, ASan+UBSan+fuzzer instrumentation, -O1 -g1) fuzzes what that built (CI).
 #   JOBS          parallel compile jobs (default: all cores)
 # Assertions stay on (no -DNDEBUG): a failed assert is a finding. Seeds come from tests/fuzz/<target>/ (read only);
 # what the fuzzer adds goes to build-fuzz/corpus/<target>/, and an input that crashes, leaks or
@@ -20,12 +23,17 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace); fi
 SHARDSIM_WITH_FUZZ=1 ./scripts/deps.sh
 build_dir="${BUILD_DIR:-build-fuzz}"
-generator=()
-if command -v ninja >/dev/null 2>&1 && [ ! -f "$build_dir/Makefile" ]; then generator=(-G Ninja); fi
-cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Fuzz \
-  -DCMAKE_CXX_FLAGS_FUZZ="${FUZZ_OPT:--O2 -g}" \
-  -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" -DSHARDSIM_FUZZ=ON -DSHARDSIM_WERROR=OFF \
-  -DSHARDSIM_BUILD_TESTS=OFF -DSHARDSIM_BUILD_BENCH=OFF >/dev/null
+if [ -n "${FUZZ_OPT:-}${FUZZ_CXX:-}" ] ||
+    ! grep -qs '^SHARDSIM_FUZZ:BOOL=ON$' "$build_dir/CMakeCache.txt"; then
+  generator=()
+  if command -v ninja >/dev/null 2>&1 && [ ! -f "$build_dir/Makefile" ]; then generator=(-G Ninja); fi
+  launcher=""
+  if [ "${NO_CCACHE:-0}" != 1 ] && command -v ccache >/dev/null 2>&1; then launcher=ccache; fi
+  cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Fuzz \
+    -DCMAKE_CXX_FLAGS_FUZZ="${FUZZ_OPT:--O2 -g}" -DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" \
+    -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" -DSHARDSIM_FUZZ=ON -DSHARDSIM_WERROR=OFF \
+    -DSHARDSIM_BUILD_TESTS=OFF -DSHARDSIM_BUILD_BENCH=OFF >/dev/null
+fi
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done
 cmake --build "$build_dir" --parallel "${JOBS:-$(nproc)}" --target "${build_targets[@]}"
