@@ -157,4 +157,10 @@ const std::vector<LinkInfo>& Cluster::links() const {
   return topology_->links();
 }
 
+std::vector<int> all_gpu_ids(int num_gpus) {
+  std::vector<int> ids(static_cast<std::size_t>(num_gpus));
+  for (int g = 0; g < num_gpus; ++g) ids[static_cast<std::size_t>(g)] = g;
+  return ids;
+}
+
 }  // namespace shardsim

@@ -80,22 +80,8 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
     const bool whole = set.rows.begin == 0 && set.rows.end == profile.num_rows();
     const RowSpace space = whole ? RowSpace::rank : set.row_space;
     const double mass = profile.mass(set.rows, space);
-    const double vector_bytes = batch * set.cols.size() * comm_elem;
     for (std::size_t s : set.shards) served[s] = 0;
-    for (int g = 0; g < n; ++g) {
-      const std::size_t s = serving.server(k, g);
-      served[s] += 1;
-      const int owner = shards[s].gpu;
-      if (owner == g) continue;
-      fwd.at(owner, g) += vector_bytes;
-      if (domain[owner] == domain[g]) {
-        sent_up[owner] += vector_bytes;
-        recv_up[g] += vector_bytes;
-      } else {
-        sent_off[owner] += vector_bytes;
-        recv_off[g] += vector_bytes;
-      }
-    }
+    for (int g = 0; g < n; ++g) served[serving.server(k, g)] += 1;
     std::unordered_map<double, double> distinct_by_served;  // replicas often serve alike
     for (std::size_t s : set.shards) {
       EmbeddingWork& w = work[s];
@@ -109,7 +95,17 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       w.precision = model.table_precision;
     }
   }
-
+  for_each_pooled_transfer(plan, serving, n, [&](std::size_t k, int owner, int g) {
+    const double vector_bytes = batch * serving.sets[k].cols.size() * comm_elem;
+    fwd.at(owner, g) += vector_bytes;
+    if (domain[owner] == domain[g]) {
+      sent_up[owner] += vector_bytes;
+      recv_up[g] += vector_bytes;
+    } else {
+      sent_off[owner] += vector_bytes;
+      recv_off[g] += vector_bytes;
+    }
+  });
   pooled_costs(st, plan, cluster, model, workload, p, work,
                PooledBytes{sent_up, sent_off, recv_up, recv_off}, fwd);
 }

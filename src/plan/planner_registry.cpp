@@ -49,6 +49,7 @@ std::function<std::unique_ptr<Planner>(const YamlValue&)> with_common(Factory ma
 }
 
 // Shape bounds (plan/plan_shape_bound.hpp) shared by several planners.
+namespace shape {
 PlanShapeBound whole_tables(const PlanShapeInput& in) {
   return {in.tables, 1, false};
 }
@@ -76,6 +77,7 @@ PlanShapeBound rank_chunks(const PlanShapeInput& in) {
   const double chunks = in.tables + 4096 * in.gpus;
   return {chunks, chunks, false};
 }
+}  // namespace shape
 
 }  // namespace
 
@@ -86,30 +88,30 @@ PlanShapeBound worst_case_shape(const PlanShapeInput& in) {
 const std::vector<PlannerInfo>& planner_registry() {
   static const std::vector<PlannerInfo> registry = {
       {"random", "whole tables to random GPUs with room (NeuroShard App. E baseline)",
-       with_common(make_random_planner), whole_tables},
+       with_common(make_random_planner), shape::whole_tables},
       {"round_robin", "whole tables to GPUs in turn (OPER §6.4's table-wise baseline)",
-       with_common(make_round_robin_planner), whole_tables},
+       with_common(make_round_robin_planner), shape::whole_tables},
       {"table_wise",
        "whole tables, largest cost first, to the least-loaded GPU with room (Neo §4.1; "
        "NeuroShard App. E costs)",
-       with_common(make_table_wise_planner), whole_tables},
+       with_common(make_table_wise_planner), shape::whole_tables},
       {"row_wise", "every table split into contiguous row ranges across all GPUs (Neo §4.1)",
-       with_common(make_row_wise_planner), rows_across_all_gpus},
+       with_common(make_row_wise_planner), shape::rows_across_all_gpus},
       {"column_wise", "every table split into column blocks placed greedily (Neo §4.1)",
-       with_common(make_column_wise_planner), column_blocks},
+       with_common(make_column_wise_planner), shape::column_blocks},
       {"data_parallel", "every table replicated on every GPU (Neo §4.1)",
-       with_common(make_data_parallel_planner), replicated_tables},
+       with_common(make_data_parallel_planner), shape::replicated_tables},
       {"table_row_wise", "tables to nodes, rows across the node's GPUs (Neo §4.1 hierarchical)",
-       with_common(make_table_row_wise_planner), rows_in_a_node},
+       with_common(make_table_row_wise_planner), shape::rows_in_a_node},
       {"table_column_wise", "tables to nodes, columns across the node's GPUs (TorchRec TWCW)",
-       with_common(make_table_column_wise_planner), columns_in_a_node},
+       with_common(make_table_column_wise_planner), shape::columns_in_a_node},
       {"karmarkar_karp", "whole tables by multi-way largest differencing (Neo §4.1)",
-       with_common(make_karmarkar_karp_planner), whole_tables},
+       with_common(make_karmarkar_karp_planner), shape::whole_tables},
       {"memory_greedy", "equal bytes of embedding rows on every GPU (OPER §6.4 MG)",
-       with_common(make_memory_greedy_planner), cuts_where_a_gpu_is_full},
+       with_common(make_memory_greedy_planner), shape::cuts_where_a_gpu_is_full},
       {"access_greedy",
        "hottest rank chunks first to the GPU with the fewest lookups (OPER §6.4 AG)",
-       with_common(make_access_greedy_planner), rank_chunks},
+       with_common(make_access_greedy_planner), shape::rank_chunks},
       {"hybrid",
        "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
        with_common(make_hybrid_planner), worst_case_shape},

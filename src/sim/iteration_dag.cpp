@@ -10,12 +10,6 @@ namespace shardsim {
 
 namespace {
 
-std::vector<int> all_gpus(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  for (int g = 0; g < n; ++g) v[static_cast<std::size_t>(g)] = g;
-  return v;
-}
-
 using DepsByGpu = std::vector<std::vector<int>>;
 
 // Adds tasks and collectives to the graph for one iteration, phase by phase across GPUs so each
@@ -213,7 +207,7 @@ void backward(Emitter& e, const Forward& fw, const IterationDraw& draw, const Pe
   }
   if (e.in().plan.lookup_comm == LookupComm::one_sided) {
     // OPER: the gradient puts of every GPU, which every holder waits for.
-    e.collective(all_gpus(n), Stream::sparse_comm, Phase::alltoall_bwd, draw.puts_s,
+    e.collective(all_gpu_ids(n), Stream::sparse_comm, Phase::alltoall_bwd, draw.puts_s,
                  draw.puts_bytes, -1, deps_by_gpu, a2a_b);
   }
   DepsByGpu after_top(n);

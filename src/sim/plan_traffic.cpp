@@ -36,12 +36,6 @@ void check_options(const SimulationOptions& o, int n) {
   }
 }
 
-std::vector<int> all_gpus(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  for (int g = 0; g < n; ++g) v[static_cast<std::size_t>(g)] = g;
-  return v;
-}
-
 // Makes a SharedCollective from a demand (keeping the demand unless link sharing is off).
 SharedCollective share(const SimulationInputs& in, PlanTraffic& t, std::vector<int> gpus,
                        CollectiveDemand demand) {
@@ -69,7 +63,6 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
                             const LevelTable& levels, const MatrixUnits& units, std::size_t groups,
                             CommTraffic& comm) {
   const int n = in.cluster.num_gpus();
-  const auto& shards = in.plan.shards;
   const ServingMap& serving = a.serving;
   const double batch = in.workload.batch_per_gpu;
   const bool training = in.workload.mode == Mode::training;
@@ -84,31 +77,27 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
     gt.pair_fwd.assign(groups, ByteMatrix(n));
     gt.pair_bwd.assign(groups, ByteMatrix(n));
   }
-  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+  for_each_pooled_transfer(in.plan, serving, n, [&](std::size_t k, int owner, int g) {
     const double fwd_bytes = batch * serving.sets[k].cols.size() * fwd_elem_bytes;
     const double bwd_bytes = batch * serving.sets[k].cols.size() * bwd_elem_bytes;
-    for (int g = 0; g < n; ++g) {
-      const int owner = shards[serving.server(k, g)].gpu;
-      if (owner == g) continue;
-      const int level = levels.level(owner, g);
-      const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
-      comm.fwd.add(owner, g, level, fwd_bytes);
-      gt.fwd[grp].add(owner, g, level, fwd_bytes);
-      if (per_flow) gt.pair_fwd[grp].at(owner, g) += fwd_bytes;
-      if (units.count > 0) {
-        comm.fwd_matrix.at(units.unit_of[static_cast<std::size_t>(owner)],
-                           units.unit_of[static_cast<std::size_t>(g)]) += fwd_bytes;
-      }
-      if (!training) continue;
-      comm.bwd.add(g, owner, level, bwd_bytes);
-      gt.bwd[grp].add(g, owner, level, bwd_bytes);
-      if (per_flow) gt.pair_bwd[grp].at(g, owner) += bwd_bytes;
-      if (units.count > 0) {
-        comm.bwd_matrix.at(units.unit_of[static_cast<std::size_t>(g)],
-                           units.unit_of[static_cast<std::size_t>(owner)]) += bwd_bytes;
-      }
+    const int level = levels.level(owner, g);
+    const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
+    comm.fwd.add(owner, g, level, fwd_bytes);
+    gt.fwd[grp].add(owner, g, level, fwd_bytes);
+    if (per_flow) gt.pair_fwd[grp].at(owner, g) += fwd_bytes;
+    if (units.count > 0) {
+      comm.fwd_matrix.at(units.unit_of[static_cast<std::size_t>(owner)],
+                         units.unit_of[static_cast<std::size_t>(g)]) += fwd_bytes;
     }
-  }
+    if (!training) return;
+    comm.bwd.add(g, owner, level, bwd_bytes);
+    gt.bwd[grp].add(g, owner, level, bwd_bytes);
+    if (per_flow) gt.pair_bwd[grp].at(g, owner) += bwd_bytes;
+    if (units.count > 0) {
+      comm.bwd_matrix.at(units.unit_of[static_cast<std::size_t>(g)],
+                         units.unit_of[static_cast<std::size_t>(owner)]) += bwd_bytes;
+    }
+  });
   return gt;
 }
 
@@ -228,7 +217,7 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   t.link_capacity_Bps = achievable_link_Bps(in.cluster, in.cost);
   // One AlltoAll per sparse group (all GPUs when the plan has no groups).
   t.a2a_groups =
-      in.plan.groups.empty() ? std::vector<std::vector<int>>{all_gpus(n)} : in.plan.groups;
+      in.plan.groups.empty() ? std::vector<std::vector<int>>{all_gpu_ids(n)} : in.plan.groups;
   alltoalls(in, a, t);
   // Gradient synchronisation of replicated blocks inside a group, before the update, and 2D's
   // weights + optimizer state across the groups' peers after the update (Algorithm 1, §5).
@@ -245,7 +234,7 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   if (training) {
     const double bytes = static_cast<double>(in.model.dense_parameter_count()) *
                          bytes_per_element(in.model.comm_bwd_precision);
-    const std::vector<int> all = all_gpus(n);
+    const std::vector<int> all = all_gpu_ids(n);
     t.mlp_allreduce =
         share(in, t, all, allreduce_demand(in.cluster, all, bytes, in.cost, granularity));
   }

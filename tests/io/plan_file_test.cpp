@@ -12,6 +12,7 @@
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/serving.hpp"
+#include "support/text.hpp"
 
 namespace shardsim {
 namespace {
@@ -51,9 +52,7 @@ std::string error_of(const std::string& text, const PlanFixture& f) {
   return "";
 }
 
-bool has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::has;
 
 TEST(PlanFile, EveryPlannersPlanRoundTripsThroughYamlAndJson) {
   const PlanFixture f(

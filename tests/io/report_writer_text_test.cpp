@@ -6,6 +6,7 @@
 
 #include "io/report_writer_test_fixtures.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "support/text.hpp"
 
 namespace shardsim {
 namespace {
@@ -42,9 +43,7 @@ std::string first_cell(const std::string& line) {
   return cell;
 }
 
-bool has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using testing::has;
 
 TEST(ReportWriterText, HeaderLineNamesTheRun) {
   const std::string t = text_of({test::make_report(4, "table_wise", "cluster.nodes=2")});

@@ -79,4 +79,7 @@ class Cluster {
   std::unique_ptr<Topology> topology_;
 };
 
+// GPU ids 0..num_gpus-1, the participants of a collective over the whole cluster.
+std::vector<int> all_gpu_ids(int num_gpus);
+
 }  // namespace shardsim

@@ -48,4 +48,19 @@ struct ServingMap {
 
 ServingMap build_serving_map(const Plan& plan, const Cluster& cluster);
 
+// The pooled-embedding transfers of a pooled (send-based) plan, forward: for every replica set
+// k and every GPU g that a replica on another GPU serves, f(k, owner, g), in set order then GPU
+// order. Plan statistics and the iteration's AlltoAlls both sum what this visits, so they agree
+// on which pairs exchange pooled vectors; each accumulates its own view (per GPU and level, per
+// group, per pair). Backward, gradients go the same pairs in reverse.
+template <typename F>
+void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int num_gpus, F&& f) {
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    for (int g = 0; g < num_gpus; ++g) {
+      const int owner = plan.shards[serving.server(k, g)].gpu;
+      if (owner != g) f(k, owner, g);
+    }
+  }
+}
+
 }  // namespace shardsim
