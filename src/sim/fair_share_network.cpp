@@ -119,7 +119,15 @@ bool FairShareNetwork::solve_single_link(double now, int link) {
 void FairShareNetwork::solve_component(double now, int seed_link) {
   if (link_mark_[static_cast<std::size_t>(seed_link)] == epoch_) return;
   if (solve_single_link(now, seed_link)) return;
-  // The connected component of links and flows around the seed.
+  collect_component(seed_link);
+  settle_component(now);
+  fill_component();
+  reschedule_component(now);
+  sample_component_links(now);
+}
+
+// The connected component of links and flows around the seed.
+void FairShareNetwork::collect_component(int seed_link) {
   comp_links_.clear();
   comp_flows_.clear();
   stack_.clear();
@@ -140,7 +148,10 @@ void FairShareNetwork::solve_component(double now, int seed_link) {
       }
     }
   }
-  // Bytes moved so far at the old rates.
+}
+
+// Bytes moved so far at the old rates (kept in old_rate_).
+void FairShareNetwork::settle_component(double now) {
   old_rate_.clear();
   for (int id : comp_flows_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
@@ -149,7 +160,10 @@ void FairShareNetwork::solve_component(double now, int seed_link) {
     assigned_[static_cast<std::size_t>(id)] = 0;
     old_rate_.push_back(f.rate);
   }
-  // Progressive filling: the link with the smallest fair share fixes its unassigned flows.
+}
+
+// Progressive filling: the link with the smallest fair share fixes its unassigned flows.
+void FairShareNetwork::fill_component() {
   for (int l : comp_links_) {
     rem_cap_[static_cast<std::size_t>(l)] = capacity_[static_cast<std::size_t>(l)];
     unassigned_[static_cast<std::size_t>(l)] =
@@ -180,6 +194,10 @@ void FairShareNetwork::solve_component(double now, int seed_link) {
       }
     }
   }
+}
+
+// A new completion for every flow whose rate changed.
+void FairShareNetwork::reschedule_component(double now) {
   for (std::size_t k = 0; k < comp_flows_.size(); ++k) {
     const int id = comp_flows_[k];
     Flow& f = flows_[static_cast<std::size_t>(id)];
@@ -190,6 +208,10 @@ void FairShareNetwork::solve_component(double now, int seed_link) {
     const double t = f.rate > 0 ? now + f.remaining / f.rate : kInf;
     due_.push(Due{t, id, f.version});
   }
+}
+
+// A utilisation sample for every link whose summed rate changed.
+void FairShareNetwork::sample_component_links(double now) {
   for (int l : comp_links_) {
     double sum = 0;
     for (int id : link_flows_[static_cast<std::size_t>(l)]) {

@@ -80,6 +80,12 @@ class FairShareNetwork final : public NetworkModel {
   void mark_dirty(int link);
   void solve_component(double now, int seed_link);
   bool solve_single_link(double now, int link);
+  // The steps of solve_component, on the component held in comp_links_ and comp_flows_.
+  void collect_component(int seed_link);
+  void settle_component(double now);
+  void fill_component();
+  void reschedule_component(double now);
+  void sample_component_links(double now);
 
   std::vector<double> capacity_;
   std::vector<std::vector<int>> link_flows_;  // active flow ids per link
