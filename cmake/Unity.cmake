@@ -6,6 +6,12 @@
 set(SHARDSIM_UNITY_LIB_BATCH 16 CACHE STRING "Unity batch size of the module libraries (0: one batch)")
 set(SHARDSIM_UNITY_TEST_BATCH 16 CACHE STRING "Unity batch size of the test executables (0: one batch)")
 include(${CMAKE_CURRENT_LIST_DIR}/UnitySkip.cmake)
+foreach(skipped IN LISTS SHARDSIM_UNITY_SKIP)
+  if(NOT EXISTS ${CMAKE_SOURCE_DIR}/${skipped})
+    message(FATAL_ERROR "cmake/UnitySkip.cmake lists ${skipped}, which does not exist: remove it "
+                        "(or fix its path if the file moved)")
+  endif()
+endforeach()
 function(shardsim_unity target batch)
   if(NOT SHARDSIM_UNITY)
     return()

@@ -7,7 +7,6 @@ set(SHARDSIM_UNITY_SKIP
   src/cli/cmd_trace.cpp
   src/trace/empirical_profile.cpp        # (and touch_probability)
   # Helpers of the same name as in another file of the module.
-  src/cli/scenario_runs.cpp              # load_document
   src/io/report_reader.cpp               # Json
   src/io/report_writer_csv.cpp           # num
   src/io/report_writer_json.cpp          # num, timed, planned, spread_of
@@ -22,7 +21,6 @@ set(SHARDSIM_UNITY_SKIP
   tests/cost/ring_collective_cost_test.cpp  # iota_gpus
   tests/io/scenario_overrides_test.cpp   # error_of
   tests/io/tolerances_test.cpp           # error_of
-  tests/plan/plan_file_test.cpp          # key
   tests/plan/planner_properties_test.cpp # key
   tests/plan/two_d_planner_test.cpp      # key
   tests/trace/recorded_trace_source_test.cpp   # fixed, uniform
