@@ -162,4 +162,36 @@ double allgather_s(const Cluster& cluster, std::span<const int> gpus, double byt
   return idle_time_s(cluster, allgather_demand(cluster, gpus, bytes, p), p);
 }
 
+AllReduceTimes::AllReduceTimes(const Cluster& cluster, std::span<const int> gpus,
+                               const CostParams& p) {
+  const RingShape s = ring_shape(cluster, gpus);  // validates
+  trivial_ = s.size <= 1;
+  if (trivial_) return;
+  ring_ = line_of(cluster, allreduce_ring_demand(cluster, gpus, 1.0, p), p);
+  hierarchical_ = line_of(cluster, allreduce_hierarchical_demand(cluster, gpus, 1.0, p), p);
+}
+
+// The terms of idle_time_s (collective_demand.cpp) for a demand built for S = 1 byte: what does
+// not scale with S, and what does.
+AllReduceTimes::Line AllReduceTimes::line_of(const Cluster& cluster, const CollectiveDemand& unit,
+                                             const CostParams& p) {
+  Line line;
+  line.fixed_s = unit.launch_s;
+  for (const CollectiveStage& stage : unit.stages) {
+    line.fixed_s += stage.latency_s;
+    CollectiveDemand one;
+    one.stages.push_back(stage);
+    one.stages.back().latency_s = 0;
+    line.per_byte_s += idle_time_s(cluster, one, p);
+  }
+  return line;
+}
+
+double AllReduceTimes::at(double bytes) const {
+  require_work(bytes, "AllReduce bytes");
+  if (trivial_ || bytes <= 0) return 0.0;
+  return std::min(ring_.fixed_s + bytes * ring_.per_byte_s,
+                  hierarchical_.fixed_s + bytes * hierarchical_.per_byte_s);
+}
+
 }  // namespace shardsim

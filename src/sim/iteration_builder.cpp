@@ -18,7 +18,8 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in, const PlanAnalysi
       in_{in.cluster, in.model, in.workload, in.plan, in.trace, cost_, in.options, in.collectives},
       analysis_(analysis),
       levels_(in.cluster),
-      traffic_(plan_traffic(in_, analysis_)) {
+      traffic_(plan_traffic(in_, analysis_)),
+      distinct_memo_(analysis_.serving.sets.size()) {
   slowdown_by_gpu_.assign(static_cast<std::size_t>(in.cluster.num_gpus()), 1.0);
   for (const Straggler& s : in.options.stragglers) {
     slowdown_by_gpu_[static_cast<std::size_t>(s.gpu)] *= s.slowdown;
@@ -31,7 +32,8 @@ IterationBuilder::IterationBuilder(const SimulationInputs& in)
       owned_analysis_(analyze_plan(in.plan, in.cluster, in.model, in.workload, in.trace, in.cost)),
       analysis_(*owned_analysis_),
       levels_(in.cluster),
-      traffic_(plan_traffic(in_, analysis_)) {
+      traffic_(plan_traffic(in_, analysis_)),
+      distinct_memo_(analysis_.serving.sets.size()) {
   slowdown_by_gpu_.assign(static_cast<std::size_t>(in.cluster.num_gpus()), 1.0);
   for (const Straggler& s : in.options.stragglers) {
     slowdown_by_gpu_[static_cast<std::size_t>(s.gpu)] *= s.slowdown;
@@ -59,7 +61,8 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   std::vector<double> factor(static_cast<std::size_t>(n));
   for (int g = 0; g < n; ++g) factor[static_cast<std::size_t>(g)] = slowdown(g, iteration);
   IterationDraw draw =
-      draw_iteration(in_, analysis_, levels_, traffic_.a2a_groups.size(), factor, iteration);
+      draw_iteration(in_, analysis_, levels_, traffic_.a2a_groups.size(), factor, iteration,
+                     distinct_memo_);
   return emit_iteration(graph, in_, traffic_, analysis_.peer_syncs, std::move(draw), factor,
                         iteration, previous);
 }

@@ -48,7 +48,8 @@ void add_input_traffic(const SimulationInputs& in, const PlanAnalysis& a, std::s
 // The lookups and distinct rows of the shards of table t.
 void add_shard_work(const SimulationInputs& in, const PlanAnalysis& a, std::size_t t,
                     const TableIterationDraw& draw, std::span<const double> table_lookups_by_gpu,
-                    std::vector<double>& served_table_lookups, ShardDraw& sd) {
+                    std::vector<double>& served_table_lookups, ReplicaDistinctMemo& memo,
+                    ShardDraw& sd) {
   const int n = in.cluster.num_gpus();
   const ServingMap& serving = a.serving;
   for (std::size_t k : a.blocks.sets_of_table[t]) {
@@ -69,17 +70,16 @@ void add_shard_work(const SimulationInputs& in, const PlanAnalysis& a, std::size
     // A replica serving only some GPUs touches the distinct rows of their lookups only.
     const AccessProfile& profile = in.trace.profile(t);
     for (std::size_t s : set.shards) {
-      sd.distinct[s] =
-          served_table_lookups[s] > 0
-              ? profile.expected_distinct(set.rows, set.row_space, served_table_lookups[s])
-              : 0.0;
+      sd.distinct[s] = served_table_lookups[s] > 0
+                           ? memo.distinct(profile, k, set, served_table_lookups[s])
+                           : 0.0;
     }
   }
 }
 
 // Every table's draw: shard work, the input AlltoAll's traffic, one-sided lookups.
 ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const LevelTable& levels,
-                      int iteration, IterationDraw& out) {
+                      int iteration, ReplicaDistinctMemo& memo, IterationDraw& out) {
   const int n = in.cluster.num_gpus();
   const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
   ShardDraw sd;
@@ -111,7 +111,7 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
       }
     }
     if (out.inputs) add_input_traffic(in, a, t, draw, levels, out);
-    add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, sd);
+    add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, memo, sd);
   }
   return sd;
 }
@@ -167,9 +167,19 @@ void one_sided_times(const SimulationInputs& in, const PlanAnalysis& a, const Sh
 
 }  // namespace
 
+double ReplicaDistinctMemo::distinct(const AccessProfile& profile, std::size_t set,
+                                     const ReplicaSet& replicas, double lookups) {
+  auto& known = by_set_[set];
+  if (const auto it = known.find(lookups); it != known.end()) return it->second;
+  const double d = profile.expected_distinct(replicas.rows, replicas.row_space, lookups);
+  if (known.size() < kMaxPerSet) known.emplace(lookups, d);
+  return d;
+}
+
 IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
                              const LevelTable& levels, std::size_t groups,
-                             std::span<const double> factor, int iteration) {
+                             std::span<const double> factor, int iteration,
+                             ReplicaDistinctMemo& memo) {
   const int n = in.cluster.num_gpus();
   const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
   IterationDraw out;
@@ -185,7 +195,7 @@ IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
       out.input_pairs.assign(groups, ByteMatrix(n));
     }
   }
-  const ShardDraw sd = draw_tables(in, a, levels, iteration, out);
+  const ShardDraw sd = draw_tables(in, a, levels, iteration, memo, out);
   kernel_times(in, a, sd, factor, out);
   if (one_sided) one_sided_times(in, a, sd, factor, out);
   return out;

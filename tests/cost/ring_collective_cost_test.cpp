@@ -155,5 +155,24 @@ TEST(RingCollectiveCost, BadGpuListsAreRejected) {
   EXPECT_THROW(allreduce_s(cluster, iota_gpus(4), -1, p), std::invalid_argument);
 }
 
+// AllReduceTimes: the same times as allreduce_s for any size, from demands built once (the lines
+// cross: small buffers prefer the variant with fewer latency steps, large ones the hierarchical).
+TEST(RingCollectiveCost, AllReduceTimesMatchAllReduceForEverySize) {
+  const Cluster cluster(round_preset(8, 64, 1, 5e-6), 4);
+  const CostParams p = ideal_collectives();
+  for (const std::vector<int>& gpus :
+       {iota_gpus(32), iota_gpus(8), std::vector<int>{0, 1, 9}, std::vector<int>{3, 17, 30}}) {
+    const AllReduceTimes times(cluster, gpus, p);
+    for (double bytes : {1.0, 512.0, 65536.0, 1e6, 3.3e7, 1e9, 4e10}) {
+      const double direct = allreduce_s(cluster, gpus, bytes, p);
+      EXPECT_NEAR(times.at(bytes), direct, 1e-12 * direct) << bytes << " bytes, " << gpus.size();
+    }
+    EXPECT_EQ(times.at(0.0), 0.0);
+    EXPECT_THROW(times.at(-1.0), std::invalid_argument);
+  }
+  EXPECT_EQ(AllReduceTimes(cluster, std::vector<int>{5}, p).at(1e9), 0.0);
+  EXPECT_THROW(AllReduceTimes(cluster, std::vector<int>{0, 0}, p), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace shardsim

@@ -69,6 +69,28 @@ double allreduce_ring_s(const Cluster& cluster, std::span<const int> gpus, doubl
 double allreduce_hierarchical_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
                                 const CostParams& p);
 
+// allreduce_s over one GPU set for many buffer sizes, with the demands built once. On an idle
+// network each variant is affine in S: launch + Σ_stages latency + S · Σ_stages max_links
+// (link bytes per byte of S) / (bandwidth · collective_bandwidth_efficiency). at(S) is the
+// smaller of the two lines, i.e. allreduce_s(cluster, gpus, S, p) up to floating-point rounding
+// (relative ~1e-15: the same terms, summed in another order). For planners that cost the same
+// AllReduce for many sizes (hybrid's data-parallel candidates: one per table, on every GPU).
+class AllReduceTimes {
+ public:
+  AllReduceTimes(const Cluster& cluster, std::span<const int> gpus, const CostParams& p);
+  double at(double bytes) const;
+
+ private:
+  struct Line {
+    double fixed_s = 0;
+    double per_byte_s = 0;
+  };
+  static Line line_of(const Cluster& cluster, const CollectiveDemand& unit, const CostParams& p);
+  bool trivial_ = true;  // one GPU: nothing to reduce
+  Line ring_;
+  Line hierarchical_;
+};
+
 // ReduceScatter and AllGather of a `bytes`-sized buffer (the full buffer; each GPU ends with or
 // starts from bytes/N): (N-1)/N · S / bw_bottleneck + (N-1)·α.
 double reduce_scatter_s(const Cluster& cluster, std::span<const int> gpus, double bytes,

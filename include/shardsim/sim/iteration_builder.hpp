@@ -12,6 +12,7 @@
 #include "shardsim/plan/plan_analysis.hpp"
 #include "shardsim/sim/comm_traffic.hpp"
 #include "shardsim/sim/iteration_dag.hpp"
+#include "shardsim/sim/iteration_draw.hpp"
 #include "shardsim/sim/plan_traffic.hpp"
 #include "shardsim/sim/simulation_inputs.hpp"
 #include "shardsim/sim/task.hpp"
@@ -57,6 +58,8 @@ class IterationBuilder {
   LevelTable levels_;
   std::vector<double> slowdown_by_gpu_;
   PlanTraffic traffic_;
+  // Filled by append() (the same values whichever iterations are built, and in which order).
+  mutable ReplicaDistinctMemo distinct_memo_;
 };
 
 }  // namespace shardsim

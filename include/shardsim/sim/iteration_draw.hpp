@@ -4,7 +4,9 @@
 // (forward, and backward with the update in training; OPER's one-sided kernels and puts), and
 // the input AlltoAll's traffic per sparse group (indices and offsets to the GPU serving each
 // block). Kernel times include each GPU's slowdown (stragglers, jitter).
+#include <cstddef>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
@@ -27,10 +29,28 @@ struct IterationDraw {
   double puts_bytes = 0;  // one-sided plans: all puts' bytes
 };
 
+// The expected distinct rows of the replicas of replica sets with several, memoised for one plan
+// (sim/iteration_draw.cpp): a replica's distinct rows are its profile's expected_distinct(its
+// rows, the lookups of the GPUs it serves), and the same (set, lookups) recurs across replicas
+// and iterations (a data-parallel replica serves one GPU, whose lookups are an integer near
+// batch × E[pooling]). Exact: a hit returns what the same call returned before. At most
+// kMaxPerSet values are kept per set. Not thread-safe: one per IterationBuilder.
+class ReplicaDistinctMemo {
+ public:
+  static constexpr std::size_t kMaxPerSet = 1 << 16;
+  explicit ReplicaDistinctMemo(std::size_t num_sets) : by_set_(num_sets) {}
+  double distinct(const AccessProfile& profile, std::size_t set, const ReplicaSet& replicas,
+                  double lookups);
+
+ private:
+  std::vector<std::unordered_map<double, double>> by_set_;
+};
+
 // `factor[g]` multiplies GPU g's kernel times; `groups` is the number of sparse groups;
 // `levels` is the cluster's level table (built once per simulation).
 IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& analysis,
                              const LevelTable& levels, std::size_t groups,
-                             std::span<const double> factor, int iteration);
+                             std::span<const double> factor, int iteration,
+                             ReplicaDistinctMemo& memo);
 
 }  // namespace shardsim

@@ -37,6 +37,15 @@ Candidate CandidateBuilder::row_wise(std::size_t t) const {
   return c;
 }
 
+// Built on first use: the demands of an AllReduce over every GPU (two per cluster, not two per
+// table: at 4096 GPUs each costs milliseconds).
+const AllReduceTimes& CandidateBuilder::allreduce_over_all_gpus() const {
+  if (!allreduce_all_) {
+    allreduce_all_.emplace(ctx_.cluster, all_gpu_ids(n_), ctx_.cost_params());
+  }
+  return *allreduce_all_;
+}
+
 Candidate CandidateBuilder::data_parallel(std::size_t t) const {
   Candidate c;
   c.scheme = Scheme::data_parallel;
@@ -46,11 +55,9 @@ Candidate CandidateBuilder::data_parallel(std::size_t t) const {
   const ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {});
   double sync_s = 0;
   if (ctx_.workload.mode == Mode::training && n_ > 1) {
-    std::vector<int> all(static_cast<std::size_t>(n_));
-    std::iota(all.begin(), all.end(), 0);
     const double grad_bytes =
         static_cast<double>(rows(t)) * dim(t) * bytes_per_element(ctx_.model.comm_precision);
-    sync_s = allreduce_s(ctx_.cluster, all, grad_bytes, ctx_.cost_params());
+    sync_s = allreduce_over_all_gpus().at(grad_bytes);
   }
   const double bytes = budget_.shard_bytes(sh, 1);
   for (int g = 0; g < n_; ++g) {

@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/plan/shard_estimate.hpp"
@@ -57,12 +59,14 @@ class CandidateBuilder {
   Candidate make(Scheme scheme, std::size_t t, const Ranges& ranges,
                  const std::vector<ColRange>& cols, ShardKind kind) const;
   static void summarise(Candidate& c);
+  const AllReduceTimes& allreduce_over_all_gpus() const;
 
   const PlanningContext& ctx_;
   const MemoryBudget& budget_;
   int n_;
   ServedPeers peers_;
   bool clustered_;
+  mutable std::optional<AllReduceTimes> allreduce_all_;
 };
 
 }  // namespace shardsim::hybrid
