@@ -39,28 +39,43 @@ std::uint64_t sample_binomial(Rng& rng, std::uint64_t n, double p) {
 
 void sample_multinomial(Rng& rng, std::uint64_t n, std::span<const double> weights,
                         std::span<std::uint64_t> counts) {
-  if (weights.size() != counts.size())
-    throw std::invalid_argument("sample_multinomial: weights and counts differ in size");
-  std::fill(counts.begin(), counts.end(), 0);
-  if (n == 0) return;
+  MultinomialSplitter(weights).sample(rng, n, counts);
+}
+
+MultinomialSplitter::MultinomialSplitter(std::span<const double> weights)
+    : conditional_(weights.size(), 0.0) {
   // Suffix sums: the weight still to be split at each step, without accumulated subtraction.
   std::vector<double> rest(weights.size() + 1, 0.0);
   for (std::size_t i = weights.size(); i-- > 0;) {
-    if (!(weights[i] >= 0.0) || std::isinf(weights[i]))
-      throw std::invalid_argument("sample_multinomial: weights must be finite and >= 0");
+    if (!(weights[i] >= 0.0) || std::isinf(weights[i])) {
+      error_ = "sample_multinomial: weights must be finite and >= 0";
+      return;
+    }
     rest[i] = rest[i + 1] + weights[i];
   }
-  if (!(rest[0] > 0.0))
-    throw std::invalid_argument("sample_multinomial: all weights are zero but n > 0");
-  std::size_t last = weights.size() - 1;
-  while (weights[last] == 0.0) --last;
+  if (!(rest[0] > 0.0)) {
+    error_ = "sample_multinomial: all weights are zero but n > 0";
+    return;
+  }
+  last_ = weights.size() - 1;
+  while (weights[last_] == 0.0) --last_;
+  for (std::size_t i = 0; i < last_; ++i) conditional_[i] = weights[i] / rest[i];
+}
+
+void MultinomialSplitter::sample(Rng& rng, std::uint64_t n,
+                                 std::span<std::uint64_t> counts) const {
+  if (conditional_.size() != counts.size())
+    throw std::invalid_argument("sample_multinomial: weights and counts differ in size");
+  std::fill(counts.begin(), counts.end(), 0);
+  if (n == 0) return;
+  if (!error_.empty()) throw std::invalid_argument(error_);
   std::uint64_t left = n;
-  for (std::size_t i = 0; i < last && left > 0; ++i) {
-    const std::uint64_t x = sample_binomial(rng, left, weights[i] / rest[i]);
+  for (std::size_t i = 0; i < last_ && left > 0; ++i) {
+    const std::uint64_t x = sample_binomial(rng, left, conditional_[i]);
     counts[i] = x;
     left -= x;
   }
-  counts[last] += left;
+  counts[last_] += left;
 }
 
 }  // namespace shardsim

@@ -169,10 +169,12 @@ void SyntheticTraceSource::split_expected(const Table& t, std::size_t table, int
       total += local[g];
     }
   }
+  const MultinomialSplitter split(num_blocks > 1 ? std::span<const double>(mass)
+                                                 : std::span<const double>());
   for (std::size_t g = 0; num_blocks > 1 && g < num_gpus; ++g) {
     Rng rng =
         stream(workload_.seed, table, iteration, static_cast<int>(g), TraceStream::block_split);
-    sample_multinomial(rng, local[g], mass, counts);
+    split.sample(rng, local[g], counts);
     for (std::size_t b = 0; b < num_blocks; ++b)
       out.lookups_by_block_gpu[b * num_gpus + g] = static_cast<double>(counts[b]);
     total += local[g];

@@ -3,6 +3,8 @@
 // output differs between standard libraries).
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace shardsim {
 
@@ -19,5 +21,20 @@ std::uint64_t sample_binomial(Rng& rng, std::uint64_t n, double p);
 // sum to n exactly. Throws std::invalid_argument on bad weights or sizes.
 void sample_multinomial(Rng& rng, std::uint64_t n, std::span<const double> weights,
                         std::span<std::uint64_t> counts);
+
+// sample_multinomial for many draws over the same weights (one per GPU of a table's block
+// split): the suffix sums and conditional probabilities are computed once. sample() gives
+// exactly what sample_multinomial gives for the same random stream, and throws the same errors
+// (only when n > 0, as sample_multinomial does).
+class MultinomialSplitter {
+ public:
+  explicit MultinomialSplitter(std::span<const double> weights);
+  void sample(Rng& rng, std::uint64_t n, std::span<std::uint64_t> counts) const;
+
+ private:
+  std::vector<double> conditional_;  // weights[i] / Σ_{j>=i} weights[j]
+  std::size_t last_ = 0;             // the last category with a weight
+  std::string error_;                // why these weights cannot be split (empty: they can)
+};
 
 }  // namespace shardsim
