@@ -60,9 +60,8 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   const int n = in_.cluster.num_gpus();
   std::vector<double> factor(static_cast<std::size_t>(n));
   for (int g = 0; g < n; ++g) factor[static_cast<std::size_t>(g)] = slowdown(g, iteration);
-  IterationDraw draw =
-      draw_iteration(in_, analysis_, levels_, traffic_.a2a_groups.size(), factor, iteration,
-                     distinct_memo_);
+  IterationDraw draw = draw_iteration(in_, analysis_, levels_, traffic_.a2a_groups.size(), factor,
+                                      iteration, distinct_memo_);
   return emit_iteration(graph, in_, traffic_, analysis_.peer_syncs, std::move(draw), factor,
                         iteration, previous);
 }

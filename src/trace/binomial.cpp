@@ -62,8 +62,7 @@ MultinomialSplitter::MultinomialSplitter(std::span<const double> weights)
   for (std::size_t i = 0; i < last_; ++i) conditional_[i] = weights[i] / rest[i];
 }
 
-void MultinomialSplitter::sample(Rng& rng, std::uint64_t n,
-                                 std::span<std::uint64_t> counts) const {
+void MultinomialSplitter::sample(Rng& rng, std::uint64_t n, std::span<std::uint64_t> counts) const {
   if (conditional_.size() != counts.size())
     throw std::invalid_argument("sample_multinomial: weights and counts differ in size");
   std::fill(counts.begin(), counts.end(), 0);

@@ -14,8 +14,7 @@ ReplicaSet whole_table(std::uint64_t rows, RowSpace space) {
 }
 
 TEST(ReplicaDistinctMemo, ReturnsWhatTheProfileReturnsForEveryQuery) {
-  const EmbeddingTable table =
-      testing::power_law_table(1'000'000, 1.05, PoolingSpec::fixed_at(20));
+  const EmbeddingTable table = testing::power_law_table(1'000'000, 1.05, PoolingSpec::fixed_at(20));
   for (HotRowLayout layout : {HotRowLayout::scattered, HotRowLayout::clustered}) {
     const auto profile = make_power_law_profile(table, layout, 7);
     const ReplicaSet rows_by_id = whole_table(table.rows, RowSpace::row_id);
@@ -38,7 +37,8 @@ TEST(ReplicaDistinctMemo, KeepsAtMostItsLimitPerSetAndStaysExactBeyondIt) {
   const ReplicaSet set = whole_table(table.rows, RowSpace::rank);
   ReplicaDistinctMemo memo(1);
   const auto limit = static_cast<double>(ReplicaDistinctMemo::kMaxPerSet);
-  for (double lookups = 1; lookups <= limit + 10; ++lookups) memo.distinct(*profile, 0, set, lookups);
+  for (double lookups = 1; lookups <= limit + 10; ++lookups)
+    memo.distinct(*profile, 0, set, lookups);
   for (double lookups : {1.0, limit, limit + 5}) {
     EXPECT_EQ(memo.distinct(*profile, 0, set, lookups),
               profile->expected_distinct(set.rows, set.row_space, lookups));

@@ -15,8 +15,8 @@ void note_shortfall(Shortfall& s, const MemoryBudget& budget, int gpu, double by
 namespace {
 
 // Row-wise and data-parallel candidates: their GPUs are fixed.
-std::optional<Shortfall> place_fixed(const Candidate& c, MemoryBudget& budget,
-                                     LoadTracker& loads, Plan& plan) {
+std::optional<Shortfall> place_fixed(const Candidate& c, MemoryBudget& budget, LoadTracker& loads,
+                                     Plan& plan) {
   Shortfall miss;
   for (const Part& p : c.parts) {
     if (!budget.fits(p.shard.gpu, p.bytes)) note_shortfall(miss, budget, p.shard.gpu, p.bytes);

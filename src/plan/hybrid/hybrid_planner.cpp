@@ -72,8 +72,8 @@ class HybridPlanner final : public Planner {
   Candidates candidates(const PlanningContext& ctx, const MemoryBudget& budget,
                         const CandidateBuilder& build) const;
   void place_table(std::size_t t, const std::vector<Candidate>& c, std::size_t choice,
-                   const PlanningContext& ctx, const CandidateBuilder& build,
-                   MemoryBudget& budget, LoadTracker& loads, Plan& plan) const;
+                   const PlanningContext& ctx, const CandidateBuilder& build, MemoryBudget& budget,
+                   LoadTracker& loads, Plan& plan) const;
   HybridOptions o_;
 };
 
@@ -182,9 +182,9 @@ void HybridPlanner::place_table(std::size_t t, const std::vector<Candidate>& c, 
   for (std::size_t i : rest) {
     if (attempt(c[i])) return;
   }
-  if (allowed(Scheme::row_wise) &&
-      std::none_of(c.begin(), c.end(),
-                   [](const Candidate& x) { return x.scheme == Scheme::row_wise; })) {
+  if (allowed(Scheme::row_wise) && std::none_of(c.begin(), c.end(), [](const Candidate& x) {
+        return x.scheme == Scheme::row_wise;
+      })) {
     if (attempt(build.row_wise(t))) return;
   }
   throw DoesNotFitError(

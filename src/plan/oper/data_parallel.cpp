@@ -46,8 +46,8 @@ namespace {
 // Algorithm 1's state: CL (row-major n × n), every GPU's candidates and the result being built.
 class Algorithm1 {
  public:
-  Algorithm1(std::span<const Partition> partitions, std::span<const int> owner,
-             const CostMatrix& L, std::vector<double> available)
+  Algorithm1(std::span<const Partition> partitions, std::span<const int> owner, const CostMatrix& L,
+             std::vector<double> available)
       : partitions_(partitions),
         L_(L),
         n_(L.num_gpus()),
