@@ -77,25 +77,27 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
     gt.pair_fwd.assign(groups, ByteMatrix(n));
     gt.pair_bwd.assign(groups, ByteMatrix(n));
   }
+  // One direction of one transfer: into the reported traffic and matrix, its group's traffic
+  // and (per-flow sharing) its group's pairs.
+  const auto add = [&](LevelTraffic& reported, ByteMatrix& reported_units,
+                       std::vector<LevelTraffic>& by_group, std::vector<ByteMatrix>& pairs, int src,
+                       int dst, int level, std::size_t grp, double bytes) {
+    reported.add(src, dst, level, bytes);
+    by_group[grp].add(src, dst, level, bytes);
+    if (per_flow) pairs[grp].at(src, dst) += bytes;
+    if (units.count > 0) {
+      reported_units.at(units.unit_of[static_cast<std::size_t>(src)],
+                        units.unit_of[static_cast<std::size_t>(dst)]) += bytes;
+    }
+  };
   for_each_pooled_transfer(in.plan, serving, n, [&](std::size_t k, int owner, int g) {
     const double fwd_bytes = batch * serving.sets[k].cols.size() * fwd_elem_bytes;
     const double bwd_bytes = batch * serving.sets[k].cols.size() * bwd_elem_bytes;
     const int level = levels.level(owner, g);
     const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
-    comm.fwd.add(owner, g, level, fwd_bytes);
-    gt.fwd[grp].add(owner, g, level, fwd_bytes);
-    if (per_flow) gt.pair_fwd[grp].at(owner, g) += fwd_bytes;
-    if (units.count > 0) {
-      comm.fwd_matrix.at(units.unit_of[static_cast<std::size_t>(owner)],
-                         units.unit_of[static_cast<std::size_t>(g)]) += fwd_bytes;
-    }
-    if (!training) return;
-    comm.bwd.add(g, owner, level, bwd_bytes);
-    gt.bwd[grp].add(g, owner, level, bwd_bytes);
-    if (per_flow) gt.pair_bwd[grp].at(g, owner) += bwd_bytes;
-    if (units.count > 0) {
-      comm.bwd_matrix.at(units.unit_of[static_cast<std::size_t>(g)],
-                         units.unit_of[static_cast<std::size_t>(owner)]) += bwd_bytes;
+    add(comm.fwd, comm.fwd_matrix, gt.fwd, gt.pair_fwd, owner, g, level, grp, fwd_bytes);
+    if (training) {
+      add(comm.bwd, comm.bwd_matrix, gt.bwd, gt.pair_bwd, g, owner, level, grp, bwd_bytes);
     }
   });
   return gt;
