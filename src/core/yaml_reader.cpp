@@ -197,6 +197,24 @@ YamlValue YamlValue::absent(std::string file, std::string path) {
   return YamlValue(YAML::Node(), std::move(file), std::move(path));
 }
 
+YamlValue& YamlValue::operator=(const YamlValue& other) {
+  if (this != &other) {
+    node_.reset(other.node_);
+    file_ = other.file_;
+    path_ = other.path_;
+  }
+  return *this;
+}
+
+YamlValue& YamlValue::operator=(YamlValue&& other) {
+  if (this != &other) {
+    node_.reset(other.node_);
+    file_ = std::move(other.file_);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
 YamlValue YamlValue::with_entry(std::string_view key, double value, std::string path) const {
   if (!is_null()) expect_map();
   YAML::Node copy = is_null() ? YAML::Node(YAML::NodeType::Map) : YAML::Clone(node_);

@@ -37,5 +37,21 @@ TEST(YamlValue, WithEntryAddsOrOverridesOneKey) {
   EXPECT_THROW(list.with_entry("k", 1, "l"), InputError);
 }
 
+TEST(YamlValue, AssignmentRebindsAndLeavesTheDocumentAlone) {
+  const YAML::Node doc = YAML::Load("a: {x: 1}\nb: {y: 2}");
+  YamlValue a(doc["a"], "f.yaml", "a");
+  const YamlValue b(doc["b"], "f.yaml", "b");
+  a = b;  // yaml-cpp's own Node assignment would write b's content into doc["a"]
+  EXPECT_EQ(a.path(), "b");
+  EXPECT_EQ(a.node()["y"].as<int>(), 2);
+  EXPECT_EQ(doc["a"]["x"].as<int>(), 1);
+  EXPECT_FALSE(doc["a"]["y"]);
+  YamlValue c = YamlValue::absent("g.yaml", "c");
+  c = YamlValue(doc["a"], "f.yaml", "a");  // move assignment
+  EXPECT_EQ(c.node()["x"].as<int>(), 1);
+  EXPECT_EQ(doc["b"]["y"].as<int>(), 2);
+  EXPECT_EQ(c.file(), "f.yaml");
+}
+
 }  // namespace
 }  // namespace shardsim

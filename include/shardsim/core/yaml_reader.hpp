@@ -33,6 +33,14 @@ std::optional<std::string> did_you_mean(std::string_view word,
 class YamlValue {
  public:
   YamlValue(YAML::Node node, std::string file, std::string path);
+  YamlValue(const YamlValue&) = default;
+  YamlValue(YamlValue&&) = default;
+  // Assignment rebinds this value to the other's node. (YAML::Node's own assignment writes the
+  // other node's content into the node this one refers to, which would change the document it
+  // came from.)
+  YamlValue& operator=(const YamlValue& other);
+  YamlValue& operator=(YamlValue&& other);
+  ~YamlValue() = default;
   // An absent value (is_null()) at `path` in `file`: what an option that is not given reads as.
   static YamlValue absent(std::string file, std::string path);
 
