@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "shardsim/cli/cmd_baseline.hpp"
+#include "shardsim/cli/cmd_collective.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
 #include "shardsim/cli/cmd_plan.hpp"
 #include "shardsim/cli/cmd_trace.hpp"
@@ -200,6 +201,7 @@ int run_cli(int argc, char** argv) {
 
   CompareCommand compare(app);
   BaselineCommand baseline(app);
+  const CollectiveCommand collective(app);
 
   try {
     app.parse(argc, argv);
@@ -216,6 +218,7 @@ int run_cli(int argc, char** argv) {
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
+    if (collective.selected()) return collective.run();
     if (trace.parsed()) return trace.run();
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {
