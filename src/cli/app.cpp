@@ -201,7 +201,8 @@ int run_cli(int argc, char** argv) {
 
   CompareCommand compare(app);
   BaselineCommand baseline(app);
-  const CollectiveCommand collective(app);
+  CollectiveFlags collective;
+  add_collective_command(app, collective);
 
   try {
     app.parse(argc, argv);
@@ -218,7 +219,7 @@ int run_cli(int argc, char** argv) {
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
-    if (collective.selected()) return collective.run();
+    if (collective.cmd->parsed()) return run_collective_command(collective);
     if (trace.parsed()) return trace.run();
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {

@@ -86,25 +86,7 @@ std::vector<std::uint64_t> nccl_sizes(std::uint64_t min_bytes, std::uint64_t max
   return sizes;
 }
 
-struct CollectiveCommand::Flags {
-  CLI::App* cmd = nullptr;
-  std::string op;
-  std::string preset;
-  int nodes = 1;
-  std::string scenario;
-  std::vector<std::string> sets;
-  std::string min_bytes = "8";
-  std::string max_bytes = "128M";
-  double factor = 2;
-  std::string step;
-  std::vector<std::string> bytes;
-  std::string type = "float";
-  std::string format = "text";
-  bool quiet = false;
-};
-
-CollectiveCommand::CollectiveCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
-  Flags& f = *flags_;
+void add_collective_command(CLI::App& app, CollectiveFlags& f) {
   f.cmd = app.add_subcommand(
       "collective",
       "predict a collective over the whole cluster, size by size, as nccl-tests prints it");
@@ -132,14 +114,7 @@ CollectiveCommand::CollectiveCommand(CLI::App& app) : flags_(std::make_unique<Fl
   f.cmd->add_flag("--quiet", f.quiet, "errors only on stderr");
 }
 
-CollectiveCommand::~CollectiveCommand() = default;
-
-bool CollectiveCommand::selected() const {
-  return flags_->cmd->parsed();
-}
-
-int CollectiveCommand::run() const {
-  const Flags& f = *flags_;
+int run_collective_command(const CollectiveFlags& f) {
   setup_logging(f.quiet ? Verbosity::quiet : Verbosity::normal);
   const CollectiveOp op = *collective_op_named(f.op);
   if (f.scenario.empty() == f.preset.empty()) {

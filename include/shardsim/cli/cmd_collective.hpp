@@ -5,7 +5,6 @@
 // column layout of NVIDIA's nccl-tests (cost/collective_predictor.hpp; docs/model.md,
 // "Checking the model against nccl-tests").
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,19 +21,27 @@ std::uint64_t parse_nccl_size(const std::string& text, const std::string& flag);
 std::vector<std::uint64_t> nccl_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
                                       double factor, std::uint64_t step);
 
-class CollectiveCommand {
- public:
-  explicit CollectiveCommand(CLI::App& app);
-  ~CollectiveCommand();
-  CollectiveCommand(const CollectiveCommand&) = delete;
-  CollectiveCommand& operator=(const CollectiveCommand&) = delete;
-
-  bool selected() const;
-  int run() const;
-
- private:
-  struct Flags;
-  std::unique_ptr<Flags> flags_;
+// What the command line says; filled by add_collective_command's options.
+struct CollectiveFlags {
+  CLI::App* cmd = nullptr;  // the subcommand, to ask whether it was given
+  std::string op;
+  std::string preset;
+  int nodes = 1;
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string min_bytes = "8";
+  std::string max_bytes = "128M";
+  double factor = 2;
+  std::string step;
+  std::vector<std::string> bytes;
+  std::string type = "float";
+  std::string format = "text";
+  bool quiet = false;
 };
+
+// Registers `collective` and its options on `app`, writing into `flags` (which must outlive it).
+void add_collective_command(CLI::App& app, CollectiveFlags& flags);
+// Runs it after parsing: prints the table and returns 0; bad input throws InputError.
+int run_collective_command(const CollectiveFlags& flags);
 
 }  // namespace shardsim
