@@ -102,6 +102,7 @@ PowerLawProfile::PowerLawProfile(const EmbeddingTable& table, HotRowLayout layou
   for (std::size_t i = 0; i < heavy_.size(); ++i) heavy_cum_[i + 1] = heavy_cum_[i] + heavy_[i];
   tail_mass_ = std::max(0.0, 1.0 - heavy_cum_.back());
   const std::uint64_t m = heavy_.size();
+  tail_from_top_ = PowerSumFrom(alpha_, q_, m + 1);
   if (m < rows_ && tail_mass_ > 0) {
     const double z = power_sum(alpha_, q_, m + 1, rows_);
     tail_scale_ = z > 0 ? tail_mass_ / z : 0.0;
@@ -137,8 +138,10 @@ double PowerLawProfile::rank_mass(std::uint64_t begin, std::uint64_t end) const 
   if (begin < m) mass += heavy_cum_[std::min(end, m)] - heavy_cum_[begin];
   const std::uint64_t tail_begin = std::max(begin, m);
   // 0-based ranks [tail_begin, end) are 1-based k = tail_begin + 1 .. end.
-  if (tail_begin < end && tail_scale_ > 0)
-    mass += tail_scale_ * power_sum(alpha_, q_, tail_begin + 1, end);
+  if (tail_begin < end && tail_scale_ > 0) {
+    mass += tail_scale_ *
+            (tail_begin == m ? tail_from_top_(end) : power_sum(alpha_, q_, tail_begin + 1, end));
+  }
   return mass;
 }
 

@@ -68,4 +68,25 @@ double power_sum(double beta, double q, std::uint64_t first, std::uint64_t last)
   return sum + euler_maclaurin(beta, static_cast<double>(k) + q, static_cast<double>(last) + q);
 }
 
+PowerSumFrom::PowerSumFrom(double beta, double q, std::uint64_t first)
+    : beta_(beta), q_(q), first_(first), exact_end_(first) {
+  if (beta == 0.0) return;
+  const double y_exact = exact_below_y(beta);
+  // power_sum's loop while k + q < y_exact (the short-range condition aside).
+  while (static_cast<double>(exact_end_) + q < y_exact) {
+    exact_sum_ += std::pow(static_cast<double>(exact_end_) + q, -beta);
+    ++exact_end_;
+  }
+}
+
+double PowerSumFrom::operator()(std::uint64_t last) const {
+  // power_sum stops its exact loop at exact_end_ only when the range goes on for at least
+  // kShortRange more terms; otherwise (and for beta = 0) it is asked directly.
+  if (beta_ == 0.0 || last < exact_end_ || last - exact_end_ < kShortRange) {
+    return power_sum(beta_, q_, first_, last);
+  }
+  return exact_sum_ + euler_maclaurin(beta_, static_cast<double>(exact_end_) + q_,
+                                      static_cast<double>(last) + q_);
+}
+
 }  // namespace shardsim

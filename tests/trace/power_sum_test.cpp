@@ -70,5 +70,26 @@ TEST(PowerSum, IntegralIsStableNearOne) {
   EXPECT_NEAR(power_integral(0.0, 0.5, 2.0), 1.5, 1e-15);
 }
 
+// PowerSumFrom caches power_sum's exact first terms: every value must be power_sum's, bit for
+// bit, on both sides of the cached terms and of the short-range rule.
+TEST(PowerSum, FromAFixedFirstIsBitIdentical) {
+  for (double beta : {0.0, 0.5, 1.0, 1.05, 2.5, 40.0}) {
+    for (double q : {0.0, 0.7, 100.0}) {
+      for (std::uint64_t first :
+           {std::uint64_t{1}, std::uint64_t{3}, std::uint64_t{70}, std::uint64_t{5000}}) {
+        const PowerSumFrom from(beta, q, first);
+        const std::uint64_t lasts[] = {first - 1,   first + 0,    first + 10,
+                                       first + 62,  first + 63,   first + 64,
+                                       first + 65,  first + 127,  first + 128,
+                                       first + 129, first + 1000, std::uint64_t{1} << 30};
+        for (std::uint64_t last : lasts) {
+          EXPECT_EQ(from(last), power_sum(beta, q, first, last))
+              << "beta " << beta << " q " << q << " first " << first << " last " << last;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shardsim

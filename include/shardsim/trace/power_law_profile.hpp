@@ -15,6 +15,7 @@
 #include "shardsim/model/embedding_table.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/trace/access_profile.hpp"
+#include "shardsim/trace/power_sum.hpp"
 #include "shardsim/trace/row_layout.hpp"
 
 namespace shardsim {
@@ -66,7 +67,8 @@ class PowerLawProfile final : public AccessProfile {
   std::vector<double> heavy_;
   std::vector<double> heavy_cum_;  // heavy_cum_[i] = h_1 + ... + h_i
   double tail_mass_;
-  double tail_scale_ = 0;  // T / Z: p(k) = tail_scale_ · (k + q)^-alpha for k > m
+  double tail_scale_ = 0;       // T / Z: p(k) = tail_scale_ · (k + q)^-alpha for k > m
+  PowerSumFrom tail_from_top_;  // power_sum(alpha, q, m + 1, ·): the tail's prefix sums
   RowLayout layout_;
   PowerLawOptions options_;
   mutable std::once_flag head_once_;
