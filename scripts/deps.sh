@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  python3
 )
 if [ "${SHARDSIM_WITH_FORMAT:-0}" = 1 ]; then packages+=(clang-format); fi
 # The libFuzzer targets (./scripts/fuzz.sh) build with clang and its runtime libraries.

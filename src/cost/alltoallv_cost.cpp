@@ -2,6 +2,7 @@
 // (docs/model.md, "AlltoAll(v)").
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -86,11 +87,46 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
   }
 }
 
-CollectiveDemand demand_with_stage(CollectiveStage stage, double payload, const CostParams& p) {
+// The most any GPU pays for its peers (nccl model): each participant sends to and receives from
+// every other participant, peers in its own scale-up domain at alltoall_peer_scale_up_s,
+// others at alltoall_peer_scale_out_s. No participants given: every GPU takes part.
+double peer_latency_s(const Cluster& cluster, std::span<const int> participants,
+                      const CostParams& p) {
+  const int n = cluster.num_gpus();
+  std::vector<int> per_domain(static_cast<std::size_t>(cluster.num_scale_up_domains()), 0);
+  const auto count = [&](int g) {
+    ++per_domain[static_cast<std::size_t>(cluster.scale_up_domain_of(g))];
+  };
+  std::size_t members = 0;
+  if (participants.empty()) {
+    for (int g = 0; g < n; ++g) count(g);
+    members = static_cast<std::size_t>(n);
+  } else {
+    for (int g : participants) count(g);
+    members = participants.size();
+  }
+  double worst = 0;
+  for (int in_domain : per_domain) {
+    if (in_domain == 0) continue;
+    const double up = in_domain - 1.0;
+    const double out = static_cast<double>(members) - in_domain;
+    worst = std::max(worst, up * p.alltoall_peer_scale_up_s + out * p.alltoall_peer_scale_out_s);
+  }
+  return worst;
+}
+
+// One stage; under the nccl model the launch is the GPU's kernel launch and the stage also
+// waits for the peers' costs (docs/model.md, "AlltoAll(v)").
+CollectiveDemand demand_with_stage(const Cluster& cluster, CollectiveStage stage, double payload,
+                                   std::span<const int> participants, const CostParams& p) {
   CollectiveDemand d;
   d.payload_bytes = payload;
   if (stage.flows.empty()) return d;  // nothing crosses between GPUs: free
   d.launch_s = p.collective_launch_s;
+  if (p.collective_model == CollectiveModelKind::nccl) {
+    d.launch_s = cluster.gpu().kernel_launch_s;
+    stage.latency_s += peer_latency_s(cluster, participants, p);
+  }
   d.stages.push_back(std::move(stage));
   return d;
 }
@@ -98,7 +134,7 @@ CollectiveDemand demand_with_stage(CollectiveStage stage, double payload, const 
 }  // namespace
 
 CollectiveDemand alltoallv_demand(const Cluster& cluster, const LevelTraffic& traffic,
-                                  const CostParams& p) {
+                                  const CostParams& p, std::span<const int> participants) {
   if (traffic.num_gpus() != cluster.num_gpus()) {
     throw std::invalid_argument("AlltoAll traffic shaped for another cluster");
   }
@@ -106,13 +142,16 @@ CollectiveDemand alltoallv_demand(const Cluster& cluster, const LevelTraffic& tr
   add_alltoallv_loads(stage, cluster, traffic);
   const int far = traffic.farthest_level();
   const double latency = level_latency_s(cluster, far, first_sender_at(traffic, far));
-  return demand_with_stage(stage.finish(latency), traffic.total(), p);
+  return demand_with_stage(cluster, stage.finish(latency), traffic.total(), participants, p);
 }
 
 CollectiveDemand alltoallv_demand(const Cluster& cluster, const ByteMatrix& bytes,
-                                  const CostParams& p, FlowGranularity granularity) {
+                                  const CostParams& p, FlowGranularity granularity,
+                                  std::span<const int> participants) {
   const LevelTraffic traffic = LevelTraffic::from_matrix(cluster, bytes);  // validates
-  if (granularity == FlowGranularity::aggregated) return alltoallv_demand(cluster, traffic, p);
+  if (granularity == FlowGranularity::aggregated) {
+    return alltoallv_demand(cluster, traffic, p, participants);
+  }
   // Per flow: one flow per ordered pair with bytes, over the pair's route.
   StageBuilder stage(cluster, FlowGranularity::per_flow);
   const int n = cluster.num_gpus();
@@ -123,7 +162,7 @@ CollectiveDemand alltoallv_demand(const Cluster& cluster, const ByteMatrix& byte
   }
   const int far = traffic.farthest_level();
   const double latency = level_latency_s(cluster, far, first_sender_at(traffic, far));
-  return demand_with_stage(stage.finish(latency), traffic.total(), p);
+  return demand_with_stage(cluster, stage.finish(latency), traffic.total(), participants, p);
 }
 
 // The bounds are the aggregated demand's link loads, grouped by link kind:

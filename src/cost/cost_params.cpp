@@ -20,20 +20,21 @@ enum class Range {
   fraction_closed,  // [0, 1]
   nonnegative,      // >= 0
   launch_count,     // integer in [0, kMaxLaunches]
+  choice,           // a name (collective_model: ideal or nccl)
 };
 
 constexpr std::int64_t kMaxLaunches = 1000;
 
 struct Field {
   std::string_view name;
-  std::variant<double CostParams::*, int CostParams::*> member;
+  std::variant<double CostParams::*, int CostParams::*, CollectiveModelKind CostParams::*> member;
   Range range;
 };
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 15>& fields() {
-  static const std::array<Field, 15> kFields = {{
+const std::array<Field, 30>& fields() {
+  static const std::array<Field, 30> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -51,6 +52,24 @@ const std::array<Field, 15>& fields() {
        Range::nonnegative},
       {"small_message_half_bytes_scale_out", &CostParams::small_message_half_bytes_scale_out,
        Range::nonnegative},
+      {"collective_model", &CostParams::collective_model, Range::choice},
+      {"nccl_ll_base_latency_s", &CostParams::nccl_ll_base_latency_s, Range::nonnegative},
+      {"nccl_ll128_base_latency_s", &CostParams::nccl_ll128_base_latency_s, Range::nonnegative},
+      {"nccl_simple_base_latency_s", &CostParams::nccl_simple_base_latency_s, Range::nonnegative},
+      {"nccl_ll_scale_up_step_s", &CostParams::nccl_ll_scale_up_step_s, Range::nonnegative},
+      {"nccl_ll128_scale_up_step_s", &CostParams::nccl_ll128_scale_up_step_s, Range::nonnegative},
+      {"nccl_simple_scale_up_step_s", &CostParams::nccl_simple_scale_up_step_s, Range::nonnegative},
+      {"nccl_ll_scale_out_step_s", &CostParams::nccl_ll_scale_out_step_s, Range::nonnegative},
+      {"nccl_ll128_scale_out_step_s", &CostParams::nccl_ll128_scale_out_step_s, Range::nonnegative},
+      {"nccl_simple_scale_out_step_s", &CostParams::nccl_simple_scale_out_step_s,
+       Range::nonnegative},
+      {"nccl_ll_bandwidth_fraction", &CostParams::nccl_ll_bandwidth_fraction, Range::fraction},
+      {"nccl_ll128_bandwidth_fraction", &CostParams::nccl_ll128_bandwidth_fraction,
+       Range::fraction},
+      {"nccl_simple_bandwidth_fraction", &CostParams::nccl_simple_bandwidth_fraction,
+       Range::fraction},
+      {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, Range::nonnegative},
+      {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
       {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
        Range::fraction},
       {"one_sided_scale_up_overhead_s", &CostParams::one_sided_scale_up_overhead_s,
@@ -64,13 +83,35 @@ const std::array<Field, 15>& fields() {
 }
 
 void check_keys(const YamlValue& node) {
-  node.expect_keys({"repeat_lookup_hbm_fraction", "index_bytes_per_lookup",
-                    "offset_bytes_per_output", "backward_index_bytes_per_lookup",
-                    "kernels_per_embedding_op", "kernels_per_embedding_backward",
-                    "interaction_hbm_efficiency", "collective_bandwidth_efficiency",
-                    "collective_launch_s", "small_message_half_bytes_scale_up",
-                    "small_message_half_bytes_scale_out", "one_sided_bandwidth_efficiency",
-                    "one_sided_scale_up_overhead_s", "one_sided_scale_out_overhead_s",
+  node.expect_keys({"repeat_lookup_hbm_fraction",
+                    "index_bytes_per_lookup",
+                    "offset_bytes_per_output",
+                    "backward_index_bytes_per_lookup",
+                    "kernels_per_embedding_op",
+                    "kernels_per_embedding_backward",
+                    "interaction_hbm_efficiency",
+                    "collective_bandwidth_efficiency",
+                    "collective_launch_s",
+                    "small_message_half_bytes_scale_up",
+                    "small_message_half_bytes_scale_out",
+                    "collective_model",
+                    "nccl_ll_base_latency_s",
+                    "nccl_ll128_base_latency_s",
+                    "nccl_simple_base_latency_s",
+                    "nccl_ll_scale_up_step_s",
+                    "nccl_ll128_scale_up_step_s",
+                    "nccl_simple_scale_up_step_s",
+                    "nccl_ll_scale_out_step_s",
+                    "nccl_ll128_scale_out_step_s",
+                    "nccl_simple_scale_out_step_s",
+                    "nccl_ll_bandwidth_fraction",
+                    "nccl_ll128_bandwidth_fraction",
+                    "nccl_simple_bandwidth_fraction",
+                    "alltoall_peer_scale_up_s",
+                    "alltoall_peer_scale_out_s",
+                    "one_sided_bandwidth_efficiency",
+                    "one_sided_scale_up_overhead_s",
+                    "one_sided_scale_out_overhead_s",
                     "one_sided_overlap_fraction"});
 }
 
@@ -94,6 +135,7 @@ double read_double(const YamlValue& v, Range range) {
     }
     case Range::nonnegative:
     case Range::launch_count:
+    case Range::choice:
       return v.as_nonnegative_double();
   }
   throw std::logic_error("unhandled cost parameter range");
@@ -102,6 +144,11 @@ double read_double(const YamlValue& v, Range range) {
 void read_field(const Field& f, const YamlValue& v, CostParams& out) {
   if (auto* dm = std::get_if<double CostParams::*>(&f.member)) {
     out.*(*dm) = read_double(v, f.range);
+    return;
+  }
+  if (auto* km = std::get_if<CollectiveModelKind CostParams::*>(&f.member)) {
+    out.*(*km) = v.as_choice({"ideal", "nccl"}) == "ideal" ? CollectiveModelKind::ideal
+                                                           : CollectiveModelKind::nccl;
     return;
   }
   const std::uint64_t n = v.as_nonnegative_int();

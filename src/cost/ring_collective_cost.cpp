@@ -1,9 +1,11 @@
 // α-β costs of the ring collectives: AllReduce (flat ring and hierarchical), ReduceScatter and
 // AllGather (docs/model.md, "Ring collectives"), as network demands over the topology.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "checks.hpp"
+#include "collective_shape.hpp"
 #include "demand_builder.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "topology_terms.hpp"
@@ -13,11 +15,15 @@ namespace shardsim {
 namespace {
 
 using cost_detail::add_ring;
+using cost_detail::CollectiveShape;
+using cost_detail::fastest;
+using cost_detail::model_candidates;
 using cost_detail::require_work;
 using cost_detail::ring_shape;
 using cost_detail::RingShape;
 using cost_detail::route_latency_s;
 using cost_detail::StageBuilder;
+using cost_detail::StageSteps;
 
 bool nothing_to_do(const RingShape& s, double bytes) {
   return s.size <= 1 || bytes <= 0;
@@ -29,32 +35,149 @@ std::vector<int> sorted(std::span<const int> gpus) {
   return v;
 }
 
-// `phases` passes of a ring over the n GPUs in id order: every hop carries
-// phases · (n−1)/n · S, in phases · (n−1) steps of the farthest hop's α.
-CollectiveDemand flat_ring(const Cluster& cluster, std::span<const int> gpus, double bytes,
-                           int phases, const CostParams& p, FlowGranularity granularity) {
-  CollectiveDemand d;
-  d.payload_bytes = bytes;
+// The GPUs of each spanned scale-up domain, in domain order, each list ascending.
+std::vector<std::vector<int>> by_domain(const Cluster& cluster, std::span<const int> gpus) {
+  std::map<int, std::vector<int>> m;  // ordered: deterministic
+  for (int g : sorted(gpus)) m[cluster.scale_up_domain_of(g)].push_back(g);
+  std::vector<std::vector<int>> out;
+  for (auto& [domain, members] : m) out.push_back(std::move(members));
+  return out;
+}
+
+// NCCL's rings over several scale-up domains (one channel per rail): ring r visits every
+// domain's GPUs rotated so that it leaves each domain from its r-th GPU and enters the next at
+// that domain's (r+1)-th, so each GPU's NIC carries one ring's crossing. c rings, c = the fewest
+// GPUs of a spanned domain; one domain, or one GPU in some domain: the single ring in id order.
+std::vector<std::vector<int>> rail_rings(const Cluster& cluster, std::span<const int> gpus,
+                                         const RingShape& s) {
+  if (s.domains < 2 || s.min_gpus_per_domain < 2) return {sorted(gpus)};
+  const std::vector<std::vector<int>> domains = by_domain(cluster, gpus);
+  std::vector<std::vector<int>> rings;
+  for (int r = 0; r < s.min_gpus_per_domain; ++r) {
+    std::vector<int> ring;
+    ring.reserve(gpus.size());
+    for (const std::vector<int>& members : domains) {
+      const std::size_t g = members.size();
+      for (std::size_t k = 0; k < g; ++k) {
+        ring.push_back(members[(static_cast<std::size_t>(r) + 1 + k) % g]);
+      }
+    }
+    rings.push_back(std::move(ring));
+  }
+  return rings;
+}
+
+// `phases` passes of a ring over the n GPUs: every hop carries phases · (n−1)/n · S, split over
+// the rails' rings; phases · (n−1) steps of the farthest hop's α (ideal), of which
+// phases · (d−1) cross between the d domains (NCCL's step counts).
+CollectiveShape flat_ring(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                          int phases, const CostParams& p, FlowGranularity granularity) {
+  CollectiveShape shape;
+  shape.demand.payload_bytes = bytes;
   const RingShape s = ring_shape(cluster, gpus);  // validates
-  if (nothing_to_do(s, bytes)) return d;
-  const std::vector<int> ring = sorted(gpus);
+  if (nothing_to_do(s, bytes)) return shape;
   const double steps = s.size - 1;
+  const std::vector<std::vector<int>> rings = rail_rings(cluster, gpus, s);
+  const double per_ring = phases * (steps / s.size * bytes) / static_cast<double>(rings.size());
   StageBuilder stage(cluster, granularity);
-  add_ring(stage, cluster, ring, phases * (steps / s.size * bytes));
+  for (const std::vector<int>& ring : rings) add_ring(stage, cluster, ring, per_ring);
+  shape.demand.launch_s = p.collective_launch_s;
+  const double alpha = route_latency_s(cluster, s.far_src, s.far_dst);
+  shape.demand.stages.push_back(stage.finish(phases * steps * alpha));
+  const double out = s.domains > 1 ? phases * (s.domains - 1.0) : 0.0;
+  shape.steps.push_back(StageSteps{phases * steps - out, out, alpha});
+  return shape;
+}
+
+// The three stages of the hierarchical AllReduce (see allreduce_hierarchical_demand); as NCCL's
+// tree when `tree`: the same link loads in one pipelined stage, with tuning.cc's tree step
+// counts 2·((g−1) scale-up + ⌊log2 d⌋ scale-out).
+CollectiveShape hierarchical(const Cluster& cluster, std::span<const int> gpus, double bytes,
+                             const RingShape& s, bool tree, const CostParams& p,
+                             FlowGranularity granularity) {
+  const std::vector<std::vector<int>> domains = by_domain(cluster, gpus);
+  const double alpha_up = route_latency_s(cluster, s.local_src, s.local_dst);
+  const double alpha_out = route_latency_s(cluster, s.far_src, s.far_dst);
+  const int g_max = s.max_gpus_per_domain;
+  const int g_min = s.min_gpus_per_domain;
+  auto intra = [&]() {
+    StageBuilder stage(cluster, granularity);
+    for (const std::vector<int>& members : domains) {
+      const double g = static_cast<double>(members.size());
+      add_ring(stage, cluster, members, (g - 1) / g * bytes);
+    }
+    return stage.finish((g_max - 1) * alpha_up);
+  };
+  CollectiveShape shape;
+  CollectiveDemand& d = shape.demand;
+  d.payload_bytes = bytes;
   d.launch_s = p.collective_launch_s;
-  d.stages.push_back(stage.finish(phases * steps * route_latency_s(cluster, s.far_src, s.far_dst)));
-  return d;
+  d.stages.push_back(intra());
+  {
+    StageBuilder stage(cluster, granularity);
+    const double chunk = bytes / g_min;
+    for (int r = 0; r < g_max; ++r) {
+      std::vector<int> ring;
+      for (const std::vector<int>& members : domains) {
+        if (static_cast<int>(members.size()) > r) ring.push_back(members[static_cast<size_t>(r)]);
+      }
+      const double dr = static_cast<double>(ring.size());
+      add_ring(stage, cluster, ring, 2 * ((dr - 1) / dr * chunk));
+    }
+    d.stages.push_back(stage.finish(2 * (s.domains - 1) * alpha_out));
+  }
+  d.stages.push_back(intra());
+  if (!tree) {
+    shape.steps = {StageSteps{g_max - 1.0, 0, 0}, StageSteps{0, 2.0 * (s.domains - 1), alpha_out},
+                   StageSteps{g_max - 1.0, 0, 0}};
+    return shape;
+  }
+  // NCCL's tree pipelines its chunks through the whole tree: one stage with every link's load.
+  CollectiveStage merged;
+  for (const CollectiveStage& st : d.stages) {
+    for (const DemandFlow& f : st.flows) {
+      merged.add_flow(f.bytes, std::span<const int>(st.links).subspan(f.first_link, f.num_links));
+    }
+    merged.latency_s += st.latency_s;
+  }
+  d.stages = {std::move(merged)};
+  const double tree_out = 2.0 * std::floor(std::log2(static_cast<double>(s.domains)));
+  shape.steps = {StageSteps{2.0 * (g_max - 1.0), tree_out, alpha_out}};
+  return shape;
+}
+
+bool has_hierarchy(const RingShape& s) {
+  return s.domains >= 2 && s.max_gpus_per_domain >= 2;
+}
+
+// The shapes an AllReduce can take under the model: the rail rings, and the hierarchical ring
+// (ideal) or NCCL's tree (nccl) where the GPUs span several domains with two or more in one.
+std::vector<CollectiveShape> allreduce_shapes(const Cluster& cluster, std::span<const int> gpus,
+                                              double bytes, const CostParams& p,
+                                              FlowGranularity granularity) {
+  std::vector<CollectiveShape> shapes;
+  shapes.push_back(flat_ring(cluster, gpus, bytes, 2, p, granularity));
+  const RingShape s = ring_shape(cluster, gpus);
+  if (!nothing_to_do(s, bytes) && has_hierarchy(s)) {
+    const bool tree = p.collective_model == CollectiveModelKind::nccl;
+    shapes.push_back(hierarchical(cluster, gpus, bytes, s, tree, p, granularity));
+  }
+  return shapes;
+}
+
+CollectiveDemand priced(const Cluster& cluster, const CollectiveShape& shape, const CostParams& p) {
+  return fastest(cluster, model_candidates(cluster, shape, p), p);
 }
 
 }  // namespace
 
-// Flat ring (Patarasuk & Yuan's bandwidth-optimal ring, as used by NCCL):
-//   2(N−1)/N · S / bw_slowest_hop + 2(N−1)·α + launch
+// Flat ring (Patarasuk & Yuan's bandwidth-optimal ring, as used by NCCL), over the rails:
+//   2(N−1)/N · S / (rings · bw_slowest_hop) + 2(N−1)·α + launch   (ideal)
 CollectiveDemand allreduce_ring_demand(const Cluster& cluster, std::span<const int> gpus,
                                        double bytes, const CostParams& p,
                                        FlowGranularity granularity) {
   require_work(bytes, "AllReduce bytes");
-  return flat_ring(cluster, gpus, bytes, 2, p, granularity);
+  return priced(cluster, flat_ring(cluster, gpus, bytes, 2, p, granularity), p);
 }
 
 // Hierarchical (Neo App. B: AllReduce "utilizes both scale-out and NVLINK bandwidths"):
@@ -64,6 +187,9 @@ CollectiveDemand allreduce_ring_demand(const Cluster& cluster, std::span<const i
 //   all-gather inside each domain              (g−1)/g · S per hop,        (g_max−1)·α_up
 //   + launch once.
 // With unequal GPUs per domain it is conservative: the cross-domain chunk is S / g_min.
+// Under the nccl model this variant stands for NCCL's tree: the same link loads (a documented
+// choice: NCCL's chains and double binary tree move about as much per NIC), pipelined in one
+// stage, with NCCL's tree step counts.
 CollectiveDemand allreduce_hierarchical_demand(const Cluster& cluster, std::span<const int> gpus,
                                                double bytes, const CostParams& p,
                                                FlowGranularity granularity) {
@@ -74,51 +200,21 @@ CollectiveDemand allreduce_hierarchical_demand(const Cluster& cluster, std::span
     none.payload_bytes = bytes;
     return none;
   }
-  if (s.domains < 2 || s.max_gpus_per_domain < 2) {
-    return flat_ring(cluster, gpus, bytes, 2, p, granularity);
-  }
-  std::map<int, std::vector<int>> by_domain;  // ordered: deterministic
-  for (int g : sorted(gpus)) by_domain[cluster.scale_up_domain_of(g)].push_back(g);
-  const double alpha_up = route_latency_s(cluster, s.local_src, s.local_dst);
-  const double alpha_out = route_latency_s(cluster, s.far_src, s.far_dst);
-  const int g_max = s.max_gpus_per_domain;
-  const int g_min = s.min_gpus_per_domain;
-
-  auto intra = [&]() {
-    StageBuilder stage(cluster, granularity);
-    for (const auto& [domain, members] : by_domain) {
-      const double g = static_cast<double>(members.size());
-      add_ring(stage, cluster, members, (g - 1) / g * bytes);
-    }
-    return stage.finish((g_max - 1) * alpha_up);
-  };
-  CollectiveDemand d;
-  d.payload_bytes = bytes;
-  d.launch_s = p.collective_launch_s;
-  d.stages.push_back(intra());
-  {
-    StageBuilder stage(cluster, granularity);
-    const double chunk = bytes / g_min;
-    for (int r = 0; r < g_max; ++r) {
-      std::vector<int> ring;
-      for (const auto& [domain, members] : by_domain) {
-        if (static_cast<int>(members.size()) > r) ring.push_back(members[static_cast<size_t>(r)]);
-      }
-      const double dr = static_cast<double>(ring.size());
-      add_ring(stage, cluster, ring, 2 * ((dr - 1) / dr * chunk));
-    }
-    d.stages.push_back(stage.finish(2 * (s.domains - 1) * alpha_out));
-  }
-  d.stages.push_back(intra());
-  return d;
+  if (!has_hierarchy(s)) return allreduce_ring_demand(cluster, gpus, bytes, p, granularity);
+  const bool tree = p.collective_model == CollectiveModelKind::nccl;
+  return priced(cluster, hierarchical(cluster, gpus, bytes, s, tree, p, granularity), p);
 }
 
 CollectiveDemand allreduce_demand(const Cluster& cluster, std::span<const int> gpus, double bytes,
                                   const CostParams& p, FlowGranularity granularity) {
-  CollectiveDemand ring = allreduce_ring_demand(cluster, gpus, bytes, p, granularity);
-  CollectiveDemand hier = allreduce_hierarchical_demand(cluster, gpus, bytes, p, granularity);
-  return idle_time_s(cluster, hier, p) < idle_time_s(cluster, ring, p) ? std::move(hier)
-                                                                       : std::move(ring);
+  require_work(bytes, "AllReduce bytes");
+  std::vector<CollectiveDemand> candidates;
+  for (const CollectiveShape& shape : allreduce_shapes(cluster, gpus, bytes, p, granularity)) {
+    for (CollectiveDemand& d : model_candidates(cluster, shape, p)) {
+      candidates.push_back(std::move(d));
+    }
+  }
+  return fastest(cluster, std::move(candidates), p);
 }
 
 double allreduce_ring_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
@@ -133,23 +229,22 @@ double allreduce_hierarchical_s(const Cluster& cluster, std::span<const int> gpu
 
 double allreduce_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
                    const CostParams& p) {
-  return std::min(allreduce_ring_s(cluster, gpus, bytes, p),
-                  allreduce_hierarchical_s(cluster, gpus, bytes, p));
+  return idle_time_s(cluster, allreduce_demand(cluster, gpus, bytes, p), p);
 }
 
-// ReduceScatter / AllGather of an S-byte buffer: (N−1)/N · S per hop + (N−1)·α + launch
-// (row-wise sharding's forward uses ReduceScatter: Neo §4).
+// ReduceScatter / AllGather of an S-byte buffer: (N−1)/N · S per hop (over the rails' rings)
+// + (N−1)·α + launch (row-wise sharding's forward uses ReduceScatter: Neo §4).
 CollectiveDemand reduce_scatter_demand(const Cluster& cluster, std::span<const int> gpus,
                                        double bytes, const CostParams& p,
                                        FlowGranularity granularity) {
   require_work(bytes, "ReduceScatter bytes");
-  return flat_ring(cluster, gpus, bytes, 1, p, granularity);
+  return priced(cluster, flat_ring(cluster, gpus, bytes, 1, p, granularity), p);
 }
 
 CollectiveDemand allgather_demand(const Cluster& cluster, std::span<const int> gpus, double bytes,
                                   const CostParams& p, FlowGranularity granularity) {
   require_work(bytes, "AllGather bytes");
-  return flat_ring(cluster, gpus, bytes, 1, p, granularity);
+  return priced(cluster, flat_ring(cluster, gpus, bytes, 1, p, granularity), p);
 }
 
 double reduce_scatter_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
@@ -167,8 +262,12 @@ AllReduceTimes::AllReduceTimes(const Cluster& cluster, std::span<const int> gpus
   const RingShape s = ring_shape(cluster, gpus);  // validates
   trivial_ = s.size <= 1;
   if (trivial_) return;
-  ring_ = line_of(cluster, allreduce_ring_demand(cluster, gpus, 1.0, p), p);
-  hierarchical_ = line_of(cluster, allreduce_hierarchical_demand(cluster, gpus, 1.0, p), p);
+  for (const CollectiveShape& shape :
+       allreduce_shapes(cluster, gpus, 1.0, p, FlowGranularity::aggregated)) {
+    for (const CollectiveDemand& d : model_candidates(cluster, shape, p)) {
+      lines_.push_back(line_of(cluster, d, p));
+    }
+  }
 }
 
 // The terms of idle_time_s (collective_demand.cpp) for a demand built for S = 1 byte: what does
@@ -190,8 +289,9 @@ AllReduceTimes::Line AllReduceTimes::line_of(const Cluster& cluster, const Colle
 double AllReduceTimes::at(double bytes) const {
   require_work(bytes, "AllReduce bytes");
   if (trivial_ || bytes <= 0) return 0.0;
-  return std::min(ring_.fixed_s + bytes * ring_.per_byte_s,
-                  hierarchical_.fixed_s + bytes * hierarchical_.per_byte_s);
+  double best = lines_.front().fixed_s + bytes * lines_.front().per_byte_s;
+  for (const Line& l : lines_) best = std::min(best, l.fixed_s + bytes * l.per_byte_s);
+  return best;
 }
 
 }  // namespace shardsim

@@ -107,8 +107,8 @@ std::vector<int> input_alltoall(Emitter& e, IterationDraw& draw) {
     deps_by_gpu[g] = overlap ? std::vector<int>{previous->interaction_fwd_by_gpu[g]} : e.barrier(g);
   }
   for (std::size_t k = 0; k < e.traffic().a2a_groups.size(); ++k) {
-    CollectiveDemand d =
-        alltoall_demand(in, draw.input_traffic[k], per_flow ? &draw.input_pairs[k] : nullptr);
+    CollectiveDemand d = alltoall_demand(in, e.traffic().a2a_groups[k], draw.input_traffic[k],
+                                         per_flow ? &draw.input_pairs[k] : nullptr);
     const double duration = in.collective_model().idle_time_s(in.cluster, d, in.cost);
     const double bytes = d.payload_bytes;
     const int demand = sharing && !d.empty() ? e.graph().add_demand(std::move(d)) : -1;

@@ -160,12 +160,12 @@ void alltoalls(const SimulationInputs& in, const PlanAnalysis& a, PlanTraffic& t
     }
   }
   for (std::size_t k = 0; k < groups; ++k) {
-    t.a2a_fwd.push_back(
-        share(in, t, t.a2a_groups[k],
-              alltoall_demand(in, gt.fwd[k], per_flow ? &gt.pair_fwd[k] : nullptr)));
-    t.a2a_bwd.push_back(
-        share(in, t, t.a2a_groups[k],
-              alltoall_demand(in, gt.bwd[k], per_flow ? &gt.pair_bwd[k] : nullptr)));
+    t.a2a_fwd.push_back(share(
+        in, t, t.a2a_groups[k],
+        alltoall_demand(in, t.a2a_groups[k], gt.fwd[k], per_flow ? &gt.pair_fwd[k] : nullptr)));
+    t.a2a_bwd.push_back(share(
+        in, t, t.a2a_groups[k],
+        alltoall_demand(in, t.a2a_groups[k], gt.bwd[k], per_flow ? &gt.pair_bwd[k] : nullptr)));
   }
 }
 
@@ -204,10 +204,12 @@ DenseTimes dense_times(const SimulationInputs& in) {
 
 }  // namespace
 
-CollectiveDemand alltoall_demand(const SimulationInputs& in, const LevelTraffic& traffic,
-                                 const ByteMatrix* pairs) {
-  if (pairs) return alltoallv_demand(in.cluster, *pairs, in.cost, FlowGranularity::per_flow);
-  return alltoallv_demand(in.cluster, traffic, in.cost);
+CollectiveDemand alltoall_demand(const SimulationInputs& in, std::span<const int> group,
+                                 const LevelTraffic& traffic, const ByteMatrix* pairs) {
+  if (pairs) {
+    return alltoallv_demand(in.cluster, *pairs, in.cost, FlowGranularity::per_flow, group);
+  }
+  return alltoallv_demand(in.cluster, traffic, in.cost, group);
 }
 
 PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../support/ideal_cost.hpp"
 #include "round_presets.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
@@ -48,7 +49,7 @@ TEST(AlltoallvCost, HandMatrixOnTwoNodesOfTwoGpus) {
   // With the default efficiency 0.85 and 10 us launch, and 1 us link latencies:
   // total = 5 ms / 0.85 + route latency(GPU 0 -> GPU 2) + 10 us
   const Cluster slow(round_preset(2, 64, 1, 1e-6), 2);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const double alpha = slow.route(0, 2).latency_s;
   EXPECT_GT(alpha, 0);
   EXPECT_NEAR(alltoallv_s(slow, m, p), 5e-3 / 0.85 + alpha + 10e-6, 1e-12);
@@ -70,7 +71,7 @@ TEST(AlltoallvCost, ReceiveSideCanBind) {
 TEST(AlltoallvCost, UniformMatchesTheClosedForm) {
   // Per-GPU buffer S split evenly over N GPUs (S/N per pair), g GPUs per node:
   //   T = max((g−1)·S/N / bw_up, (N−g)·S/N / bw_nic) / eff + α(farthest level) + launch
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const double per_gpu_bytes = 64e6;
   for (int g : {1, 2, 4, 8}) {
     for (int nodes : {1, 2, 4}) {
@@ -136,7 +137,7 @@ TEST(AlltoallvCost, InjectionBoundOf512GpusIn64NodesOf8) {
   EXPECT_NEAR(b.scale_out_s, 19.6875e-6, 1e-12);
   EXPECT_NEAR(b.tier_uplink_s, 15e-6, 1e-12);
   // The real estimate (default efficiency and launch) never beats the bound.
-  EXPECT_GE(alltoallv_s(cluster, uniform(512, 1e6 / 512), default_cost_params()), 19.6875e-6);
+  EXPECT_GE(alltoallv_s(cluster, uniform(512, 1e6 / 512), ideal_default_cost_params()), 19.6875e-6);
 }
 
 TEST(AlltoallvCost, InjectionBoundOfAFlat512GpuAlltoall) {
@@ -179,17 +180,17 @@ TEST(AlltoallvCost, LatencyIsThatOfTheFarthestLevelUsed) {
 
 TEST(AlltoallvCost, ZeroBytesCostNothing) {
   const Cluster cluster(round_preset(2, 64, 1, 1e-6), 2);
-  EXPECT_EQ(alltoallv_s(cluster, ByteMatrix(4), default_cost_params()), 0.0);
+  EXPECT_EQ(alltoallv_s(cluster, ByteMatrix(4), ideal_default_cost_params()), 0.0);
   ByteMatrix diagonal(4);
   for (int i = 0; i < 4; ++i) diagonal.at(i, i) = 1e9;
-  EXPECT_EQ(alltoallv_s(cluster, diagonal, default_cost_params()), 0.0);
+  EXPECT_EQ(alltoallv_s(cluster, diagonal, ideal_default_cost_params()), 0.0);
 }
 
 TEST(AlltoallvCost, MonotoneInBytes) {
   // Random matrices (fixed seed): adding bytes to any entry never lowers the time, and doubling
   // every entry strictly raises it.
   const Cluster cluster(round_preset(4, 2, 2.0, 1e-6), 8);  // 32 GPUs, 4 racks
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   Rng rng(stream_seed(7, {1}));
   for (int trial = 0; trial < 20; ++trial) {
     ByteMatrix m(32);
@@ -286,7 +287,7 @@ TEST(AlltoallvCost, MatchesAReferenceTranscriptionOnThreeTiers) {
   h.tiers = {TierSpec{"rack", 2, 3.0, 0.5e-6}, TierSpec{"pod", 2, 2.0, 1e-6},
              TierSpec{"building", 4, 1.0, 2e-6}};
   const Cluster cluster(h, 8);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   Rng rng(stream_seed(5, {3}));
   for (int trial = 0; trial < 30; ++trial) {
     ByteMatrix m(32);
@@ -309,7 +310,7 @@ TEST(AlltoallvCost, BuiltinPresetUniformMatchesTheClosedForm) {
   // dgx-a100, 16 nodes (one rack): 8 GPUs per node, one 200 Gbit/s NIC per GPU (25 GB/s),
   // 300 GB/s NVSwitch. 128 MB per GPU: 1 MB per pair; 120 MB off-node per GPU / 25 GB/s.
   const Cluster cluster(builtin_preset("dgx-a100"), 16);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const double nic_Bps = cluster.scale_out_Bps_per_gpu();
   ASSERT_DOUBLE_EQ(nic_Bps, 25e9);
   const double expected = 120e6 / (25e9 * 0.85) + cluster.route(0, 8).latency_s + 10e-6;
@@ -318,10 +319,11 @@ TEST(AlltoallvCost, BuiltinPresetUniformMatchesTheClosedForm) {
 
 TEST(AlltoallvCost, BadMatrixIsRejected) {
   const Cluster cluster(round_preset(2), 2);
-  EXPECT_THROW(alltoallv_s(cluster, ByteMatrix(3), default_cost_params()), std::invalid_argument);
+  EXPECT_THROW(alltoallv_s(cluster, ByteMatrix(3), ideal_default_cost_params()),
+               std::invalid_argument);
   ByteMatrix negative(4);
   negative.at(0, 1) = -1;
-  EXPECT_THROW(alltoallv_s(cluster, negative, default_cost_params()), std::invalid_argument);
+  EXPECT_THROW(alltoallv_s(cluster, negative, ideal_default_cost_params()), std::invalid_argument);
 }
 
 }  // namespace

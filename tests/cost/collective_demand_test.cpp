@@ -1,5 +1,6 @@
 // Collectives as network demands: per-level traffic, link loads, the small-message model.
 #include "shardsim/cost/collective_demand.hpp"
+#include "../support/ideal_cost.hpp"
 
 #include <gtest/gtest.h>
 
@@ -63,7 +64,7 @@ TEST(LevelTraffic, SumsEachGpusBytesPerLevel) {
 TEST(AlltoallvDemand, PerLevelTotalsGiveTheSameTimeAsTheMatrix) {
   // Property: the per-level form loses nothing the cost needs, on switched, meshed,
   // multi-tier and oversubscribed clusters.
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   HardwarePreset mesh = round_preset(4, 2, 2.0, 1e-6);
   mesh.scale_up_kind = "nvlink";
   const std::vector<Cluster> clusters = {Cluster(round_preset(4, 2, 2.0, 1e-6), 8),
@@ -125,19 +126,22 @@ TEST(AlltoallvDemand, GpusSharingANicShareItsBandwidth) {
 }
 
 TEST(RingDemand, EveryHopCarriesItsShareOverItsRoute) {
-  // Flat ring 0 -> 1 -> 2 -> 3 -> 0 over 2 nodes of 2 GPUs, AllReduce of 1 GB: every hop
-  // carries 2·(3/4)·1 GB = 1.5 GB; hops 1 -> 2 and 3 -> 0 cross the NICs (10 GB/s): 150 ms.
+  // AllReduce of 1 GB over 2 nodes of 2 GPUs: one ring per rail (NCCL's channels), each carrying
+  // half of 2·(3/4)·1 GB = 0.75 GB per hop. Ring 0 is 1 -> 0 -> 3 -> 2 -> 1, ring 1 is
+  // 0 -> 1 -> 2 -> 3 -> 0: every GPU sends one hop over NVLink and one through its NIC
+  // (10 GB/s), so every loaded link carries 0.75 GB: 75 ms (one ring alone would put 1.5 GB
+  // through one NIC: 150 ms).
   const Cluster cluster(round_preset(2), 2);
   const CostParams p = ideal_collectives();
   const CollectiveDemand d = allreduce_ring_demand(cluster, iota_gpus(4), 1e9, p);
   ASSERT_EQ(d.stages.size(), 1u);
-  for (const DemandFlow& f : d.stages.front().flows) EXPECT_DOUBLE_EQ(f.bytes, 1.5e9);
-  EXPECT_NEAR(idle_time_s(cluster, d, p), 150e-3, 1e-12);
-  // Per flow: one flow per hop, the same time.
+  for (const DemandFlow& f : d.stages.front().flows) EXPECT_DOUBLE_EQ(f.bytes, 0.75e9);
+  EXPECT_NEAR(idle_time_s(cluster, d, p), 75e-3, 1e-12);
+  // Per flow: one flow per hop of each ring, the same time.
   const CollectiveDemand hops =
       allreduce_ring_demand(cluster, iota_gpus(4), 1e9, p, FlowGranularity::per_flow);
-  EXPECT_EQ(hops.stages.front().flows.size(), 4u);
-  EXPECT_NEAR(idle_time_s(cluster, hops, p), 150e-3, 1e-12);
+  EXPECT_EQ(hops.stages.front().flows.size(), 8u);
+  EXPECT_NEAR(idle_time_s(cluster, hops, p), 75e-3, 1e-12);
   // Hierarchical: three stages (reduce-scatter, cross-node rings, all-gather).
   EXPECT_EQ(allreduce_hierarchical_demand(cluster, iota_gpus(4), 1e9, p).stages.size(), 3u);
 }
@@ -169,7 +173,7 @@ TEST(MessageCost, SmallMessagesReachAFractionOfTheBandwidth) {
   EXPECT_NEAR(p2p_s(cluster, 0, 2, 1000, 256, p), 435.2e-6, 1e-15);
   EXPECT_NEAR(p2p_s(cluster, 0, 2, 1, 1e9, p), (1e9 + 4096) / 10e9, 1e-12);
   const Cluster slow(round_preset(2, 64, 1, 1e-6), 2);
-  CostParams q = default_cost_params();
+  CostParams q = ideal_default_cost_params();
   const double alpha = slow.route(2, 0).latency_s;
   EXPECT_NEAR(p2p_s(slow, 2, 0, 1000, 256, q),
               q.collective_launch_s + alpha +

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../support/ideal_cost.hpp"
 #include "round_presets.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 
@@ -29,10 +30,11 @@ TEST(RingCollectiveCost, AllReduceInsideANode) {
   EXPECT_NEAR(allreduce_s(cluster, gpus, kGB, ideal_collectives()), 10e-3, 1e-12);
 }
 
-TEST(RingCollectiveCost, FlatRingAcrossNodesUsesTheNicShare) {
-  // 2 nodes x 2 GPUs, 10 GB/s NIC share: 2·(3/4)·1 GB / 10 GB/s = 150 ms
+TEST(RingCollectiveCost, FlatRingAcrossNodesUsesEveryRail) {
+  // 2 nodes x 2 GPUs, 10 GB/s NIC share: 2·(3/4)·1 GB split over 2 rings (one per rail, each
+  // leaving a node through another GPU's NIC) / 10 GB/s = 75 ms
   const Cluster cluster(round_preset(2), 2);
-  EXPECT_NEAR(allreduce_ring_s(cluster, iota_gpus(4), kGB, ideal_collectives()), 150e-3, 1e-12);
+  EXPECT_NEAR(allreduce_ring_s(cluster, iota_gpus(4), kGB, ideal_collectives()), 75e-3, 1e-12);
 }
 
 TEST(RingCollectiveCost, HierarchicalBeatsFlatRingAcrossNodes) {
@@ -40,7 +42,7 @@ TEST(RingCollectiveCost, HierarchicalBeatsFlatRingAcrossNodes) {
   //   reduce-scatter in node  (1/2)·1 GB / 100 GB/s           =  5 ms
   //   AllReduce across nodes  2·(1/2)·0.5 GB / 10 GB/s        = 50 ms
   //   all-gather in node      (1/2)·1 GB / 100 GB/s           =  5 ms
-  //   total 60 ms < 150 ms flat
+  //   total 60 ms < 75 ms flat over two rails
   const Cluster cluster(round_preset(2), 2);
   const CostParams p = ideal_collectives();
   const auto gpus = iota_gpus(4);
@@ -51,15 +53,15 @@ TEST(RingCollectiveCost, HierarchicalBeatsFlatRingAcrossNodes) {
 
 TEST(RingCollectiveCost, LatencyTermsPerStep) {
   // With 1 us per link, α comes from the route of the level each phase crosses:
-  //   flat:          150 ms + 2·3·α_out + launch
+  //   flat:           75 ms + 2·3·α_out + launch
   //   hierarchical:   60 ms + 1·α_up + 2·1·α_out + 1·α_up + launch
   // Default efficiency 0.85 divides the bandwidth terms; launch 10 us once.
   const Cluster cluster(round_preset(2, 64, 1, 1e-6), 2);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const double a_up = cluster.route(0, 1).latency_s;
   const double a_out = cluster.route(3, 0).latency_s;
   const auto gpus = iota_gpus(4);
-  EXPECT_NEAR(allreduce_ring_s(cluster, gpus, kGB, p), 150e-3 / 0.85 + 6 * a_out + 10e-6, 1e-12);
+  EXPECT_NEAR(allreduce_ring_s(cluster, gpus, kGB, p), 75e-3 / 0.85 + 6 * a_out + 10e-6, 1e-12);
   EXPECT_NEAR(allreduce_hierarchical_s(cluster, gpus, kGB, p),
               60e-3 / 0.85 + 2 * a_up + 2 * a_out + 10e-6, 1e-12);
 }
@@ -67,7 +69,7 @@ TEST(RingCollectiveCost, LatencyTermsPerStep) {
 TEST(RingCollectiveCost, SmallMessagesPreferTheVariantWithFewerSteps) {
   // At 1 KB the α terms dominate; allreduce_s is the faster of the two whatever they are.
   const Cluster cluster(round_preset(8, 64, 1, 5e-6), 4);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const auto gpus = iota_gpus(32);
   const double ring = allreduce_ring_s(cluster, gpus, 1e3, p);
   const double hier = allreduce_hierarchical_s(cluster, gpus, 1e3, p);
@@ -98,7 +100,7 @@ TEST(RingCollectiveCost, OneGpuPerNodeHasNoHierarchy) {
 }
 
 TEST(RingCollectiveCost, ReduceScatterAndAllGather) {
-  // (N−1)/N · S / bw: across nodes (3/4)·1 GB / 10 GB/s = 75 ms; inside a node
+  // (N−1)/N · S / bw: across nodes (3/4)·1 GB over 2 rails / 10 GB/s = 37.5 ms; inside a node
   // (1/2)·1 GB / 100 GB/s = 5 ms. Launch once, (N−1) α steps.
   const Cluster cluster(round_preset(2, 64, 1, 1e-6), 2);
   const CostParams ideal = ideal_collectives();
@@ -106,16 +108,16 @@ TEST(RingCollectiveCost, ReduceScatterAndAllGather) {
   const double a_up = cluster.route(0, 1).latency_s;
   const auto all = iota_gpus(4);
   const std::vector<int> node0 = {0, 1};
-  EXPECT_NEAR(reduce_scatter_s(cluster, all, kGB, ideal), 75e-3 + 3 * a_out, 1e-12);
-  EXPECT_NEAR(allgather_s(cluster, all, kGB, ideal), 75e-3 + 3 * a_out, 1e-12);
+  EXPECT_NEAR(reduce_scatter_s(cluster, all, kGB, ideal), 37.5e-3 + 3 * a_out, 1e-12);
+  EXPECT_NEAR(allgather_s(cluster, all, kGB, ideal), 37.5e-3 + 3 * a_out, 1e-12);
   EXPECT_NEAR(reduce_scatter_s(cluster, node0, kGB, ideal), 5e-3 + a_up, 1e-12);
-  const CostParams p = default_cost_params();
-  EXPECT_NEAR(allgather_s(cluster, all, kGB, p), 75e-3 / 0.85 + 3 * a_out + 10e-6, 1e-12);
+  const CostParams p = ideal_default_cost_params();
+  EXPECT_NEAR(allgather_s(cluster, all, kGB, p), 37.5e-3 / 0.85 + 3 * a_out + 10e-6, 1e-12);
 }
 
 TEST(RingCollectiveCost, OrderOfTheGpuListDoesNotMatter) {
   const Cluster cluster(round_preset(2, 64, 1, 1e-6), 2);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const std::vector<int> shuffled = {3, 1, 0, 2};
   EXPECT_DOUBLE_EQ(allreduce_s(cluster, shuffled, kGB, p),
                    allreduce_s(cluster, iota_gpus(4), kGB, p));
@@ -123,7 +125,7 @@ TEST(RingCollectiveCost, OrderOfTheGpuListDoesNotMatter) {
 
 TEST(RingCollectiveCost, MonotoneInBytes) {
   const Cluster cluster(round_preset(4, 2, 2.0, 1e-6), 8);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const auto gpus = iota_gpus(32);
   double prev_ar = 0;
   double prev_rs = 0;
@@ -139,7 +141,7 @@ TEST(RingCollectiveCost, MonotoneInBytes) {
 
 TEST(RingCollectiveCost, OneGpuOrZeroBytesCostNothing) {
   const Cluster cluster(round_preset(2, 64, 1, 1e-6), 2);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   const std::vector<int> one = {2};
   EXPECT_EQ(allreduce_s(cluster, one, kGB, p), 0.0);
   EXPECT_EQ(allreduce_s(cluster, iota_gpus(4), 0, p), 0.0);
@@ -149,7 +151,7 @@ TEST(RingCollectiveCost, OneGpuOrZeroBytesCostNothing) {
 
 TEST(RingCollectiveCost, BadGpuListsAreRejected) {
   const Cluster cluster(round_preset(2), 2);
-  const CostParams p = default_cost_params();
+  const CostParams p = ideal_default_cost_params();
   EXPECT_THROW(allreduce_s(cluster, std::vector<int>{0, 4}, kGB, p), std::invalid_argument);
   EXPECT_THROW(allreduce_s(cluster, std::vector<int>{1, 1}, kGB, p), std::invalid_argument);
   EXPECT_THROW(allreduce_s(cluster, iota_gpus(4), -1, p), std::invalid_argument);

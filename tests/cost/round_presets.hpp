@@ -52,6 +52,7 @@ inline CostParams ideal_collectives() {
   CostParams p = default_cost_params();
   p.collective_bandwidth_efficiency = 1.0;
   p.collective_launch_s = 0;
+  p.collective_model = CollectiveModelKind::ideal;
   return p;
 }
 

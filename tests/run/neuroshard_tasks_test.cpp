@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../support/ideal_cost.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/plan/planner.hpp"
@@ -70,7 +71,7 @@ Scenario task(std::uint64_t seed, const std::vector<EmbeddingTable>& pool,
         YamlValue(YAML::Load("{two_d: {groups: 2}}"), sc.source, "placement.options");
   }
   sc.placement.planners = std::move(planners);
-  sc.cost = default_cost_params();
+  sc.cost = ideal_default_cost_params();
   return sc;
 }
 

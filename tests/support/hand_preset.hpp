@@ -34,11 +34,12 @@ inline HardwarePreset hand_preset(int gpus_per_node) {
   return p;
 }
 
-// Cost parameters without latencies or protocol losses.
+// Cost parameters without latencies or protocol losses (the ideal collective model).
 inline CostParams hand_cost_params() {
   CostParams c = default_cost_params();
   c.collective_launch_s = 0;
   c.collective_bandwidth_efficiency = 1.0;
+  c.collective_model = CollectiveModelKind::ideal;
   return c;
 }
 

@@ -11,6 +11,7 @@
 // (Cluster::route of a representative pair), and collective_launch_s is added once per
 // collective. One GPU, or zero bytes, costs zero time (an empty demand).
 #include <span>
+#include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_demand.hpp"
@@ -30,7 +31,7 @@ struct AlltoallvBounds {
   double tier_uplink_s = 0;  // max over tiers (top excluded) and groups of bytes out or in / uplink
   int tier_uplink_tier = -1;  // the tier of tier_uplink_s (-1 if none)
   int farthest_level = 0;     // the farthest level any nonzero entry crosses (0 if none)
-  double latency_s = 0;       // route latency of that level
+  double latency_s = 0;       // route latency of that level (+ per-peer costs, nccl model)
   double launch_s = 0;        // collective_launch_s, or 0 when there is nothing to send
   double total_s = 0;
 };
@@ -50,16 +51,25 @@ double alltoallv_s(const Cluster& cluster, const LevelTraffic& traffic, const Co
 // The demand: aggregated, one flow per loaded link (scale-up link per GPU or mesh pair link,
 // GPU <-> NIC, NIC <-> tier 0, tier uplinks); per_flow, one flow per GPU pair over its route.
 // One stage whose latency is the farthest level's route latency.
+// Under the nccl model the launch is the GPU's kernel launch and the stage also waits for the
+// slowest participant's per-peer costs (alltoall_peer_scale_up_s / _scale_out_s for each other
+// participant in / outside its scale-up domain); `participants` are the GPUs of the AlltoAll
+// (empty: all of them).
 CollectiveDemand alltoallv_demand(const Cluster& cluster, const LevelTraffic& traffic,
-                                  const CostParams& p);
+                                  const CostParams& p, std::span<const int> participants = {});
 CollectiveDemand alltoallv_demand(const Cluster& cluster, const ByteMatrix& bytes,
                                   const CostParams& p,
-                                  FlowGranularity granularity = FlowGranularity::aggregated);
+                                  FlowGranularity granularity = FlowGranularity::aggregated,
+                                  std::span<const int> participants = {});
 
-// Ring AllReduce of `bytes` over `gpus`: 2(N-1)/N · S / bw_bottleneck + 2(N-1)·α; when the GPUs
-// span several scale-up domains with more than one GPU in one of them, the hierarchical variant
-// (reduce-scatter inside each domain, AllReduce of S/g across domains in g parallel rings,
-// all-gather inside) is used if faster. `gpus` must be distinct valid ids (std::invalid_argument).
+// Ring AllReduce of `bytes` over `gpus`: 2(N-1)/N · S / bw_bottleneck + 2(N-1)·α, the ring
+// split over one ring per rail when the GPUs span several scale-up domains (NCCL's channels:
+// each ring leaves a domain through another GPU's NIC); when they span several domains with more
+// than one GPU in one of them, the hierarchical variant (reduce-scatter inside each domain,
+// AllReduce of S/g across domains in g parallel rings, all-gather inside; under the nccl model
+// with NCCL's tree step counts) is used if faster. Under the nccl model each variant is priced
+// with the fastest protocol (docs/model.md, "Collective models"). `gpus` must be distinct valid ids
+// (std::invalid_argument).
 double allreduce_s(const Cluster& cluster, std::span<const int> gpus, double bytes,
                    const CostParams& p);
 // The two variants on their own (each 0 for one GPU or zero bytes). The hierarchical one equals
@@ -70,11 +80,12 @@ double allreduce_hierarchical_s(const Cluster& cluster, std::span<const int> gpu
                                 const CostParams& p);
 
 // allreduce_s over one GPU set for many buffer sizes, with the demands built once. On an idle
-// network each variant is affine in S: launch + Σ_stages latency + S · Σ_stages max_links
-// (link bytes per byte of S) / (bandwidth · collective_bandwidth_efficiency). at(S) is the
-// smaller of the two lines, i.e. allreduce_s(cluster, gpus, S, p) up to floating-point rounding
-// (relative ~1e-15: the same terms, summed in another order). For planners that cost the same
-// AllReduce for many sizes (hybrid's data-parallel candidates: one per table, on every GPU).
+// network each variant (shape and, under the nccl model, protocol) is affine in S: launch +
+// Σ_stages latency + S · Σ_stages max_links (link bytes per byte of S) / (bandwidth ·
+// collective_bandwidth_efficiency). at(S) is the smallest of the lines, i.e. allreduce_s(cluster,
+// gpus, S, p) up to floating-point rounding (relative ~1e-15: the same terms, summed in another
+// order). For planners that cost the same AllReduce for many sizes (hybrid's data-parallel
+// candidates: one per table, on every GPU).
 class AllReduceTimes {
  public:
   AllReduceTimes(const Cluster& cluster, std::span<const int> gpus, const CostParams& p);
@@ -86,9 +97,8 @@ class AllReduceTimes {
     double per_byte_s = 0;
   };
   static Line line_of(const Cluster& cluster, const CollectiveDemand& unit, const CostParams& p);
-  bool trivial_ = true;  // one GPU: nothing to reduce
-  Line ring_;
-  Line hierarchical_;
+  bool trivial_ = true;      // one GPU: nothing to reduce
+  std::vector<Line> lines_;  // one per shape and protocol the collective model considers
 };
 
 // ReduceScatter and AllGather of a `bytes`-sized buffer (the full buffer; each GPU ends with or

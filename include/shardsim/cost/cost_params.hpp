@@ -3,12 +3,20 @@
 // guesses. Loaded from configs/cost/default.yaml (compiled in); a scenario may override any
 // of them under `cost:`. Each field's source or "GUESS" label is in that file, and each formula
 // that uses them is in docs/model.md. The defaults below mirror that file; the file wins.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "shardsim/core/yaml_reader.hpp"
 
 namespace shardsim {
+
+// Which collective model prices collectives (docs/model.md, "Collective models"):
+//   ideal  α-β over the topology: route latencies and one bandwidth efficiency (a lower bound)
+//   nccl   NCCL's own cost model: the fastest of its protocols (LL, LL128, Simple) per
+//          collective, each with a base latency, a latency per algorithm step by link class and
+//          a bandwidth fraction; AlltoAll pays a cost per peer
+enum class CollectiveModelKind : std::uint8_t { ideal, nccl };
 
 struct CostParams {
   // --- Embedding kernels (roofline over HBM bytes) ---
@@ -41,6 +49,27 @@ struct CostParams {
   // n½), inside a scale-up domain and across NICs. GUESS.
   double small_message_half_bytes_scale_up = 512;
   double small_message_half_bytes_scale_out = 4096;
+
+  // --- The nccl collective model (NCCL src/graph/tuning.cc's numbers; configs/cost/default.yaml)
+  CollectiveModelKind collective_model = CollectiveModelKind::nccl;
+  // Per protocol (LL, LL128, Simple): a base latency per collective (on top of the GPU's kernel
+  // launch), a latency per algorithm step inside a scale-up domain and across it, and the
+  // fraction of the bandwidth the protocol achieves.
+  double nccl_ll_base_latency_s = 3.6e-6;
+  double nccl_ll128_base_latency_s = 10.0e-6;
+  double nccl_simple_base_latency_s = 8.4e-6;
+  double nccl_ll_scale_up_step_s = 0.47e-6;
+  double nccl_ll128_scale_up_step_s = 1.9e-6;
+  double nccl_simple_scale_up_step_s = 3.4e-6;
+  double nccl_ll_scale_out_step_s = 2.7e-6;
+  double nccl_ll128_scale_out_step_s = 4.0e-6;
+  double nccl_simple_scale_out_step_s = 9.6e-6;
+  double nccl_ll_bandwidth_fraction = 0.25;
+  double nccl_ll128_bandwidth_fraction = 0.92;
+  double nccl_simple_bandwidth_fraction = 1.0;
+  // AlltoAll: the cost of each peer's send/receive pair, inside the domain and across it. GUESS.
+  double alltoall_peer_scale_up_s = 0.5e-6;
+  double alltoall_peer_scale_out_s = 2.7e-6;
 
   // --- One-sided gets and puts of single rows (OPER §5; docs/model.md) ---
   // Fraction of link bandwidth fine-grained one-sided transfers achieve. GUESS.

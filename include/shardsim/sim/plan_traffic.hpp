@@ -5,6 +5,7 @@
 // with its idle-network α-β time and, unless link sharing is off, the network demand the engine
 // shares links with — plus the dense kernel times, the capacity of every link and the traffic
 // the reports show. Built once per plan from the PlanAnalysis; every iteration reuses it.
+#include <span>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
@@ -47,9 +48,9 @@ struct PlanTraffic {
 // std::invalid_argument: the scenario loader reports them as input errors first.
 PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& analysis);
 
-// The AlltoAll demand of one group's traffic; per-flow sharing (`pairs` given) needs the
-// GPU-pair matrix.
-CollectiveDemand alltoall_demand(const SimulationInputs& in, const LevelTraffic& traffic,
-                                 const ByteMatrix* pairs);
+// The AlltoAll demand of one group's traffic among the group's GPUs; per-flow sharing (`pairs`
+// given) needs the GPU-pair matrix.
+CollectiveDemand alltoall_demand(const SimulationInputs& in, std::span<const int> group,
+                                 const LevelTraffic& traffic, const ByteMatrix* pairs);
 
 }  // namespace shardsim

@@ -1,0 +1,67 @@
+// The collective model's pricing of a collective's shape (see collective_shape.hpp).
+#include "collective_shape.hpp"
+
+#include <stdexcept>
+
+namespace shardsim::cost_detail {
+
+ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol) {
+  switch (protocol) {
+    case NcclProtocol::ll:
+      return {p.nccl_ll_base_latency_s, p.nccl_ll_scale_up_step_s, p.nccl_ll_scale_out_step_s,
+              p.nccl_ll_bandwidth_fraction};
+    case NcclProtocol::ll128:
+      return {p.nccl_ll128_base_latency_s, p.nccl_ll128_scale_up_step_s,
+              p.nccl_ll128_scale_out_step_s, p.nccl_ll128_bandwidth_fraction};
+    case NcclProtocol::simple:
+      return {p.nccl_simple_base_latency_s, p.nccl_simple_scale_up_step_s,
+              p.nccl_simple_scale_out_step_s, p.nccl_simple_bandwidth_fraction};
+  }
+  throw std::logic_error("unhandled NCCL protocol");
+}
+
+CollectiveDemand with_protocol(const Cluster& cluster, const CollectiveShape& shape,
+                               NcclProtocol protocol, const CostParams& p) {
+  if (shape.steps.size() != shape.demand.stages.size()) {
+    throw std::logic_error("a collective shape needs step counts for every stage");
+  }
+  const ProtocolTerms t = protocol_terms(p, protocol);
+  CollectiveDemand d = shape.demand;
+  if (d.empty()) return d;
+  d.launch_s = cluster.gpu().kernel_launch_s + t.base_latency_s;
+  for (std::size_t k = 0; k < d.stages.size(); ++k) {
+    CollectiveStage& stage = d.stages[k];
+    const StageSteps& n = shape.steps[k];
+    stage.latency_s =
+        n.scale_up * t.scale_up_step_s + n.scale_out * (t.scale_out_step_s + n.scale_out_route_s);
+    for (DemandFlow& f : stage.flows) f.bytes /= t.bandwidth_fraction;
+  }
+  return d;
+}
+
+std::vector<CollectiveDemand> model_candidates(const Cluster& cluster, const CollectiveShape& shape,
+                                               const CostParams& p) {
+  if (p.collective_model == CollectiveModelKind::ideal || shape.demand.empty()) {
+    return {shape.demand};
+  }
+  return {with_protocol(cluster, shape, NcclProtocol::ll, p),
+          with_protocol(cluster, shape, NcclProtocol::ll128, p),
+          with_protocol(cluster, shape, NcclProtocol::simple, p)};
+}
+
+CollectiveDemand fastest(const Cluster& cluster, std::vector<CollectiveDemand> candidates,
+                         const CostParams& p) {
+  if (candidates.empty()) throw std::logic_error("no candidate demand to choose from");
+  std::size_t best = 0;
+  double best_s = idle_time_s(cluster, candidates[0], p);
+  for (std::size_t k = 1; k < candidates.size(); ++k) {
+    const double s = idle_time_s(cluster, candidates[k], p);
+    if (s < best_s) {
+      best = k;
+      best_s = s;
+    }
+  }
+  return std::move(candidates[best]);
+}
+
+}  // namespace shardsim::cost_detail

@@ -1,0 +1,56 @@
+#pragma once
+// A collective before the collective model prices its latency (internal to src/cost/): its
+// flows, its ideal α-β stage latencies, and NCCL's step counts per stage. The collective model
+// (CostParams::collective_model, docs/model.md "Collective models") turns a shape into the
+// demands it considers: `ideal` keeps the α-β demand, `nccl` makes one demand per protocol.
+#include <vector>
+
+#include "shardsim/cost/collective_demand.hpp"
+#include "shardsim/cost/cost_params.hpp"
+#include "shardsim/hw/cluster.hpp"
+
+namespace shardsim::cost_detail {
+
+// NCCL's algorithm steps of one stage, by the link class a step crosses (tuning.cc's
+// nsteps − nInterSteps and nInterSteps).
+struct StageSteps {
+  double scale_up = 0;
+  double scale_out = 0;
+  double scale_out_route_s = 0;  // the route latency of a step across domains (hardware)
+};
+
+struct CollectiveShape {
+  CollectiveDemand demand;        // the ideal model's demand (launch, route-α latencies)
+  std::vector<StageSteps> steps;  // one per stage of `demand`
+};
+
+enum class NcclProtocol { ll, ll128, simple };
+
+// One protocol's terms (configs/cost/default.yaml, the nccl model).
+struct ProtocolTerms {
+  double base_latency_s = 0;
+  double scale_up_step_s = 0;
+  double scale_out_step_s = 0;
+  double bandwidth_fraction = 1;
+};
+ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol);
+
+// The shape under one protocol: launch = the GPU's kernel launch + base latency; each stage's
+// latency = its steps · the protocol's step latencies, plus the route latency of each step
+// across domains (NCCL's NVLink step figure is the whole step; its network figure is its
+// software pipeline's, measured on InfiniBand, so a slower fabric such as EFA adds its own);
+// every flow's bytes / bandwidth_fraction (the protocol's wire overhead, so that links shared with
+// other traffic see it too).
+CollectiveDemand with_protocol(const Cluster& cluster, const CollectiveShape& shape,
+                               NcclProtocol protocol, const CostParams& p);
+
+// The demands the collective model considers for `shape`: ideal, {shape.demand}; nccl, one per
+// protocol (LL, LL128, Simple). An empty shape gives its empty demand.
+std::vector<CollectiveDemand> model_candidates(const Cluster& cluster, const CollectiveShape& shape,
+                                               const CostParams& p);
+
+// The candidate with the smallest idle-network time (the first on ties); candidates non-empty.
+CollectiveDemand fastest(const Cluster& cluster, std::vector<CollectiveDemand> candidates,
+                         const CostParams& p);
+
+}  // namespace shardsim::cost_detail

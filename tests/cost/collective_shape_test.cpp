@@ -1,0 +1,133 @@
+// The nccl collective model (src/cost/collective_shape.cpp, docs/model.md "Collective models"):
+// protocol choice, NCCL's step counts, the tree, and AlltoAll's per-peer cost, by hand.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "round_presets.hpp"
+#include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/cost/collective_cost.hpp"
+
+namespace shardsim {
+namespace {
+
+using test::round_preset;
+
+std::vector<int> first_gpus(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// The nccl model with round numbers: efficiency 1, no route latency (round_preset's default),
+// LL: 1 us base, 0.1 us per scale-up step, 1 us per scale-out step, 1/4 of the bandwidth;
+// LL128: 2 us, 0.2, 2, 1/2; Simple: 4 us, 0.4, 4, all of it.
+CostParams round_nccl() {
+  CostParams p = default_cost_params();
+  p.collective_model = CollectiveModelKind::nccl;
+  p.collective_bandwidth_efficiency = 1;
+  p.nccl_ll_base_latency_s = 1e-6;
+  p.nccl_ll128_base_latency_s = 2e-6;
+  p.nccl_simple_base_latency_s = 4e-6;
+  p.nccl_ll_scale_up_step_s = 0.1e-6;
+  p.nccl_ll128_scale_up_step_s = 0.2e-6;
+  p.nccl_simple_scale_up_step_s = 0.4e-6;
+  p.nccl_ll_scale_out_step_s = 1e-6;
+  p.nccl_ll128_scale_out_step_s = 2e-6;
+  p.nccl_simple_scale_out_step_s = 4e-6;
+  p.nccl_ll_bandwidth_fraction = 0.25;
+  p.nccl_ll128_bandwidth_fraction = 0.5;
+  p.nccl_simple_bandwidth_fraction = 1;
+  p.alltoall_peer_scale_up_s = 0.5e-6;
+  p.alltoall_peer_scale_out_s = 3e-6;
+  return p;
+}
+
+TEST(NcclModel, SmallMessagesTakeLlAndLargeOnesSimple) {
+  // One node of 2 GPUs (100 GB/s NVSwitch), AllReduce: 2 steps at scale-up, 2·(1/2)·S per hop.
+  const Cluster cluster(round_preset(2), 1);
+  const double launch = cluster.gpu().kernel_launch_s;
+  const CostParams p = round_nccl();
+  // 1 kB: LL 1 + 2·0.1 us + 1e3 / (100e9/4) = 1.24 us beats LL128 (2.4 us + 0.02) and Simple.
+  EXPECT_NEAR(allreduce_s(cluster, first_gpus(2), 1e3, p), launch + 1.2e-6 + 1e3 / 25e9, 1e-15);
+  // 1 GB: Simple 4.8 us + 10 ms beats LL128's 20 ms and LL's 40 ms.
+  EXPECT_NEAR(allreduce_s(cluster, first_gpus(2), 1e9, p), launch + 4.8e-6 + 1e9 / 100e9, 1e-12);
+  // The ideal model on the same parameters: collective_launch_s + bytes / bandwidth.
+  CostParams ideal = p;
+  ideal.collective_model = CollectiveModelKind::ideal;
+  EXPECT_NEAR(allreduce_s(cluster, first_gpus(2), 1e9, ideal), p.collective_launch_s + 10e-3,
+              1e-12);
+}
+
+TEST(NcclModel, RingStepsSplitByLinkClassAndAllGatherTakesHalf) {
+  // 2 nodes x 2 GPUs, tiny message: LL wins. Ring AllGather: N−1 = 3 steps, d−1 = 1 across
+  // nodes: 1 + 2·0.1 + 1·1 = 2.2 us (+ 8 B over 2 rails of 10 GB/s NIC at 1/4, negligible).
+  const Cluster cluster(round_preset(2), 2);
+  const double launch = cluster.gpu().kernel_launch_s;
+  const CostParams p = round_nccl();
+  EXPECT_NEAR(allgather_s(cluster, first_gpus(4), 8, p), launch + 2.2e-6 + 0.75 * 8 / 2 / 2.5e9,
+              1e-15);
+}
+
+TEST(NcclModel, TheTreeTakesLogarithmicallyManyStepsAcrossNodes) {
+  // 16 nodes x 2 GPUs, 8 bytes: the ring has 2·31 steps, 2·15 across nodes (LL: 1 + 32·0.1 +
+  // 30·1 = 34.2 us); the tree 2·((2−1)·0.1 + log2(16)·1) + 1 = 9.2 us. AllReduce takes the tree.
+  const Cluster cluster(round_preset(2), 16);
+  const CostParams p = round_nccl();
+  const double launch = cluster.gpu().kernel_launch_s;
+  const double t = allreduce_s(cluster, first_gpus(32), 8, p);
+  EXPECT_NEAR(t, launch + 9.2e-6, 0.01e-6);
+  EXPECT_NEAR(allreduce_ring_s(cluster, first_gpus(32), 8, p), launch + 34.2e-6, 0.01e-6);
+  EXPECT_DOUBLE_EQ(allreduce_hierarchical_s(cluster, first_gpus(32), 8, p), t);
+  // AllReduceTimes agrees with allreduce_s at every size, whichever line wins.
+  const AllReduceTimes times(cluster, first_gpus(32), p);
+  for (double s : {8.0, 1e4, 1e6, 1e8, 1e10}) {
+    EXPECT_NEAR(times.at(s), allreduce_s(cluster, first_gpus(32), s, p), 1e-12 * (1 + s / 1e9));
+  }
+}
+
+TEST(NcclModel, AlltoallPaysEachPeerOnce) {
+  // 2 nodes x 2 GPUs, uniform 1 kB per pair: each GPU has 1 peer in its node and 2 outside:
+  // kernel launch + 0.5 + 2·3 = 6.5 us of peers, plus the bytes (2 kB off node over a 10 GB/s
+  // NIC: 0.2 us; 1 kB over NVSwitch: 0.01 us).
+  const Cluster cluster(round_preset(2), 2);
+  const CostParams p = round_nccl();
+  ByteMatrix m(4);
+  for (int s = 0; s < 4; ++s) {
+    for (int d = 0; d < 4; ++d) {
+      if (s != d) m.at(s, d) = 1e3;
+    }
+  }
+  const double launch = cluster.gpu().kernel_launch_s;
+  EXPECT_NEAR(alltoallv_s(cluster, m, p), launch + 6.5e-6 + 2e3 / 10e9, 1e-15);
+  // Only GPUs 0 and 2 take part: one peer each, across nodes: 3 us.
+  ByteMatrix pair(4);
+  pair.at(0, 2) = pair.at(2, 0) = 1e3;
+  const std::vector<int> group = {0, 2};
+  const CollectiveDemand d = alltoallv_demand(cluster, pair, p, FlowGranularity::aggregated, group);
+  EXPECT_NEAR(idle_time_s(cluster, d, p), launch + 3e-6 + 1e3 / 10e9, 1e-15);
+  // The ideal model pays no peers.
+  CostParams ideal = p;
+  ideal.collective_model = CollectiveModelKind::ideal;
+  EXPECT_NEAR(alltoallv_s(cluster, m, ideal), p.collective_launch_s + 2e3 / 10e9, 1e-15);
+}
+
+TEST(NcclModel, CollectiveModelIsANamedChoice) {
+  const std::string text = "cost:\n  collective_model: fast\n";
+  const YamlValue root(parse_yaml(text, "c.yaml"), "c.yaml", "");
+  try {
+    apply_cost_overrides(default_cost_params(), root.get("cost"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(std::string(e.what()).find("ideal"), std::string::npos) << e.what();
+  }
+  const YamlValue ok(parse_yaml("cost:\n  collective_model: ideal\n", "c.yaml"), "c.yaml", "");
+  EXPECT_EQ(apply_cost_overrides(default_cost_params(), ok.get("cost")).collective_model,
+            CollectiveModelKind::ideal);
+  EXPECT_EQ(default_cost_params().collective_model, CollectiveModelKind::nccl);
+}
+
+}  // namespace
+}  // namespace shardsim
