@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
-  libboost-graph-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
+  libboost-graph-dev libyaml-cpp-dev libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3
 )

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "shardsim/cli/cmd_baseline.hpp"
+#include "shardsim/cli/cmd_calibrate.hpp"
 #include "shardsim/cli/cmd_collective.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
 #include "shardsim/cli/cmd_plan.hpp"
@@ -203,6 +204,8 @@ int run_cli(int argc, char** argv) {
   BaselineCommand baseline(app);
   CollectiveFlags collective;
   add_collective_command(app, collective);
+  CalibrateFlags calibrate;
+  add_calibrate_command(app, calibrate);
 
   try {
     app.parse(argc, argv);
@@ -220,6 +223,7 @@ int run_cli(int argc, char** argv) {
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
     if (collective.cmd->parsed()) return run_collective_command(collective);
+    if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <filesystem>
 #include <stdexcept>
 #include <string_view>
 #include <variant>
@@ -83,7 +84,8 @@ const std::array<Field, 30>& fields() {
 }
 
 void check_keys(const YamlValue& node) {
-  node.expect_keys({"repeat_lookup_hbm_fraction",
+  node.expect_keys({"file",
+                    "repeat_lookup_hbm_fraction",
                     "index_bytes_per_lookup",
                     "offset_bytes_per_output",
                     "backward_index_bytes_per_lookup",
@@ -186,13 +188,60 @@ CostParams default_cost_params() {
   return kDefault;
 }
 
+std::string cost_file_path(const YamlValue& file_value) {
+  std::filesystem::path path(file_value.as_string());
+  const std::string& from = file_value.location().file;
+  if (path.is_relative() && !from.empty() && from.front() != '<') {
+    path = std::filesystem::path(from).parent_path() / path;
+  }
+  return path.lexically_normal().string();
+}
+
+namespace {
+
+// `file: PATH` under `cost:`: a cost file (what `shardsim calibrate --out` writes), its path
+// relative to the file that names it. Its keys apply first; the map's other keys override them.
+CostParams apply_cost_file(CostParams base, const YamlValue& value) {
+  const std::string file = cost_file_path(value);
+  if (!std::filesystem::is_regular_file(file)) {
+    throw value.error(fmt::format("no cost file at '{}'", file),
+                      "a path relative to the scenario file, e.g. one `shardsim calibrate "
+                      "--out` wrote");
+  }
+  const YamlValue root(load_yaml_file(file), file, "");
+  if (root.is_null()) return base;
+  root.expect_map();
+  if (root.has("file")) {
+    throw root.get("file").error("a cost file may not name another cost file",
+                                 "put the keys in this file");
+  }
+  check_keys(root);
+  for (const Field& f : fields()) {
+    if (auto v = root.find(f.name)) read_field(f, *v, base);
+  }
+  return base;
+}
+
+}  // namespace
+
 CostParams apply_cost_overrides(CostParams base, const YamlValue& node) {
   if (node.is_null()) return base;
   check_keys(node);
+  if (auto file = node.find("file")) base = apply_cost_file(base, *file);
   for (const Field& f : fields()) {
     if (auto v = node.find(f.name)) read_field(f, *v, base);
   }
   return base;
+}
+
+double cost_param_value(const CostParams& p, std::string_view name) {
+  for (const Field& f : fields()) {
+    if (f.name != name) continue;
+    if (auto* dm = std::get_if<double CostParams::*>(&f.member)) return p.*(*dm);
+    if (auto* im = std::get_if<int CostParams::*>(&f.member)) return p.*(*im);
+    break;
+  }
+  throw std::invalid_argument(fmt::format("'{}' is not a numeric cost parameter", name));
 }
 
 }  // namespace shardsim

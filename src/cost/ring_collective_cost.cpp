@@ -7,6 +7,7 @@
 #include "checks.hpp"
 #include "collective_shape.hpp"
 #include "demand_builder.hpp"
+#include "ring_shapes.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "topology_terms.hpp"
 
@@ -67,11 +68,14 @@ std::vector<std::vector<int>> rail_rings(const Cluster& cluster, std::span<const
   return rings;
 }
 
+}  // namespace
+
 // `phases` passes of a ring over the n GPUs: every hop carries phases · (n−1)/n · S, split over
 // the rails' rings; phases · (n−1) steps of the farthest hop's α (ideal), of which
 // phases · (d−1) cross between the d domains (NCCL's step counts).
-CollectiveShape flat_ring(const Cluster& cluster, std::span<const int> gpus, double bytes,
-                          int phases, const CostParams& p, FlowGranularity granularity) {
+CollectiveShape cost_detail::flat_ring(const Cluster& cluster, std::span<const int> gpus,
+                                       double bytes, int phases, const CostParams& p,
+                                       FlowGranularity granularity) {
   CollectiveShape shape;
   shape.demand.payload_bytes = bytes;
   const RingShape s = ring_shape(cluster, gpus);  // validates
@@ -88,6 +92,10 @@ CollectiveShape flat_ring(const Cluster& cluster, std::span<const int> gpus, dou
   shape.steps.push_back(StageSteps{phases * steps - out, out, alpha});
   return shape;
 }
+
+namespace {
+
+using cost_detail::flat_ring;
 
 // The three stages of the hierarchical AllReduce (see allreduce_hierarchical_demand); as NCCL's
 // tree when `tree`: the same link loads in one pipelined stage, with tuning.cc's tree step
@@ -150,11 +158,14 @@ bool has_hierarchy(const RingShape& s) {
   return s.domains >= 2 && s.max_gpus_per_domain >= 2;
 }
 
+}  // namespace
+
 // The shapes an AllReduce can take under the model: the rail rings, and the hierarchical ring
 // (ideal) or NCCL's tree (nccl) where the GPUs span several domains with two or more in one.
-std::vector<CollectiveShape> allreduce_shapes(const Cluster& cluster, std::span<const int> gpus,
-                                              double bytes, const CostParams& p,
-                                              FlowGranularity granularity) {
+std::vector<CollectiveShape> cost_detail::allreduce_shapes(const Cluster& cluster,
+                                                           std::span<const int> gpus, double bytes,
+                                                           const CostParams& p,
+                                                           FlowGranularity granularity) {
   std::vector<CollectiveShape> shapes;
   shapes.push_back(flat_ring(cluster, gpus, bytes, 2, p, granularity));
   const RingShape s = ring_shape(cluster, gpus);
@@ -164,6 +175,10 @@ std::vector<CollectiveShape> allreduce_shapes(const Cluster& cluster, std::span<
   }
   return shapes;
 }
+
+namespace {
+
+using cost_detail::allreduce_shapes;
 
 CollectiveDemand priced(const Cluster& cluster, const CollectiveShape& shape, const CostParams& p) {
   return fastest(cluster, model_candidates(cluster, shape, p), p);

@@ -309,6 +309,11 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   if (auto c = doc.find("cost"); c && !c->is_null()) {
     c->expect_map();
     sc.cost = apply_cost_overrides(sc.cost, *c);
+    // A cost file is an input like the defaults: its content joins the cost hash.
+    if (auto file = c->find("file")) {
+      sc.hashes.cost = content_hash(sc.hashes.cost + "+" +
+                                    yaml_content_hash(load_yaml_file(cost_file_path(*file))));
+    }
   }
   if (auto s = doc.find("simulation")) {
     sc.simulation = load_simulation_options(*s, sc.cluster.nodes * sc.cluster.preset.gpus_per_node);

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "shardsim/core/embedded_configs.hpp"
@@ -140,6 +144,41 @@ TEST(CostParams, BoundaryValuesAreAccepted) {
 TEST(CostParams, CostMustBeAMap) {
   EXPECT_THROW(apply_cost_overrides(default_cost_params(), cost_node("cost: [1, 2]\n")),
                InputError);
+}
+
+}  // namespace
+}  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+// `cost: {file: ...}`: a cost file's keys, then the map's own; paths relative to the file that
+// names it; a missing or nested file is an InputError at the `file:` line.
+TEST(CostFile, KeysApplyUnderTheInlineOnes) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("cost_file_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "fit.yaml") << "collective_launch_s: 2.0e-5\n"
+                                          << "collective_bandwidth_efficiency: 0.5\n";
+  std::ofstream(dir / "nested.yaml") << "file: sub/fit.yaml\n";
+  const auto node = [&](const std::string& text) {
+    const std::string file = (dir / "scenario.yaml").string();
+    return YamlValue(parse_yaml(text, file), file, "").get("cost");
+  };
+  const CostParams base = default_cost_params();
+  const CostParams p = apply_cost_overrides(
+      base, node("cost:\n  file: sub/fit.yaml\n  collective_bandwidth_efficiency: 0.75\n"));
+  EXPECT_DOUBLE_EQ(p.collective_launch_s, 2.0e-5);            // from the file
+  EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 0.75);  // inline wins
+  EXPECT_DOUBLE_EQ(p.index_bytes_per_lookup, base.index_bytes_per_lookup);
+  try {
+    apply_cost_overrides(base, node("cost:\n  file: missing.yaml\n"));
+    ADD_FAILURE() << "a missing cost file was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(std::string(e.what()).find("missing.yaml"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(apply_cost_overrides(base, node("cost:\n  file: nested.yaml\n")), InputError);
 }
 
 }  // namespace

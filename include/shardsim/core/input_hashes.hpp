@@ -14,8 +14,9 @@ struct InputHashes {
   // The hardware preset file the cluster starts from (a built-in configs/hardware/<name>.yaml or
   // the scenario's preset_file), canonicalised; `cluster.overrides` are part of `scenario`.
   std::string hardware;
-  // configs/cost/default.yaml (compiled in), canonicalised; a scenario's `cost:` overrides are
-  // part of `scenario`.
+  // configs/cost/default.yaml (compiled in), canonicalised, and with it the content of a cost
+  // file the scenario loads (`cost: {file: ...}`); a scenario's inline `cost:` keys are part of
+  // `scenario`.
   std::string cost;
 
   bool empty() const { return scenario.empty() && hardware.empty() && cost.empty(); }

@@ -5,6 +5,7 @@
 // that uses them is in docs/model.md. The defaults below mirror that file; the file wins.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardsim/core/yaml_reader.hpp"
@@ -91,8 +92,16 @@ std::vector<std::string> cost_param_names();
 // configs/cost/default.yaml, compiled in; every field must be present. Parsed once.
 CostParams default_cost_params();
 // Applies the keys present in `node` (a map with CostParams field names, any subset) over
-// `base`. An unknown key (with a "did you mean"), a non-numeric or out-of-range value is an
-// InputError naming the key. A null node (`cost:` with nothing under it) changes nothing.
+// `base`. `file: PATH` (relative to the file that holds `node`) applies a cost file's keys
+// first, e.g. one `shardsim calibrate --out` wrote; the map's other keys override them. An unknown
+// key (with a "did you mean"), a non-numeric or out-of-range value is an InputError naming the key.
+// A null node (`cost:` with nothing under it) changes nothing.
 CostParams apply_cost_overrides(CostParams base, const YamlValue& node);
+
+// The path a `cost: {file: PATH}` value names: relative to the file it is written in.
+std::string cost_file_path(const YamlValue& file_value);
+
+// The value of a numeric CostParams field by its name (std::invalid_argument otherwise).
+double cost_param_value(const CostParams& p, std::string_view name);
 
 }  // namespace shardsim

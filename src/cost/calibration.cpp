@@ -1,0 +1,219 @@
+// Least-squares calibration of the collective model (cost/calibration.hpp).
+#include "shardsim/cost/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace shardsim {
+
+namespace {
+
+struct Knob {
+  std::string_view name;
+  double CostParams::*member;
+  bool fraction;  // capped at 1
+};
+
+// Every calibratable parameter, in configs/cost/default.yaml order.
+constexpr Knob kKnobs[] = {
+    {"collective_bandwidth_efficiency", &CostParams::collective_bandwidth_efficiency, true},
+    {"collective_launch_s", &CostParams::collective_launch_s, false},
+    {"nccl_ll_base_latency_s", &CostParams::nccl_ll_base_latency_s, false},
+    {"nccl_ll128_base_latency_s", &CostParams::nccl_ll128_base_latency_s, false},
+    {"nccl_simple_base_latency_s", &CostParams::nccl_simple_base_latency_s, false},
+    {"nccl_ll_scale_up_step_s", &CostParams::nccl_ll_scale_up_step_s, false},
+    {"nccl_ll128_scale_up_step_s", &CostParams::nccl_ll128_scale_up_step_s, false},
+    {"nccl_simple_scale_up_step_s", &CostParams::nccl_simple_scale_up_step_s, false},
+    {"nccl_ll_scale_out_step_s", &CostParams::nccl_ll_scale_out_step_s, false},
+    {"nccl_ll128_scale_out_step_s", &CostParams::nccl_ll128_scale_out_step_s, false},
+    {"nccl_simple_scale_out_step_s", &CostParams::nccl_simple_scale_out_step_s, false},
+    {"nccl_ll_bandwidth_fraction", &CostParams::nccl_ll_bandwidth_fraction, true},
+    {"nccl_ll128_bandwidth_fraction", &CostParams::nccl_ll128_bandwidth_fraction, true},
+    {"nccl_simple_bandwidth_fraction", &CostParams::nccl_simple_bandwidth_fraction, true},
+    {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, false},
+    {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, false},
+};
+
+const Knob& knob(std::string_view name) {
+  for (const Knob& k : kKnobs) {
+    if (k.name == name) return k;
+  }
+  throw std::invalid_argument(fmt::format("'{}' is not a calibratable cost parameter", name));
+}
+
+std::vector<const Knob*> chosen_knobs(const CalibrationOptions& o, const CostParams& start) {
+  const auto& allowed = calibratable_cost_params(start.collective_model);
+  const std::vector<std::string>& names = o.parameters.empty() ? allowed : o.parameters;
+  std::vector<const Knob*> out;
+  for (const std::string& n : names) {
+    if (std::find(allowed.begin(), allowed.end(), n) == allowed.end()) {
+      throw std::invalid_argument(
+          fmt::format("'{}' is not calibrated under the {} collective model", n,
+                      start.collective_model == CollectiveModelKind::ideal ? "ideal" : "nccl"));
+    }
+    const Knob& k = knob(n);
+    if (start.*(k.member) > 0) out.push_back(&k);  // log-space: a zero parameter stays zero
+  }
+  return out;
+}
+
+// The fit in log-parameter space: x_j = exp(theta_j), fractions capped at 1.
+class Fit {
+ public:
+  Fit(std::span<const CalibrationPoint> points, const CostParams& start,
+      std::vector<const Knob*> knobs, double prior_weight, double robust_scale)
+      : points_(points),
+        start_(start),
+        knobs_(std::move(knobs)),
+        prior_weight_(prior_weight),
+        robust_scale_(robust_scale) {
+    theta0_.resize(static_cast<Eigen::Index>(knobs_.size()));
+    for (std::size_t j = 0; j < knobs_.size(); ++j) {
+      theta0_[static_cast<Eigen::Index>(j)] = std::log(start.*(knobs_[j]->member));
+    }
+  }
+  const Eigen::VectorXd& theta0() const { return theta0_; }
+
+  CostParams params_at(const Eigen::VectorXd& theta) const {
+    CostParams p = start_;
+    for (std::size_t j = 0; j < knobs_.size(); ++j) {
+      double t = theta[static_cast<Eigen::Index>(j)];
+      if (knobs_[j]->fraction) t = std::min(t, 0.0);
+      p.*(knobs_[j]->member) = std::exp(t);
+    }
+    return p;
+  }
+
+  // log errors of the points, then the ridge terms.
+  Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
+    const CostParams p = params_at(theta);
+    const auto n = static_cast<Eigen::Index>(points_.size());
+    Eigen::VectorXd r(n + theta.size());
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const CalibrationPoint& pt = points_[static_cast<std::size_t>(i)];
+      r[i] = robust(std::log(price(pt.terms, p) / pt.measured_s));
+    }
+    r.tail(theta.size()) = prior_weight_ * (theta - theta0_);
+    return r;
+  }
+
+  // Cauchy's loss as a residual: sign(e)·c·sqrt(log(1 + (e/c)²)), so that ‖r‖² = Σ ρ(e) and a
+  // point off by 3× pulls far less than its square would; plain squares when c = 0.
+  double robust(double e) const {
+    if (robust_scale_ <= 0) return e;
+    const double c = robust_scale_;
+    return std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
+  }
+
+  Eigen::MatrixXd jacobian(const Eigen::VectorXd& theta, const Eigen::VectorXd& r) const {
+    constexpr double kStep = 1e-5;
+    Eigen::MatrixXd J(r.size(), theta.size());
+    for (Eigen::Index j = 0; j < theta.size(); ++j) {
+      Eigen::VectorXd t = theta;
+      t[j] += kStep;
+      J.col(j) = (residuals(t) - r) / kStep;
+    }
+    return J;
+  }
+
+ private:
+  std::span<const CalibrationPoint> points_;
+  CostParams start_;
+  std::vector<const Knob*> knobs_;
+  double prior_weight_;
+  double robust_scale_;
+  Eigen::VectorXd theta0_;
+};
+
+double rms_log_error(std::span<const CalibrationPoint> points, const CostParams& p,
+                     std::vector<double>& predicted) {
+  double sum = 0;
+  predicted.clear();
+  for (const CalibrationPoint& pt : points) {
+    predicted.push_back(price(pt.terms, p));
+    const double e = std::log(predicted.back() / pt.measured_s);
+    sum += e * e;
+  }
+  return std::sqrt(sum / static_cast<double>(points.size()));
+}
+
+void check_points(std::span<const CalibrationPoint> points, const CostParams& start) {
+  if (points.empty()) throw std::invalid_argument("calibration needs at least one point");
+  for (const CalibrationPoint& pt : points) {
+    if (!(pt.measured_s > 0) || !std::isfinite(pt.measured_s)) {
+      throw std::invalid_argument(
+          fmt::format("{}: a measured time must be positive, found {}", pt.label, pt.measured_s));
+    }
+    if (pt.terms.model != start.collective_model) {
+      throw std::invalid_argument(
+          fmt::format("{}: taken under another collective model than the fit's", pt.label));
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& calibratable_cost_params(CollectiveModelKind model) {
+  static const std::vector<std::string> kIdeal = {"collective_bandwidth_efficiency",
+                                                  "collective_launch_s"};
+  static const std::vector<std::string> kNccl = [] {
+    std::vector<std::string> v;
+    for (const Knob& k : kKnobs) {
+      if (k.name != "collective_launch_s") v.emplace_back(k.name);
+    }
+    return v;
+  }();
+  return model == CollectiveModelKind::ideal ? kIdeal : kNccl;
+}
+
+// Levenberg–Marquardt: (JᵀJ + λ·diag(JᵀJ)) δ = −Jᵀr; a step is kept when it lowers ‖r‖², and
+// λ shrinks; otherwise λ grows. Stops when a kept step improves ‖r‖² by less than 1e-12
+// relative, or λ exceeds 1e12 (no descent left), or after max_iterations.
+CalibrationResult calibrate_collectives(std::span<const CalibrationPoint> points,
+                                        const CostParams& start,
+                                        const CalibrationOptions& options) {
+  check_points(points, start);
+  const std::vector<const Knob*> knobs = chosen_knobs(options, start);
+  CalibrationResult out;
+  out.rms_log_error_before = rms_log_error(points, start, out.before_s);
+  Fit fit(points, start, knobs, options.prior_weight, options.robust_scale);
+  Eigen::VectorXd theta = fit.theta0();
+  Eigen::VectorXd r = fit.residuals(theta);
+  double cost = r.squaredNorm();
+  double lambda = 1e-3;
+  for (int it = 0; it < options.max_iterations && theta.size() > 0; ++it) {
+    out.iterations = it + 1;
+    const Eigen::MatrixXd J = fit.jacobian(theta, r);
+    const Eigen::MatrixXd JtJ = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool kept = false;
+    while (lambda < 1e12) {
+      Eigen::MatrixXd A = JtJ;
+      A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-12).matrix();
+      const Eigen::VectorXd step = A.ldlt().solve(-g);
+      const Eigen::VectorXd trial = theta + step;
+      const Eigen::VectorXd rt = fit.residuals(trial);
+      if (rt.allFinite() && rt.squaredNorm() < cost) {
+        const double gain = (cost - rt.squaredNorm()) / std::max(cost, 1e-300);
+        theta = trial;
+        r = rt;
+        cost = rt.squaredNorm();
+        lambda = std::max(lambda / 3, 1e-9);
+        kept = gain > 1e-12;
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!kept) break;
+  }
+  out.params = fit.params_at(theta);
+  for (const Knob* k : knobs) out.fitted.emplace_back(k->name);
+  out.rms_log_error_after = rms_log_error(points, out.params, out.after_s);
+  return out;
+}
+
+}  // namespace shardsim
