@@ -36,6 +36,7 @@ constexpr Knob kKnobs[] = {
     {"nccl_simple_bandwidth_fraction", &CostParams::nccl_simple_bandwidth_fraction, true},
     {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, false},
     {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, false},
+    {"collective_jitter_cv", &CostParams::collective_jitter_cv, false},
 };
 
 const Knob& knob(std::string_view name) {

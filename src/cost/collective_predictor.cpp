@@ -6,6 +6,7 @@
 
 #include "checks.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/collective_tail.hpp"
 #include "shardsim/cost/level_traffic.hpp"
 #include "shardsim/hw/level_table.hpp"
 
@@ -125,6 +126,10 @@ CollectivePrediction predict_collective(const Cluster& cluster, CollectiveOp op,
     case CollectiveOp::sendrecv:
       out.time_s = ring_sendrecv_s(cluster, size_bytes, p);
       break;
+  }
+  // The slowest participant: nccl-tests times the mean over iterations of the slowest rank.
+  if (p.collective_model == CollectiveModelKind::nccl && op != CollectiveOp::sendrecv) {
+    out.time_s *= expected_max_lognormal(cluster.num_gpus(), p.collective_jitter_cv);
   }
   if (out.time_s > 0) {
     out.algbw_Bps = size_bytes / out.time_s;

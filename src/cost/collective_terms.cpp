@@ -9,6 +9,7 @@
 #include "collective_shape.hpp"
 #include "ring_shapes.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/collective_tail.hpp"
 #include "shardsim/hw/level_table.hpp"
 
 namespace shardsim {
@@ -130,6 +131,7 @@ CollectiveTerms collective_terms(const Cluster& cluster, CollectiveOp op, double
   CollectiveTerms terms;
   terms.model = p.collective_model;
   terms.kernel_launch_s = cluster.gpu().kernel_launch_s;
+  terms.participants = cluster.num_gpus();
   const std::vector<int> all = all_gpu_ids(cluster.num_gpus());
   const auto agg = FlowGranularity::aggregated;
   switch (op) {
@@ -159,7 +161,10 @@ double price(const CollectiveTerms& terms, const CostParams& p) {
   }
   if (terms.fixed) return terms.fixed_s;
   if (terms.shapes.empty()) return 0.0;
-  if (terms.per_peer) return alltoall_s(terms, p);
+  const double tail = terms.model == CollectiveModelKind::nccl
+                          ? expected_max_lognormal(terms.participants, p.collective_jitter_cv)
+                          : 1.0;
+  if (terms.per_peer) return alltoall_s(terms, p) * tail;
   double best = std::numeric_limits<double>::infinity();
   for (const std::vector<StageTerms>& stages : terms.shapes) {
     if (terms.model == CollectiveModelKind::ideal) {
@@ -170,7 +175,7 @@ double price(const CollectiveTerms& terms, const CostParams& p) {
       best = std::min(best, nccl_shape_s(stages, terms.kernel_launch_s, protocol, p));
     }
   }
-  return best;
+  return best * tail;
 }
 
 }  // namespace shardsim

@@ -34,8 +34,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 30>& fields() {
-  static const std::array<Field, 30> kFields = {{
+const std::array<Field, 31>& fields() {
+  static const std::array<Field, 31> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -71,6 +71,7 @@ const std::array<Field, 30>& fields() {
        Range::fraction},
       {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, Range::nonnegative},
       {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
+      {"collective_jitter_cv", &CostParams::collective_jitter_cv, Range::nonnegative},
       {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
        Range::fraction},
       {"one_sided_scale_up_overhead_s", &CostParams::one_sided_scale_up_overhead_s,
@@ -111,6 +112,7 @@ void check_keys(const YamlValue& node) {
                     "nccl_simple_bandwidth_fraction",
                     "alltoall_peer_scale_up_s",
                     "alltoall_peer_scale_out_s",
+                    "collective_jitter_cv",
                     "one_sided_bandwidth_efficiency",
                     "one_sided_scale_up_overhead_s",
                     "one_sided_scale_out_overhead_s",

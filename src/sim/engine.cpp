@@ -131,8 +131,10 @@ class Engine {
     return graph_.demands[graph_.collectives[c].demand];
   }
 
+  // The members end together, once the slowest of them has (its tail).
   void finish_collective(int c, double now) {
-    for (int m : graph_.collectives[c].members) events_.push(now, m);
+    const Collective& col = graph_.collectives[c];
+    for (int m : col.members) events_.push(now + col.tail_s, m);
   }
   // Starts stage state_[c].stage of collective c's demand: its flows join the network.
   void start_stage(int c, double now) {
@@ -170,7 +172,7 @@ class Engine {
     if (++arrived_[t.collective] < static_cast<int>(c.members.size())) return;
     for (int m : c.members) tl_.spans[m].start_s = now;
     if (c.demand < 0) {
-      for (int m : c.members) events_.push(now + c.duration_s, m);
+      for (int m : c.members) events_.push(now + c.duration_s + c.tail_s, m);
       return;
     }
     const CollectiveDemand& d = graph_.demands[c.demand];

@@ -3,7 +3,9 @@
 
 #include <utility>
 
+#include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/collective_tail.hpp"
 #include "shardsim/sim/network_model.hpp"
 
 namespace shardsim {
@@ -11,6 +13,9 @@ namespace shardsim {
 namespace {
 
 using DepsByGpu = std::vector<std::vector<int>>;
+
+// Purpose key of the collective tail stream (stream_seed(seed, {kCollectiveTailStream, c})).
+constexpr std::uint64_t kCollectiveTailStream = 0x7461696c7300ULL;  // "tails"
 
 // Adds tasks and collectives to the graph for one iteration, phase by phase across GPUs so each
 // stream stays in order.
@@ -59,8 +64,19 @@ class Emitter {
     DepsByGpu deps;
     for (int g : gpus) deps.push_back(deps_by_gpu[g]);
     const int c = graph_.add_collective(gpus, stream, phase, duration_s, bytes, deps, demand);
+    graph_.collectives[c].tail_s = tail_s(c, static_cast<int>(gpus.size()), duration_s);
     const auto& members = graph_.collectives[c].members;
     for (std::size_t i = 0; i < members.size(); ++i) task_of_gpu[gpus[i]] = members[i];
+  }
+
+  // The slowest member's lag (nccl model; cost/collective_tail.hpp): the collective's idle time
+  // times (the maximum of n finishing factors − 1), drawn per collective from the workload seed.
+  double tail_s(int collective, int n, double duration_s) const {
+    const CostParams& p = in_.cost;
+    if (p.collective_model != CollectiveModelKind::nccl || !(p.collective_jitter_cv > 0)) return 0;
+    Rng rng(stream_seed(in_.workload.seed,
+                        {kCollectiveTailStream, static_cast<std::uint64_t>(collective)}));
+    return duration_s * (sample_max_lognormal(n, p.collective_jitter_cv, rng) - 1.0);
   }
 
   void shared(const SharedCollective& c, Stream stream, Phase phase, const DepsByGpu& deps_by_gpu,

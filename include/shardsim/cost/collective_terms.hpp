@@ -35,6 +35,8 @@ struct CollectiveTerms {
   // sendrecv: the time, held fixed.
   bool fixed = false;
   double fixed_s = 0;
+  // Participants, for the tail factor (nccl model).
+  int participants = 0;
 };
 
 // The terms of `op` over all GPUs of `cluster` for nccl-tests' size `size_bytes` under p's

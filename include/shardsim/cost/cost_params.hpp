@@ -71,6 +71,9 @@ struct CostParams {
   // AlltoAll: the cost of each peer's send/receive pair, inside the domain and across it. GUESS.
   double alltoall_peer_scale_up_s = 0.5e-6;
   double alltoall_peer_scale_out_s = 2.7e-6;
+  // Each participant's lognormal finishing factor (mean 1); a collective ends with the slowest
+  // (cost/collective_tail.hpp). GUESS.
+  double collective_jitter_cv = 0.02;
 
   // --- One-sided gets and puts of single rows (OPER §5; docs/model.md) ---
   // Fraction of link bandwidth fine-grained one-sided transfers achieve. GUESS.

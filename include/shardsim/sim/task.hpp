@@ -63,6 +63,7 @@ struct Collective {
   double duration_s = 0;  // its α-β time on an idle network
   double bytes = 0;       // total bytes moved, for reports
   int demand = -1;        // index into TaskGraph::demands, or -1: a fixed duration
+  double tail_s = 0;      // the slowest member's lag after the collective's flows end
 };
 
 struct TaskGraph {
