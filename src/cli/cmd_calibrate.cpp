@@ -93,9 +93,12 @@ std::vector<Measured> from_logs(const CalibrateFlags& f) {
 
 std::vector<CalibrationPoint> terms_of(const std::vector<Measured>& ms, const CostParams& p) {
   std::vector<CalibrationPoint> out;
+  Progress progress("taking the measured collectives apart", ms.size());
   for (const Measured& m : ms) {
+    progress.advance();
     out.push_back({collective_terms(*m.cluster, m.op, m.size_bytes, p), m.time_s, m.label});
   }
+  progress.finish();
   return out;
 }
 
@@ -103,7 +106,9 @@ std::vector<CalibrationPoint> terms_of(const std::vector<Measured>& ms, const Co
 std::vector<double> leave_one_out(const std::vector<CalibrationPoint>& points,
                                   const CostParams& start, const CalibrationOptions& o) {
   std::vector<double> out;
+  Progress progress("leave-one-out fits", points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
+    progress.advance();
     std::vector<CalibrationPoint> others;
     for (std::size_t k = 0; k < points.size(); ++k) {
       if (k != i) others.push_back(points[k]);
@@ -111,6 +116,7 @@ std::vector<double> leave_one_out(const std::vector<CalibrationPoint>& points,
     const CalibrationResult r = calibrate_collectives(others, start, o);
     out.push_back(price(points[i].terms, r.params));
   }
+  progress.finish();
   return out;
 }
 
