@@ -34,6 +34,8 @@ constexpr Knob kKnobs[] = {
     {"nccl_ll_bandwidth_fraction", &CostParams::nccl_ll_bandwidth_fraction, true},
     {"nccl_ll128_bandwidth_fraction", &CostParams::nccl_ll128_bandwidth_fraction, true},
     {"nccl_simple_bandwidth_fraction", &CostParams::nccl_simple_bandwidth_fraction, true},
+    {"nccl_ll_multi_domain_scale_up_factor", &CostParams::nccl_ll_multi_domain_scale_up_factor,
+     false},
     {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, false},
     {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, false},
     {"collective_jitter_cv", &CostParams::collective_jitter_cv, false},

@@ -1,15 +1,18 @@
 // The collective model's pricing of a collective's shape (see collective_shape.hpp).
 #include "collective_shape.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace shardsim::cost_detail {
 
-ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol) {
+ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol, bool multi_domain) {
   switch (protocol) {
     case NcclProtocol::ll:
-      return {p.nccl_ll_base_latency_s, p.nccl_ll_scale_up_step_s, p.nccl_ll_scale_out_step_s,
-              p.nccl_ll_bandwidth_fraction};
+      return {
+          p.nccl_ll_base_latency_s,
+          p.nccl_ll_scale_up_step_s * (multi_domain ? p.nccl_ll_multi_domain_scale_up_factor : 1.0),
+          p.nccl_ll_scale_out_step_s, p.nccl_ll_bandwidth_fraction};
     case NcclProtocol::ll128:
       return {p.nccl_ll128_base_latency_s, p.nccl_ll128_scale_up_step_s,
               p.nccl_ll128_scale_out_step_s, p.nccl_ll128_bandwidth_fraction};
@@ -25,7 +28,9 @@ CollectiveDemand with_protocol(const Cluster& cluster, const CollectiveShape& sh
   if (shape.steps.size() != shape.demand.stages.size()) {
     throw std::logic_error("a collective shape needs step counts for every stage");
   }
-  const ProtocolTerms t = protocol_terms(p, protocol);
+  const bool multi_domain = std::any_of(shape.steps.begin(), shape.steps.end(),
+                                        [](const StageSteps& s) { return s.scale_out > 0; });
+  const ProtocolTerms t = protocol_terms(p, protocol, multi_domain);
   CollectiveDemand d = shape.demand;
   if (d.empty()) return d;
   d.launch_s = cluster.gpu().kernel_launch_s + t.base_latency_s;

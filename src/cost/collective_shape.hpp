@@ -33,7 +33,9 @@ struct ProtocolTerms {
   double scale_out_step_s = 0;
   double bandwidth_fraction = 1;
 };
-ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol);
+// `multi_domain`: the collective spans several scale-up domains (LL's scale-up steps are then
+// nccl_ll_multi_domain_scale_up_factor times longer).
+ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol, bool multi_domain);
 
 // The shape under one protocol: launch = the GPU's kernel launch + base latency; each stage's
 // latency = its steps · the protocol's step latencies, plus the route latency of each step

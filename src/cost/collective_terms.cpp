@@ -99,7 +99,9 @@ double ideal_shape_s(const std::vector<StageTerms>& stages, const CostParams& p)
 
 double nccl_shape_s(const std::vector<StageTerms>& stages, double kernel_launch_s,
                     NcclProtocol protocol, const CostParams& p) {
-  const cost_detail::ProtocolTerms pt = protocol_terms(p, protocol);
+  const bool multi_domain = std::any_of(stages.begin(), stages.end(),
+                                        [](const StageTerms& s) { return s.steps_scale_out > 0; });
+  const cost_detail::ProtocolTerms pt = protocol_terms(p, protocol, multi_domain);
   double t = kernel_launch_s + pt.base_latency_s;
   for (const StageTerms& s : stages) {
     t += s.steps_scale_up * pt.scale_up_step_s +

@@ -34,8 +34,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 31>& fields() {
-  static const std::array<Field, 31> kFields = {{
+const std::array<Field, 32>& fields() {
+  static const std::array<Field, 32> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -69,6 +69,8 @@ const std::array<Field, 31>& fields() {
        Range::fraction},
       {"nccl_simple_bandwidth_fraction", &CostParams::nccl_simple_bandwidth_fraction,
        Range::fraction},
+      {"nccl_ll_multi_domain_scale_up_factor", &CostParams::nccl_ll_multi_domain_scale_up_factor,
+       Range::nonnegative},
       {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, Range::nonnegative},
       {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
       {"collective_jitter_cv", &CostParams::collective_jitter_cv, Range::nonnegative},
@@ -110,6 +112,7 @@ void check_keys(const YamlValue& node) {
                     "nccl_ll_bandwidth_fraction",
                     "nccl_ll128_bandwidth_fraction",
                     "nccl_simple_bandwidth_fraction",
+                    "nccl_ll_multi_domain_scale_up_factor",
                     "alltoall_peer_scale_up_s",
                     "alltoall_peer_scale_out_s",
                     "collective_jitter_cv",

@@ -41,6 +41,8 @@ CostParams round_nccl() {
   p.nccl_simple_bandwidth_fraction = 1;
   p.alltoall_peer_scale_up_s = 0.5e-6;
   p.alltoall_peer_scale_out_s = 3e-6;
+  p.nccl_ll_multi_domain_scale_up_factor = 1;
+  p.collective_jitter_cv = 0;
   return p;
 }
 
@@ -68,6 +70,16 @@ TEST(NcclModel, RingStepsSplitByLinkClassAndAllGatherTakesHalf) {
   const CostParams p = round_nccl();
   EXPECT_NEAR(allgather_s(cluster, first_gpus(4), 8, p), launch + 2.2e-6 + 0.75 * 8 / 2 / 2.5e9,
               1e-15);
+  // Across domains LL's scale-up steps take nccl_ll_multi_domain_scale_up_factor times longer
+  // (tuning.cc's 1.8): with 2, 1 + 2·(2·0.1) + 1·1 = 2.4 us.
+  CostParams slow = p;
+  slow.nccl_ll_multi_domain_scale_up_factor = 2;
+  EXPECT_NEAR(allgather_s(cluster, first_gpus(4), 8, slow), launch + 2.4e-6 + 0.75 * 8 / 2 / 2.5e9,
+              1e-15);
+  // Inside one domain it does not apply.
+  const Cluster node(round_preset(2), 1);
+  EXPECT_DOUBLE_EQ(allgather_s(node, first_gpus(2), 8, slow),
+                   allgather_s(node, first_gpus(2), 8, p));
 }
 
 TEST(NcclModel, TheTreeTakesLogarithmicallyManyStepsAcrossNodes) {

@@ -68,6 +68,9 @@ struct CostParams {
   double nccl_ll_bandwidth_fraction = 0.25;
   double nccl_ll128_bandwidth_fraction = 0.92;
   double nccl_simple_bandwidth_fraction = 1.0;
+  // LL's scale-up step latency is this many times longer when the collective spans several
+  // scale-up domains (tuning.cc: intraLat *= 1.8 for LL when nNodes > 1).
+  double nccl_ll_multi_domain_scale_up_factor = 1.8;
   // AlltoAll: the cost of each peer's send/receive pair, inside the domain and across it. GUESS.
   double alltoall_peer_scale_up_s = 0.5e-6;
   double alltoall_peer_scale_out_s = 2.7e-6;
