@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "shardsim/core/text_file.hpp"
 #include "shardsim/core/utf8.hpp"
 
 namespace shardsim {
@@ -140,14 +140,7 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(SourceLocation{path, 0, 0}, "", "cannot open the file",
-                     "check the path and that the file is readable");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_yaml(ss.str(), path);
+  return parse_yaml(read_text_file(path), path);
 }
 
 namespace {

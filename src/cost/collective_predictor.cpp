@@ -18,18 +18,8 @@ constexpr CollectiveOp kOps[] = {CollectiveOp::allreduce, CollectiveOp::allgathe
                                  CollectiveOp::reduce_scatter, CollectiveOp::alltoall,
                                  CollectiveOp::sendrecv};
 
-// Every rank sends S / n to every other rank (its own share stays local), by level.
 double uniform_alltoall_s(const Cluster& cluster, double size_bytes, const CostParams& p) {
-  const int n = cluster.num_gpus();
-  const LevelTable levels(cluster);
-  LevelTraffic traffic(cluster);
-  const double share = size_bytes / n;
-  for (int src = 0; src < n; ++src) {
-    for (int dst = 0; dst < n; ++dst) {
-      if (src != dst) traffic.add(src, dst, levels.level(src, dst), share);
-    }
-  }
-  return alltoallv_s(cluster, traffic, p);
+  return alltoallv_s(cluster, uniform_alltoall_traffic(cluster, size_bytes), p);
 }
 
 // Rank g sends S to rank g + 1 (mod n) while receiving from g − 1: the slowest pair sets the
@@ -46,6 +36,19 @@ double ring_sendrecv_s(const Cluster& cluster, double size_bytes, const CostPara
 }
 
 }  // namespace
+
+LevelTraffic uniform_alltoall_traffic(const Cluster& cluster, double size_bytes) {
+  const int n = cluster.num_gpus();
+  const LevelTable levels(cluster);
+  LevelTraffic traffic(cluster);
+  const double share = size_bytes / n;
+  for (int src = 0; src < n; ++src) {
+    for (int dst = 0; dst < n; ++dst) {
+      if (src != dst) traffic.add(src, dst, levels.level(src, dst), share);
+    }
+  }
+  return traffic;
+}
 
 const std::vector<std::string>& collective_op_names() {
   static const std::vector<std::string> names = [] {

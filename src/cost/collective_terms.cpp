@@ -10,7 +10,6 @@
 #include "ring_shapes.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/collective_tail.hpp"
-#include "shardsim/hw/level_table.hpp"
 
 namespace shardsim {
 
@@ -61,14 +60,7 @@ void add_ring_shapes(CollectiveTerms& terms, const Cluster& cluster,
 void add_alltoall(CollectiveTerms& terms, const Cluster& cluster, double size_bytes,
                   const CostParams& p) {
   const int n = cluster.num_gpus();
-  const LevelTable levels(cluster);
-  LevelTraffic traffic(cluster);
-  const double share = size_bytes / n;
-  for (int src = 0; src < n; ++src) {
-    for (int dst = 0; dst < n; ++dst) {
-      if (src != dst) traffic.add(src, dst, levels.level(src, dst), share);
-    }
-  }
+  const LevelTraffic traffic = uniform_alltoall_traffic(cluster, size_bytes);
   CostParams ideal = p;
   ideal.collective_model = CollectiveModelKind::ideal;
   const CollectiveDemand d = alltoallv_demand(cluster, traffic, ideal);

@@ -4,8 +4,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
+
+#include "shardsim/core/text_file.hpp"
 
 namespace shardsim {
 
@@ -130,14 +131,7 @@ std::vector<MeasuredCollective> parse_calibration_points(const std::string& text
 }
 
 std::vector<MeasuredCollective> read_calibration_points(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(SourceLocation{path, 0, 0}, "--points", "cannot open the file",
-                     "check the path");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_calibration_points(text.str(), path);
+  return parse_calibration_points(read_text_file(path, "--points"), path);
 }
 
 }  // namespace shardsim

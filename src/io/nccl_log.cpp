@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/core/text_file.hpp"
 
 namespace shardsim {
 
@@ -287,13 +287,7 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& file) {
 }
 
 NcclLog read_nccl_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(SourceLocation{path, 0, 0}, "LOG", "cannot open the file", "check the path");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_nccl_log(text.str(), path);
+  return parse_nccl_log(read_text_file(path, "LOG"), path);
 }
 
 }  // namespace shardsim

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "shardsim/cost/cost_params.hpp"
+#include "shardsim/cost/level_traffic.hpp"
 #include "shardsim/hw/cluster.hpp"
 
 namespace shardsim {
@@ -35,6 +36,10 @@ std::string_view redop_of(CollectiveOp op);
 // nccl-tests' count column for a buffer of `size_bytes` of `element_bytes` elements: per rank
 // for allreduce and sendrecv, per rank and peer for the others (size / element / ranks).
 double element_count(CollectiveOp op, double size_bytes, double element_bytes, int ranks);
+
+// nccl-tests' AlltoAll of `size_bytes` per rank: size / n from every rank to every other rank
+// (its own share stays local), by level.
+LevelTraffic uniform_alltoall_traffic(const Cluster& cluster, double size_bytes);
 
 struct CollectivePrediction {
   double size_bytes = 0;
