@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <unordered_map>
 
 #include "shardsim/core/byte_matrix.hpp"
@@ -150,13 +151,20 @@ void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const
       s.comm_received_bytes *= 2;
     }
   }
-  st.alltoall_fwd_s = alltoallv_s(cluster, fwd, p);
+  // Each GPU exchanges with its own sparse-parallel group (2D), so the per-peer costs of the
+  // nccl model count the largest group's members, not every GPU.
+  std::span<const int> peers;
+  for (const std::vector<int>& g : plan.groups) {
+    if (g.size() > peers.size()) peers = g;
+  }
+  const auto agg = FlowGranularity::aggregated;
+  st.alltoall_fwd_s = idle_time_s(cluster, alltoallv_demand(cluster, fwd, p, agg, peers), p);
   if (training) {
     ByteMatrix bwd(n);  // the transpose: gradients go back to the owners
     for (int a = 0; a < n; ++a) {
       for (int b = 0; b < n; ++b) bwd.at(b, a) = fwd.at(a, b);
     }
-    st.alltoall_bwd_s = alltoallv_s(cluster, bwd, p);
+    st.alltoall_bwd_s = idle_time_s(cluster, alltoallv_demand(cluster, bwd, p, agg, peers), p);
   }
 }
 

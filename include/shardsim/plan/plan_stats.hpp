@@ -80,8 +80,9 @@ struct PlanStats {
   BalanceStat total_s;
   double degree_of_balance = 1;  // min ÷ max of per-GPU comm_s (OPER Table 3); 1 with no traffic
 
-  // The whole AlltoAlls of the pooled embeddings (alltoallv_s over the plan's byte matrix; every
-  // GPU waits for them), and the largest per-GPU estimated embedding time.
+  // The whole AlltoAlls of the pooled embeddings (the AlltoAll(v) over the plan's byte matrix,
+  // each GPU's peers those of the largest sparse-parallel group; every GPU waits for them), and
+  // the largest per-GPU estimated embedding time.
   double alltoall_fwd_s = 0;
   double alltoall_bwd_s = 0;
   double estimated_embedding_s = 0;  // max over GPUs of total_s
