@@ -88,7 +88,15 @@ MeasuredCollective point_of(const std::vector<std::string>& f, const PointColumn
   m.nodes = static_cast<int>(nodes);
   if (c.sets >= 0) {
     for (const std::string& s : csv_split(f[static_cast<std::size_t>(c.sets)], ';')) {
-      if (!s.empty()) m.sets.push_back(parse_override(s));
+      if (s.empty()) continue;
+      try {
+        m.sets.push_back(parse_override(s));
+      } catch (const InputError& e) {
+        // parse_override speaks of the command line; here the override came from this file.
+        throw InputError(
+            at, "sets", e.problem(),
+            e.hint().empty() ? "write each override as key.path=value, joined by ';'" : e.hint());
+      }
     }
   }
   m.label = c.label >= 0 && !f[static_cast<std::size_t>(c.label)].empty()

@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "shardsim/core/error.hpp"
@@ -165,8 +164,18 @@ class NcclLogParser {
     if (on == t.end() || on + 1 == t.end() || !log_number(t[1])) {
       throw error(n, "ranks", "a rank line without 'Rank N ... on HOST'");
     }
-    ranks_.insert(static_cast<int>(*log_number(t[1])));
+    const double rank = *log_number(t[1]);
+    if (rank < 0 || rank > 1e7 || rank != std::floor(rank)) {
+      throw error(n, "ranks", fmt::format("'{}' is not a rank number", t[1]));
+    }
     const std::string& host = *(on + 1);
+    const auto [seen, fresh] = ranks_.emplace(static_cast<int>(rank), host);
+    if (!fresh && seen->second != host) {
+      throw error(n, "ranks",
+                  fmt::format("rank {} is on host '{}' here and on '{}' above: mixed runs",
+                              seen->first, host, seen->second),
+                  "split the log, one run per file");
+    }
     if (std::find(log_.host_names.begin(), log_.host_names.end(), host) == log_.host_names.end()) {
       log_.host_names.push_back(host);
     }
@@ -209,7 +218,15 @@ class NcclLogParser {
     r.count = field(t, l.count, n, "count");
     r.type = t[static_cast<std::size_t>(l.type)];
     r.redop = l.redop >= 0 ? t[static_cast<std::size_t>(l.redop)] : "";
-    if (l.root >= 0) r.root = static_cast<int>(field(t, l.root, n, "root"));
+    if (l.root >= 0) {
+      const double root = field(t, l.root, n, "root");
+      if (root < -1 || root > 1e7 || root != std::floor(root)) {
+        throw error(
+            n, "root",
+            fmt::format("'{}' is not a root rank (or -1)", t[static_cast<std::size_t>(l.root)]));
+      }
+      r.root = static_cast<int>(root);
+    }
     r.time_us = field(t, l.time[0], n, "time");
     r.algbw_GBps = l.algbw[0] >= 0 ? field(t, l.algbw[0], n, "algbw") : 0;
     r.busbw_GBps = field(t, l.busbw[0], n, "busbw");
@@ -263,7 +280,7 @@ class NcclLogParser {
   }
 
   NcclLog log_;
-  std::set<int> ranks_;
+  std::map<int, std::string> ranks_;  // rank -> its host
   std::optional<NcclColumns> layout_;
   std::optional<std::string> named_op_;
   int headers_ = 0;

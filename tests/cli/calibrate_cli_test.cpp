@@ -119,6 +119,10 @@ TEST(CalibrateCli, BadInputNamesTheLineAndWritesNothing) {
       {"collective,size_bytes,time_us,preset,nodes\nallreduce,8,-1,dgx-a100,2\n", "time_us"},
       {"collective,size_bytes,time_us,preset,nodes\nallreduce,8,10,dgx-a1000,2\n", ":2"},
       {"collective,size_bytes,time_us,preset,nodes\nallreduce,8,10\n", "fields"},
+      // A malformed override in `sets` is this file's error, at its line, not the command line's.
+      {"collective,size_bytes,time_us,preset,nodes,sets\nallreduce,8,10,dgx-a100,2,"
+       "cluster..nics_per_node=4\n",
+       ":2"},
   };
   for (const Case& c : cases) {
     std::string err;

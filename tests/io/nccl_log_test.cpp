@@ -102,6 +102,14 @@ TEST(NcclLog, RefusesBadLogsAtTheirLine) {
       {"no rows", log_text(""), 0, "no result rows"},
       {"row before header", "#  Rank  0 Pid 1 on h0 device 0 [0x1] GPU\n" + ok, 2, "before"},
       {"allgather or alltoall", log_text(ag), 6, "allgather from alltoall"},
+      {"rank out of range",
+       "# nThread 1 nGpus 1 minBytes 8 maxBytes 8\n#  Rank  5555555555555555555 Pid 1 on h0\n", 2,
+       "not a rank number"},
+      {"a rank on two hosts",
+       log_text(ok) + "#  Rank  1 Group  0 Pid 2 on h7 device  0 [0x1] GPU\n", 7, "mixed runs"},
+      {"root out of range",
+       log_text("  8  2  float  sum  1e30  10.0  0.0  0.0  0  10.0  0.0  0.0  0\n"), 6,
+       "root rank"},
   };
   for (const Bad& c : cases) {
     try {

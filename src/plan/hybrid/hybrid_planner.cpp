@@ -37,6 +37,7 @@
 #include "hybrid_placement.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/splits.hpp"
 
 namespace shardsim {
 
