@@ -21,21 +21,23 @@ enum class Range {
   fraction_closed,  // [0, 1]
   nonnegative,      // >= 0
   launch_count,     // integer in [0, kMaxLaunches]
-  choice,           // a name (collective_model: ideal or nccl)
+  choice,           // a name (collective_model: ideal or nccl; host_launch_mode)
 };
 
 constexpr std::int64_t kMaxLaunches = 1000;
 
 struct Field {
   std::string_view name;
-  std::variant<double CostParams::*, int CostParams::*, CollectiveModelKind CostParams::*> member;
+  std::variant<double CostParams::*, int CostParams::*, CollectiveModelKind CostParams::*,
+               HostLaunchMode CostParams::*>
+      member;
   Range range;
 };
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 32>& fields() {
-  static const std::array<Field, 32> kFields = {{
+const std::array<Field, 35>& fields() {
+  static const std::array<Field, 35> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -82,6 +84,9 @@ const std::array<Field, 32>& fields() {
        Range::nonnegative},
       {"one_sided_overlap_fraction", &CostParams::one_sided_overlap_fraction,
        Range::fraction_closed},
+      {"host_launch_mode", &CostParams::host_launch_mode, Range::choice},
+      {"host_eager_iteration_s", &CostParams::host_eager_iteration_s, Range::nonnegative},
+      {"host_graph_iteration_s", &CostParams::host_graph_iteration_s, Range::nonnegative},
   }};
   return kFields;
 }
@@ -119,7 +124,10 @@ void check_keys(const YamlValue& node) {
                     "one_sided_bandwidth_efficiency",
                     "one_sided_scale_up_overhead_s",
                     "one_sided_scale_out_overhead_s",
-                    "one_sided_overlap_fraction"});
+                    "one_sided_overlap_fraction",
+                    "host_launch_mode",
+                    "host_eager_iteration_s",
+                    "host_graph_iteration_s"});
 }
 
 double read_double(const YamlValue& v, Range range) {
@@ -156,6 +164,11 @@ void read_field(const Field& f, const YamlValue& v, CostParams& out) {
   if (auto* km = std::get_if<CollectiveModelKind CostParams::*>(&f.member)) {
     out.*(*km) = v.as_choice({"ideal", "nccl"}) == "ideal" ? CollectiveModelKind::ideal
                                                            : CollectiveModelKind::nccl;
+    return;
+  }
+  if (auto* hm = std::get_if<HostLaunchMode CostParams::*>(&f.member)) {
+    out.*(*hm) = v.as_choice({"eager", "cuda_graphs"}) == "eager" ? HostLaunchMode::eager
+                                                                  : HostLaunchMode::cuda_graphs;
     return;
   }
   const std::uint64_t n = v.as_nonnegative_int();

@@ -34,6 +34,8 @@ const char* thread_name(Stream s) {
       return "comm: gradient AllReduce";
     case Stream::input_comm:
       return "comm: input AlltoAll";
+    case Stream::host:
+      return "host: framework step";
   }
   return "?";
 }
@@ -88,9 +90,9 @@ void ChromeTrace::add(const std::string& label, const Cluster& cluster,
     fmt::format_to(
         out,
         R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"iteration":{},"warmup":{})",
-        to_string(t.phase), is_comm(t.stream) ? "comm" : "compute", base + t.gpu,
-        static_cast<int>(t.stream), us(sp.start_s), us(sp.end_s - sp.start_s), iteration[id],
-        iteration[id] < result.warmup ? "true" : "false");
+        to_string(t.phase), is_comm(t.stream) ? "comm" : (on_gpu(t.stream) ? "compute" : "host"),
+        base + t.gpu, static_cast<int>(t.stream), us(sp.start_s), us(sp.end_s - sp.start_s),
+        iteration[id], iteration[id] < result.warmup ? "true" : "false");
     if (t.collective >= 0) {
       const Collective& c = result.graph.collectives[static_cast<std::size_t>(t.collective)];
       fmt::format_to(out, R"(,"collective":{},"gpus":{},"bytes":{},"idle_network_us":{})",

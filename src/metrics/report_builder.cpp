@@ -340,10 +340,12 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       gr.lookups += it.lookups_by_gpu[g];
       for (int id : tasks_of_gpu[g]) {
         const Task& t = tasks[id];
+        if (!on_gpu(t.stream)) continue;
         (is_comm(t.stream) ? gr.comm_s : gr.compute_s) += spans[id].end_s - spans[id].start_s;
       }
       std::vector<Interval> in_window;
       for (int id : nearby_of_gpu[g]) {
+        if (!on_gpu(tasks[id].stream)) continue;  // the GPU idles while only the host works
         const double b = std::max(window.begin, spans[id].start_s);
         const double e = std::min(window.end, spans[id].end_s);
         if (e > b) in_window.push_back({b, e});
@@ -353,8 +355,12 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       for (int id : tasks_of_gpu[g]) {
         const Interval iv{spans[id].start_s, spans[id].end_s};
         others.clear();
+        // Exposed against the GPU's work only: the host step's exposed part is the time the
+        // GPU waits for the host.
         for (int other : nearby_of_gpu[g]) {
-          if (other != id) others.push_back({spans[other].start_s, spans[other].end_s});
+          if (other != id && on_gpu(tasks[other].stream)) {
+            others.push_back({spans[other].start_s, spans[other].end_s});
+          }
         }
         const auto p = static_cast<std::size_t>(tasks[id].phase);
         serialized[g][p] += iv.end - iv.begin;

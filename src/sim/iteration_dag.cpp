@@ -285,7 +285,15 @@ IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
   Emitter e(graph, in, traffic, factor, previous, out);
   const Forward fw = forward(e, draw);
   out.interaction_fwd_by_gpu = fw.inter;
-  out.last_by_gpu.assign(n, {-1, -1, -1, -1, -1});
+  out.last_by_gpu.assign(n, {-1, -1, -1, -1, -1, -1});
+  // The host's step (docs/model.md, "Host overhead"): it starts when the previous iteration has
+  // ended on this GPU (the host waits for it) and runs while the GPU works; the next iteration
+  // waits for it, so an iteration lasts at least the host's time.
+  if (const double host_s = host_iteration_s(in.cost); host_s > 0) {
+    for (int g = 0; g < n; ++g) {
+      e.set_last(e.local(g, Stream::host, Phase::host_step, host_s, e.barrier(g)));
+    }
+  }
   if (in.workload.mode == Mode::training) {
     backward(e, fw, draw, peer_syncs, iteration);
   } else {

@@ -14,6 +14,8 @@ std::string to_string(Stream s) {
       return "dense_comm";
     case Stream::input_comm:
       return "input_comm";
+    case Stream::host:
+      return "host";
   }
   return "?";
 }
@@ -48,6 +50,8 @@ std::string to_string(Phase p) {
       return "embedding_replica_allreduce";
     case Phase::embedding_replica_sync:
       return "embedding_replica_sync";
+    case Phase::host_step:
+      return "host_step";
   }
   return "?";
 }

@@ -45,14 +45,16 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 35u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   // Guards the field table against the expect_keys list: each name must pass the key check.
   std::string yaml = "cost:\n";
   for (const auto& n : cost_param_names()) {
-    yaml += "  " + n + (n == "collective_model" ? ": ideal\n" : ": 1\n");
+    yaml += "  " + n +
+            (n == "collective_model" ? ": ideal\n"
+                                     : (n == "host_launch_mode" ? ": cuda_graphs\n" : ": 1\n"));
   }
   const CostParams p = apply_cost_overrides(default_cost_params(), cost_node(yaml));
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 1);
@@ -61,6 +63,8 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   EXPECT_DOUBLE_EQ(p.collective_launch_s, 1);
   EXPECT_EQ(p.collective_model, CollectiveModelKind::ideal);
   EXPECT_DOUBLE_EQ(p.alltoall_peer_scale_out_s, 1);
+  EXPECT_EQ(p.host_launch_mode, HostLaunchMode::cuda_graphs);
+  EXPECT_DOUBLE_EQ(p.host_graph_iteration_s, 1);
 }
 
 TEST(CostParams, OverridesChangeOnlyTheGivenKeys) {

@@ -78,7 +78,8 @@ TEST(ChromeTrace, ProcessesThreadsSpansAndCounters) {
   EXPECT_EQ(pids.size(), 10u);
   EXPECT_TRUE(process_names.count("table_wise gpu3 (node 1)"));
   EXPECT_TRUE(process_names.count("row_wise network (link utilisation)"));
-  EXPECT_EQ(thread_names.size(), 5u);  // the five streams, compute and communication
+  EXPECT_EQ(thread_names.size(), 6u);  // the five GPU streams and the host's
+  EXPECT_TRUE(thread_names.count("host: framework step"));
   EXPECT_TRUE(thread_names.count("comm: pooled-embedding AlltoAll"));
   for (const char* p : {"embedding_lookup_fwd", "alltoall_fwd", "alltoall_bwd", "mlp_allreduce",
                         "input_alltoall", "top_mlp_fwd"}) {

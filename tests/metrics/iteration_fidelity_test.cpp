@@ -220,6 +220,45 @@ TEST(IterationFidelity, JitterIsDeterministicPerSeed) {
   for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
 }
 
+TEST(IterationFidelity, AnIterationLastsAtLeastTheHostsStep) {
+  // docs/model.md, "Host overhead": the host's step starts when the previous iteration ends and
+  // runs while the GPU works; the next iteration waits for it. Eq. 1 is 29.87 us here.
+  const SimulationOptions o = eq1_options(LinkSharing::aggregated);
+  HandCase c;
+  const std::vector<GpuMemory> memory = plan_memory(c.plan, c.cluster, c.model, c.wl);
+  const auto report = [&](const HandCase& h) {
+    const SimulationInputs in{h.cluster, h.model, h.wl, h.plan, h.trace, h.cost, o};
+    return build_report({"s", "s", ""}, in, simulate(in), memory);
+  };
+  const Report without = report(c);
+  // A host step shorter than the GPU's work hides behind it.
+  c.cost.host_eager_iteration_s = 10e-6;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
+  // A longer one sets the pace: every measured iteration lasts the host's step.
+  c.cost.host_eager_iteration_s = 100e-6;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, 100e-6, 1e-15);
+  // The report: the GPUs' busy times do not count the host's, which the GPUs wait for (idle);
+  // the breakdown shows the host step, exposed for the part the GPU's work does not cover.
+  const Report with = report(c);
+  EXPECT_NEAR(with.iteration_time.mean_s, 100e-6, 1e-15);
+  for (std::size_t g = 0; g < with.per_gpu.size(); ++g) {
+    EXPECT_NEAR(with.per_gpu[g].compute_s, without.per_gpu[g].compute_s, 1e-15);
+    EXPECT_NEAR(with.per_gpu[g].comm_s, without.per_gpu[g].comm_s, 1e-15);
+    EXPECT_NEAR(with.per_gpu[g].idle_s, without.per_gpu[g].idle_s + 100e-6 - c.eq1(), 1e-12);
+  }
+  const auto host = std::find_if(with.breakdown.begin(), with.breakdown.end(),
+                                 [](const PhaseTime& p) { return p.phase == "host_step"; });
+  ASSERT_NE(host, with.breakdown.end());
+  EXPECT_NEAR(host->serialized_s, 100e-6, 1e-15);
+  EXPECT_NEAR(host->exposed_s, 100e-6 - c.eq1(), 1e-12);
+  // CUDA graphs: the graph figure applies, the eager one no longer does.
+  c.cost.host_launch_mode = HostLaunchMode::cuda_graphs;
+  c.cost.host_graph_iteration_s = 60e-6;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, 60e-6, 1e-15);
+  c.cost.host_graph_iteration_s = 0;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
+}
+
 TEST(IterationFidelity, WholeIterationsAgreeBetweenAggregatedAndPerFlowOn64Gpus) {
   // 8 nodes x 8 GPUs (NVSwitch 100 GB/s, NICs 10 GB/s, one rack), 16 tables, every collective
   // of the iteration (input, pooled and gradient AlltoAlls, MLP AllReduce) in both models:

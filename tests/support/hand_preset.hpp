@@ -40,6 +40,7 @@ inline CostParams hand_cost_params() {
   c.collective_launch_s = 0;
   c.collective_bandwidth_efficiency = 1.0;
   c.collective_model = CollectiveModelKind::ideal;
+  c.host_eager_iteration_s = 0;  // the hand calculations price the GPU's work only
   return c;
 }
 

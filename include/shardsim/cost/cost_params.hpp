@@ -18,6 +18,9 @@ namespace shardsim {
 //          collective, each with a base latency, a latency per algorithm step by link class and
 //          a bandwidth fraction; AlltoAll pays a cost per peer
 enum class CollectiveModelKind : std::uint8_t { ideal, nccl };
+// How the host launches an iteration's kernels: one by one from the framework (eager), or as
+// one captured CUDA graph.
+enum class HostLaunchMode : std::uint8_t { eager, cuda_graphs };
 
 struct CostParams {
   // --- Embedding kernels (roofline over HBM bytes) ---
@@ -90,7 +93,21 @@ struct CostParams {
   // Fraction of the shorter of (local lookups, remote gets) hidden behind the longer one in
   // OPER's all-in-one lookup kernel (§5.2 local-remote overlapping). GUESS.
   double one_sided_overlap_fraction = 0.8;
+
+  // --- The host (docs/model.md, "Host overhead") ---
+  HostLaunchMode host_launch_mode = HostLaunchMode::eager;
+  // The host's time per iteration, per GPU process: the framework's training step (dispatching
+  // every op, the optimizer's bookkeeping, the synchronisation the AlltoAllv splits need).
+  // An iteration lasts at least this long. GUESS, eager and with CUDA graphs.
+  double host_eager_iteration_s = 500e-6;
+  double host_graph_iteration_s = 50e-6;
 };
+
+// The host's time per iteration in the configured launch mode.
+inline double host_iteration_s(const CostParams& p) {
+  return p.host_launch_mode == HostLaunchMode::cuda_graphs ? p.host_graph_iteration_s
+                                                           : p.host_eager_iteration_s;
+}
 
 // The CostParams field names, in configs/cost/default.yaml order (the keys of a `cost:` map).
 std::vector<std::string> cost_param_names();

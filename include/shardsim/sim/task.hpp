@@ -14,17 +14,23 @@ namespace shardsim {
 // dense compute (MLPs, interaction), sparse compute (embedding kernels), sparse communication
 // (pooled-embedding AlltoAlls), dense communication (gradient AllReduces) and input
 // communication (the index AlltoAll of the next batch, "using a separate stream", Neo §4.2).
+// A sixth holds the host's work per iteration (docs/model.md, "Host overhead"): not the GPU's.
 enum class Stream : std::uint8_t {
   dense_compute,
   sparse_compute,
   sparse_comm,
   dense_comm,
-  input_comm
+  input_comm,
+  host
 };
-inline constexpr int kNumStreams = 5;
+inline constexpr int kNumStreams = 6;
 std::string to_string(Stream s);
 inline bool is_comm(Stream s) {
   return s == Stream::sparse_comm || s == Stream::dense_comm || s == Stream::input_comm;
+}
+// Whether a task on `s` occupies the GPU (every stream but the host's).
+inline bool on_gpu(Stream s) {
+  return s != Stream::host;
 }
 
 enum class Phase : std::uint8_t {
@@ -42,8 +48,9 @@ enum class Phase : std::uint8_t {
   mlp_allreduce,
   embedding_replica_allreduce,  // gradients of data-parallel replicas, before the update
   embedding_replica_sync,       // 2D: weights + optimizer state across groups, after the update
+  host_step,                    // the host's time per iteration (CostParams host_iteration_s)
 };
-inline constexpr int kNumPhases = 14;
+inline constexpr int kNumPhases = 15;
 std::string to_string(Phase p);
 
 struct Task {
