@@ -61,7 +61,7 @@ IterationTasks IterationBuilder::append(TaskGraph& graph, int iteration,
   std::vector<double> factor(static_cast<std::size_t>(n));
   for (int g = 0; g < n; ++g) factor[static_cast<std::size_t>(g)] = slowdown(g, iteration);
   IterationDraw draw = draw_iteration(in_, analysis_, levels_, traffic_.a2a_groups.size(), factor,
-                                      iteration, distinct_memo_);
+                                      iteration, distinct_memo_, repeated_draw_);
   return emit_iteration(graph, in_, traffic_, analysis_.peer_syncs, std::move(draw), factor,
                         iteration, previous);
 }

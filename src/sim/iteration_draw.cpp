@@ -119,7 +119,7 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
 // All shards of a GPU run in one fused kernel (FBGEMM's table-batched embedding, Neo §5.1), so
 // each GPU's works are costed together: one launch per GPU, not one per shard.
 void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
-                  std::span<const double> factor, IterationDraw& out) {
+                  IterationDraw& out) {
   const int n = in.cluster.num_gpus();
   const bool training = in.workload.mode == Mode::training;
   const auto& shards = in.plan.shards;
@@ -137,29 +137,24 @@ void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const Shard
     out.lookups_by_gpu[sh.gpu] += work.lookups;
   }
   for (int g = 0; g < n; ++g) {
-    const double f = factor[static_cast<std::size_t>(g)];
-    out.lookup_fwd_s[g] = f * embedding_forward_s(gpu, works_by_gpu[g], in.cost);
+    out.lookup_fwd_s[g] = embedding_forward_s(gpu, works_by_gpu[g], in.cost);
     if (training) {
-      out.update_bwd_s[g] =
-          f * embedding_backward_s(gpu, works_by_gpu[g], in.model.optimizer, in.cost);
+      out.update_bwd_s[g] = embedding_backward_s(gpu, works_by_gpu[g], in.model.optimizer, in.cost);
     }
-    out.lookup_s_by_gpu[g] = out.lookup_fwd_s[g] + out.update_bwd_s[g];
   }
 }
 
 // OPER one-sided plans: the all-in-one kernel with its gets, the update kernel with the
 // received gradients, and the puts (issued as the backward collective).
 void one_sided_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
-                     std::span<const double> factor, IterationDraw& out) {
+                     IterationDraw& out) {
   const int n = in.cluster.num_gpus();
   const bool training = in.workload.mode == Mode::training;
   const OneSidedIteration it = one_sided_iteration(in, a.serving, sd.one_sided);
   out.lookups_by_gpu = it.lookups_served;
   for (int g = 0; g < n; ++g) {
-    const double f = factor[static_cast<std::size_t>(g)];
-    out.lookup_fwd_s[g] = f * it.lookup_fwd_s[g];
-    out.update_bwd_s[g] = training ? f * it.update_bwd_s[g] : 0.0;
-    out.lookup_s_by_gpu[g] = out.lookup_fwd_s[g] + out.update_bwd_s[g];
+    out.lookup_fwd_s[g] = it.lookup_fwd_s[g];
+    out.update_bwd_s[g] = training ? it.update_bwd_s[g] : 0.0;
   }
   out.puts_s = it.puts_s;
   out.puts_bytes = it.puts_bytes;
@@ -176,10 +171,12 @@ double ReplicaDistinctMemo::distinct(const AccessProfile& profile, std::size_t s
   return d;
 }
 
-IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
-                             const LevelTable& levels, std::size_t groups,
-                             std::span<const double> factor, int iteration,
-                             ReplicaDistinctMemo& memo) {
+namespace {
+
+// The draw before the GPUs' slowdowns: kernel times as the cost model gives them.
+IterationDraw unslowed_draw(const SimulationInputs& in, const PlanAnalysis& a,
+                            const LevelTable& levels, std::size_t groups, int iteration,
+                            ReplicaDistinctMemo& memo) {
   const int n = in.cluster.num_gpus();
   const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
   IterationDraw out;
@@ -196,9 +193,32 @@ IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
     }
   }
   const ShardDraw sd = draw_tables(in, a, levels, iteration, memo, out);
-  kernel_times(in, a, sd, factor, out);
-  if (one_sided) one_sided_times(in, a, sd, factor, out);
+  kernel_times(in, a, sd, out);
+  if (one_sided) one_sided_times(in, a, sd, out);
   return out;
+}
+
+// Applies each GPU's slowdown to its kernel times.
+IterationDraw slowed(IterationDraw d, std::span<const double> factor) {
+  for (std::size_t g = 0; g < d.lookup_fwd_s.size(); ++g) {
+    d.lookup_fwd_s[g] *= factor[g];
+    d.update_bwd_s[g] *= factor[g];
+    d.lookup_s_by_gpu[g] = d.lookup_fwd_s[g] + d.update_bwd_s[g];
+  }
+  return d;
+}
+
+}  // namespace
+
+IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& a,
+                             const LevelTable& levels, std::size_t groups,
+                             std::span<const double> factor, int iteration,
+                             ReplicaDistinctMemo& memo, std::optional<IterationDraw>& repeated) {
+  if (!in.trace.same_draw_every_iteration()) {
+    return slowed(unslowed_draw(in, a, levels, groups, iteration, memo), factor);
+  }
+  if (!repeated) repeated = unslowed_draw(in, a, levels, groups, iteration, memo);
+  return slowed(*repeated, factor);
 }
 
 }  // namespace shardsim

@@ -6,8 +6,6 @@
 #include <string>
 
 #include "shardsim/core/log.hpp"
-#include "shardsim/core/rng.hpp"
-#include "shardsim/trace/binomial.hpp"
 #include "shardsim/trace/row_blocks.hpp"
 #include "touched_rows.hpp"
 
@@ -17,15 +15,6 @@ namespace {
 
 // Sampled mode warns when its set of touched rows needs more memory than this.
 constexpr double kSampledWarnBytes = 1e9;
-
-std::uint64_t key(int v) {
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
-}
-
-Rng stream(std::uint64_t seed, std::size_t table, int iteration, int gpu, TraceStream purpose) {
-  return Rng(
-      stream_seed(seed, {table, key(iteration), key(gpu), static_cast<std::uint64_t>(purpose)}));
-}
 
 // nu with Σ_k 1 - (1 - p_k)^nu = bag (the expected distinct rows of nu independent lookups):
 // bisection in log(nu) from [bag, 2·bag], doubling the upper end until it covers.
@@ -55,8 +44,7 @@ struct SyntheticTraceSource::Table {
       : spec(t),
         profile(t, workload.trace.layout, layout_seed(workload.seed, index), options),
         generator(t, index, workload),
-        pooling_mean(t.pooling.expected()),
-        pooling_variance(t.pooling.variance()) {
+        pooling_mean(t.pooling.expected()) {
     draws_per_bag = pooling_mean;
     if (workload.trace.unique_in_bag)
       draws_per_bag =
@@ -66,7 +54,6 @@ struct SyntheticTraceSource::Table {
   PowerLawProfile profile;
   BagGenerator generator;
   double pooling_mean;
-  double pooling_variance;
   double draws_per_bag;  // nu of the mean bag (unique_in_bag), else the mean pooling factor
 };
 
@@ -99,33 +86,6 @@ double SyntheticTraceSource::draws_per_bag(std::size_t table) const {
   return table_at(table).draws_per_bag;
 }
 
-std::vector<std::uint64_t> SyntheticTraceSource::local_lookups(
-    std::size_t table, int iteration, int num_gpus, std::uint32_t samples_per_gpu) const {
-  const Table& t = table_at(table);
-  if (num_gpus < 1) throw std::invalid_argument("trace source: num_gpus must be >= 1");
-  const PoolingSpec& pooling = t.spec.pooling;
-  const double batch = samples_per_gpu;
-  std::vector<std::uint64_t> lookups(static_cast<std::size_t>(num_gpus), 0);
-  for (int g = 0; g < num_gpus; ++g) {
-    double total = 0;
-    if (pooling.kind == PoolingSpec::Kind::fixed) {
-      total = std::round(batch * pooling.value);
-    } else {
-      Rng rng = stream(workload_.seed, table, iteration, g, TraceStream::pooling);
-      if (samples_per_gpu <= options_.exact_pooling_max_samples) {
-        for (std::uint32_t s = 0; s < samples_per_gpu; ++s) total += pooling.sample(rng);
-      } else {
-        // Central limit: the sum of B i.i.d. draws ~ N(B·E, B·Var).
-        const double z = rng.normal();
-        total = std::max(
-            0.0, std::round(batch * t.pooling_mean + std::sqrt(batch * t.pooling_variance) * z));
-      }
-    }
-    lookups[static_cast<std::size_t>(g)] = static_cast<std::uint64_t>(total);
-  }
-  return lookups;
-}
-
 TableIterationDraw SyntheticTraceSource::draw(std::size_t table, int iteration, int num_gpus,
                                               std::uint32_t samples_per_gpu,
                                               std::span<const RowBlock> blocks) const {
@@ -137,54 +97,45 @@ TableIterationDraw SyntheticTraceSource::draw(std::size_t table, int iteration, 
   if (workload_.trace.mode == TraceMode::sampled) {
     split_sampled(t, iteration, num_gpus, samples_per_gpu, blocks, out);
   } else {
-    const std::vector<std::uint64_t> local =
-        local_lookups(table, iteration, num_gpus, samples_per_gpu);
-    split_expected(t, table, iteration, local, blocks, out);
+    split_expected(t, num_gpus, samples_per_gpu, blocks, out);
   }
   return out;
 }
 
-void SyntheticTraceSource::split_expected(const Table& t, std::size_t table, int iteration,
-                                          std::span<const std::uint64_t> local,
+void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
+                                          std::uint32_t samples_per_gpu,
                                           std::span<const RowBlock> blocks,
                                           TableIterationDraw& out) const {
   const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
   const std::size_t num_blocks = blocks.size();
-  const std::size_t num_gpus = local.size();
+  const auto gpus = static_cast<std::size_t>(num_gpus);
+  // Every GPU's local batch looks up its expectation, B·E[pooling] (docs/traces.md §7).
+  const double local = static_cast<double>(samples_per_gpu) * t.pooling_mean;
   // Share of a bag's lookups in each block: the block's mass, or under unique_in_bag the expected
   // rows of the block among nu independent draws (which sum to the bag size over the blocks).
   const bool unique = workload_.trace.unique_in_bag;
-  std::vector<double> mass(num_blocks, 0.0);
-  for (std::size_t b = 0; b < num_blocks; ++b)
-    if (blocks[b].rows.size() > 0)
-      mass[b] = unique ? t.profile.expected_distinct(blocks[b].rows, index.space(), t.draws_per_bag)
-                       : t.profile.mass(blocks[b].rows, index.space());
-  std::vector<std::uint64_t> counts(num_blocks);
-  std::uint64_t total = 0;
-  if (num_blocks == 1) {
-    // One block holds every lookup: the multinomial split is certain (and draws nothing), so
-    // skip its random stream. Same numbers, far less work for table-wise plans at scale.
-    for (std::size_t g = 0; g < num_gpus; ++g) {
-      out.lookups_by_block_gpu[g] = static_cast<double>(local[g]);
-      total += local[g];
+  std::vector<double> weight(num_blocks, 0.0);
+  double weights = 0;
+  for (std::size_t b = 0; b < num_blocks; ++b) {
+    if (blocks[b].rows.size() > 0) {
+      weight[b] = unique
+                      ? t.profile.expected_distinct(blocks[b].rows, index.space(), t.draws_per_bag)
+                      : t.profile.mass(blocks[b].rows, index.space());
     }
+    weights += weight[b];
   }
-  const MultinomialSplitter split(num_blocks > 1 ? std::span<const double>(mass)
-                                                 : std::span<const double>());
-  for (std::size_t g = 0; num_blocks > 1 && g < num_gpus; ++g) {
-    Rng rng =
-        stream(workload_.seed, table, iteration, static_cast<int>(g), TraceStream::block_split);
-    split.sample(rng, local[g], counts);
-    for (std::size_t b = 0; b < num_blocks; ++b)
-      out.lookups_by_block_gpu[b * num_gpus + g] = static_cast<double>(counts[b]);
-    total += local[g];
+  for (std::size_t b = 0; b < num_blocks; ++b) {
+    // One block holds every lookup whatever its computed mass (a sum of rounded terms).
+    const double share = num_blocks == 1 ? 1.0 : (weights > 0 ? weight[b] / weights : 0.0);
+    std::fill_n(out.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * gpus), gpus,
+                local * share);
   }
   // Under unique_in_bag a bag of L rows counts as nu(L) independent draws: L_total · nu / L̄.
+  const double total = local * static_cast<double>(gpus);
   const double draws =
       unique && t.pooling_mean > 0
-          ? static_cast<double>(total) *
-                (t.draws_per_bag / std::min(t.pooling_mean, static_cast<double>(t.spec.rows)))
-          : static_cast<double>(total);
+          ? total * (t.draws_per_bag / std::min(t.pooling_mean, static_cast<double>(t.spec.rows)))
+          : total;
   for (std::size_t b = 0; b < num_blocks; ++b)
     if (blocks[b].rows.size() > 0)
       out.distinct_by_block[b] = t.profile.expected_distinct(blocks[b].rows, index.space(), draws);

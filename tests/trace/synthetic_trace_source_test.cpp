@@ -63,25 +63,37 @@ TEST(SyntheticTrace, FixedPoolingGivesExactLocalLookupsConservedOverBlocks) {
   }
 }
 
-TEST(SyntheticTrace, RandomPoolingMatchesItsMoments) {
-  // Lognormal pooling (mean 15, sigma 0.5). 64 GPUs x 512 samples draw every sample; 64 GPUs x
-  // 10000 samples use the normal approximation. Either way the mean of L_g is B·E within 5
-  // standard errors sqrt(B·Var/64), and the spread of L_g is sqrt(B·Var) within 30%.
+TEST(SyntheticTrace, ExpectedModeDrawsExpectationsTheSameEveryIteration) {
+  // Lognormal pooling (mean 15): every GPU's local batch of B samples makes B·15 lookups, shared
+  // among the blocks in proportion to their masses, in every iteration; sampled mode draws.
   DlrmModel model;
   const auto pool = lognormal(15, 0.5);
-  model.tables = {table(1000, 1.0, pool)};
-  const SyntheticTraceSource source(model, workload(HotRowLayout::clustered, TraceMode::expected));
-  for (std::uint32_t batch : {512u, 10000u}) {
-    const auto local = source.local_lookups(0, 1, 64, batch);
-    double s = 0, s2 = 0;
-    for (auto l : local) s += double(l);
-    const double mean = s / 64;
-    for (auto l : local) s2 += (double(l) - mean) * (double(l) - mean);
-    const double sd = std::sqrt(s2 / 63);
-    const double want_sd = std::sqrt(batch * pool.variance());
-    EXPECT_NEAR(mean, batch * pool.expected(), 5 * want_sd / 8) << batch;
-    EXPECT_NEAR(sd, want_sd, 0.3 * want_sd) << batch;
+  model.tables = {table(100'000, 1.05, pool)};
+  const auto blocks = equal_blocks(100'000, 4);
+  const SyntheticTraceSource expected(model,
+                                      workload(HotRowLayout::clustered, TraceMode::expected));
+  EXPECT_TRUE(expected.same_draw_every_iteration());
+  const auto first = expected.draw(0, 0, 8, 512, blocks);
+  const auto& profile = expected.profile(0);
+  for (int iteration : {1, 7}) {
+    const auto d = expected.draw(0, iteration, 8, 512, blocks);
+    EXPECT_EQ(d.lookups_by_block_gpu, first.lookups_by_block_gpu);
+    EXPECT_EQ(d.distinct_by_block, first.distinct_by_block);
   }
+  for (int g = 0; g < 8; ++g) {
+    double local = 0;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const double l = first.lookups_by_block_gpu[b * 8 + g];
+      EXPECT_NEAR(l, 512 * pool.expected() * profile.mass(blocks[b].rows, RowSpace::row_id),
+                  1e-9 * l);
+      local += l;
+    }
+    EXPECT_NEAR(local, 512 * pool.expected(), 1e-9 * local);
+  }
+  const SyntheticTraceSource sampled(model, workload(HotRowLayout::clustered, TraceMode::sampled));
+  EXPECT_FALSE(sampled.same_draw_every_iteration());
+  EXPECT_NE(sampled.draw(0, 0, 8, 512, blocks).lookups_by_block_gpu,
+            sampled.draw(0, 1, 8, 512, blocks).lookups_by_block_gpu);
 }
 
 TEST(SyntheticTrace, DeterministicAndIndependentOfCallOrder) {
@@ -101,7 +113,8 @@ TEST(SyntheticTrace, DeterministicAndIndependentOfCallOrder) {
     EXPECT_EQ(a1.lookups_by_block_gpu, b1.lookups_by_block_gpu);
     EXPECT_EQ(a1.distinct_by_block, b1.distinct_by_block);
     EXPECT_EQ(a2.lookups_by_block_gpu, b2.lookups_by_block_gpu);
-    EXPECT_NE(a1.lookups_by_block_gpu, a2.lookups_by_block_gpu);  // iterations differ
+    // Sampled iterations differ; expected ones are expectations, the same every iteration.
+    EXPECT_EQ(a1.lookups_by_block_gpu != a2.lookups_by_block_gpu, mode == TraceMode::sampled);
     const SyntheticTraceSource c(model, workload(HotRowLayout::scattered, mode, 43));
     EXPECT_NE(c.draw(0, 1, 4, 256, blocks).lookups_by_block_gpu, a1.lookups_by_block_gpu);
   }
@@ -334,8 +347,8 @@ TEST(SyntheticTrace, RejectsBlocksThatDoNotPartition) {
   // Out of order and with an empty block is still a partition.
   const auto d = draw({{{50, 100}, id}, {{7, 7}, id}, {{0, 50}, id}});
   EXPECT_EQ(d.lookups_by_block_gpu[2] + d.lookups_by_block_gpu[3], 0.0);  // the empty block
-  EXPECT_EQ(std::accumulate(d.lookups_by_block_gpu.begin(), d.lookups_by_block_gpu.end(), 0.0),
-            16.0);
+  EXPECT_NEAR(std::accumulate(d.lookups_by_block_gpu.begin(), d.lookups_by_block_gpu.end(), 0.0),
+              16.0, 1e-12);
   EXPECT_THROW(source.draw(1, 0, 2, 8, equal_blocks(100, 1)), std::out_of_range);
   EXPECT_THROW(source.draw(0, 0, 0, 8, equal_blocks(100, 1)), std::invalid_argument);
 }

@@ -60,6 +60,9 @@ class IterationBuilder {
   PlanTraffic traffic_;
   // Filled by append() (the same values whichever iterations are built, and in which order).
   mutable ReplicaDistinctMemo distinct_memo_;
+  // The draw before slowdowns, when the trace's draws are the same every iteration (expected
+  // mode): drawn by the first append(), reused by the others.
+  mutable std::optional<IterationDraw> repeated_draw_;
 };
 
 }  // namespace shardsim

@@ -5,6 +5,7 @@
 // the input AlltoAll's traffic per sparse group (indices and offsets to the GPU serving each
 // block). Kernel times include each GPU's slowdown (stragglers, jitter).
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -47,10 +48,13 @@ class ReplicaDistinctMemo {
 };
 
 // `factor[g]` multiplies GPU g's kernel times; `groups` is the number of sparse groups;
-// `levels` is the cluster's level table (built once per simulation).
+// `levels` is the cluster's level table (built once per simulation). When the trace draws the
+// same every iteration (TraceSource::same_draw_every_iteration: expected mode), the draw before
+// the slowdowns is made once into `repeated` and reused: the same numbers, bit for bit, at the
+// cost of the slowdowns alone.
 IterationDraw draw_iteration(const SimulationInputs& in, const PlanAnalysis& analysis,
                              const LevelTable& levels, std::size_t groups,
                              std::span<const double> factor, int iteration,
-                             ReplicaDistinctMemo& memo);
+                             ReplicaDistinctMemo& memo, std::optional<IterationDraw>& repeated);
 
 }  // namespace shardsim

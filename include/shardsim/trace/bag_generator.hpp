@@ -27,6 +27,7 @@
 namespace shardsim {
 
 // The purposes of the random streams of one (table, iteration, gpu).
+// (block_split = 2 was expected mode's multinomial split, before its draws became expectations.)
 enum class TraceStream : std::uint64_t { pooling = 1, block_split = 2, indices = 3, reuse = 4 };
 
 // Seed of a table's scattered-layout hash: stream_seed(workload_seed, {table, "LAYOUT"}).

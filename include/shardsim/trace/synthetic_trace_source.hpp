@@ -1,11 +1,11 @@
 #pragma once
 // The synthetic power-law trace source (DESIGN.md §5) behind make_synthetic_trace_source.
 //
-// For a table and an iteration, GPU g's local batch of B samples makes L_g lookups: B × pooling
-// for fixed pooling; otherwise the sum of B per-sample draws when B <= exact_pooling_max_samples,
-// else round(B·E + sqrt(B·Var)·Z) >= 0 (central limit). The lookups are then split over the blocks:
-//   expected mode: L_g is split by a multinomial with the blocks' masses, and the distinct rows of
-//                  a block are the profile's expected_distinct(block, Σ_g L_g);
+// For a table and an iteration, the lookups of GPU g's local batch of B samples are split over
+// the blocks:
+//   expected mode: expectations, the same every iteration: L_g = B·E[pooling] lookups, shared
+//                  among the blocks in proportion to their masses, and the distinct rows of a
+//                  block are the profile's expected_distinct(block, Σ_g L_g);
 //   sampled mode:  every bag is drawn (BagGenerator: per-sample pooling factors, ranks from the
 //                  law, unique_in_bag, reuse, the layout's row ids) and each lookup counted in
 //                  its block; distinct rows are counted exactly with a hash set of touched rows.
@@ -32,9 +32,6 @@ namespace shardsim {
 
 struct SyntheticTraceOptions {
   PowerLawOptions profile;
-  // Local batches up to this many samples draw each sample's pooling factor; larger ones draw
-  // their total from the normal approximation.
-  std::uint32_t exact_pooling_max_samples = 4096;
 };
 
 class SyntheticTraceSource final : public TraceSource {
@@ -50,12 +47,11 @@ class SyntheticTraceSource final : public TraceSource {
   TableIterationDraw draw(std::size_t table, int iteration, int num_gpus,
                           std::uint32_t samples_per_gpu,
                           std::span<const RowBlock> blocks) const override;
+  // Expected mode's draws are expectations: the same every iteration.
+  bool same_draw_every_iteration() const override {
+    return workload_.trace.mode == TraceMode::expected;
+  }
 
-  // L_g for every GPU: the first step of draw() in expected mode. Sampled mode sums the bags'
-  // lengths instead: the same draws when samples_per_gpu <= exact_pooling_max_samples, except
-  // for a fractional fixed pooling factor v, which this rounds to round(B·v).
-  std::vector<std::uint64_t> local_lookups(std::size_t table, int iteration, int num_gpus,
-                                           std::uint32_t samples_per_gpu) const;
   TraceMode mode() const { return workload_.trace.mode; }
   const BagGenerator& bags(std::size_t table) const;
   // nu of a mean bag under unique_in_bag (the mean pooling factor when not unique).
@@ -64,9 +60,8 @@ class SyntheticTraceSource final : public TraceSource {
  private:
   struct Table;
   const Table& table_at(std::size_t table) const;
-  void split_expected(const Table& t, std::size_t table, int iteration,
-                      std::span<const std::uint64_t> local, std::span<const RowBlock> blocks,
-                      TableIterationDraw& out) const;
+  void split_expected(const Table& t, int num_gpus, std::uint32_t samples_per_gpu,
+                      std::span<const RowBlock> blocks, TableIterationDraw& out) const;
   void split_sampled(const Table& t, int iteration, int num_gpus, std::uint32_t samples_per_gpu,
                      std::span<const RowBlock> blocks, TableIterationDraw& out) const;
 

@@ -38,10 +38,12 @@ class TraceSource {
   virtual TableIterationDraw draw(std::size_t table, int iteration, int num_gpus,
                                   std::uint32_t samples_per_gpu,
                                   std::span<const RowBlock> blocks) const = 0;
+  // Whether draw() returns the same for every iteration (then a simulation draws once per plan).
+  virtual bool same_draw_every_iteration() const { return false; }
 };
 
 // Synthetic power-law traces (DESIGN.md §5), in the workload's mode (`expected`: analytic
-// expectations plus multinomial sampling of per-block counts; `sampled`: draw every index).
+// expectations of every per-block count, the same each iteration; `sampled`: draw every index).
 std::unique_ptr<TraceSource> make_synthetic_trace_source(const DlrmModel& model,
                                                          const Workload& workload);
 
