@@ -41,10 +41,12 @@ class OperPlanner final : public Planner {
 // The replica serving `gpu` by the default rule of plan/serving.hpp: itself if it holds one,
 // else the nearest holder (lowest level, then lowest id).
 int default_server(const std::vector<int>& holders, int gpu, const CostMatrix& L) {
+  // Holders ascend: a holder finds itself by binary search (O(log N) for a partition copied to
+  // every GPU, instead of a scan), the others scan for the nearest, ties to the lowest id.
+  if (std::binary_search(holders.begin(), holders.end(), gpu)) return gpu;
   int best = -1;
   for (int h : holders) {
-    if (h == gpu) return h;
-    if (best < 0 || L.level(gpu, h) < L.level(gpu, best)) best = h;  // holders ascend: ties low
+    if (best < 0 || L.level(gpu, h) < L.level(gpu, best)) best = h;
   }
   return best;
 }
