@@ -74,10 +74,14 @@ void FairShareNetwork::add_flow(double now, std::span<const int> links, double b
   } else {
     f.first_link = static_cast<std::uint32_t>(flow_links_.size());
     flow_links_.insert(flow_links_.end(), links.begin(), links.end());
+    flow_link_pos_.resize(flow_links_.size());
   }
-  for (int l : links) {
-    link_flows_[static_cast<std::size_t>(l)].push_back(id);
-    mark_dirty(l);
+  const std::span<int> pos = positions_of(f);
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    auto& on_link = link_flows_[static_cast<std::size_t>(links[k])];
+    pos[k] = static_cast<int>(on_link.size());
+    on_link.push_back(id);
+    mark_dirty(links[k]);
   }
   ++active_;
 }
@@ -246,10 +250,21 @@ void FairShareNetwork::complete_due(double now, std::vector<int>& tags) {
     f.remaining = 0;
     --active_;
     tags.push_back(f.tag);
-    for (int l : links_of(f)) {
+    // Swap-remove from each link, by the flow's stored index there (no search); the flow moved
+    // into its slot learns its new index.
+    const std::span<const int> links = links_of(f);
+    const std::span<int> pos = positions_of(f);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      const int l = links[k];
       auto& on_link = link_flows_[static_cast<std::size_t>(l)];
-      const auto it = std::find(on_link.begin(), on_link.end(), d.flow);
-      *it = on_link.back();
+      const int moved = on_link.back();
+      on_link[static_cast<std::size_t>(pos[k])] = moved;
+      Flow& m = flows_[static_cast<std::size_t>(moved)];
+      const std::span<const int> m_links = links_of(m);
+      const std::span<int> m_pos = positions_of(m);
+      for (std::size_t j = 0; j < m_links.size(); ++j) {
+        if (m_links[j] == l) m_pos[j] = pos[k];
+      }
       on_link.pop_back();
       mark_dirty(l);
     }

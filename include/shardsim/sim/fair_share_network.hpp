@@ -59,6 +59,7 @@ class FairShareNetwork final : public NetworkModel {
     std::uint32_t version = 0;
     int tag = 0;
     int only_link = -1;  // the link of a one-link flow (aggregated demands), kept inline
+    int only_pos = -1;   // its index in link_flows_[only_link]
     bool active = false;
   };
   struct Due {
@@ -77,6 +78,11 @@ class FairShareNetwork final : public NetworkModel {
     if (f.num_links == 1) return {&f.only_link, 1};
     return {flow_links_.data() + f.first_link, f.num_links};
   }
+  // The flow's index in link_flows_ of each of its links (parallel to links_of).
+  std::span<int> positions_of(Flow& f) {
+    if (f.num_links == 1) return {&f.only_pos, 1};
+    return {flow_link_pos_.data() + f.first_link, f.num_links};
+  }
   void mark_dirty(int link);
   void solve_component(double now, int seed_link);
   bool solve_single_link(double now, int link);
@@ -92,6 +98,7 @@ class FairShareNetwork final : public NetworkModel {
   std::vector<double> link_rate_;             // summed rate per link
   std::vector<Flow> flows_;
   std::vector<int> flow_links_;
+  std::vector<int> flow_link_pos_;  // parallel to flow_links_: the flow's index on that link
   std::vector<int> free_flow_ids_;  // finished ids, reused (multi-link slots are not)
   std::priority_queue<Due, std::vector<Due>, Later> due_;
   std::vector<int> dirty_;
