@@ -3,6 +3,8 @@
 #include "shardsim/plan/one_sided_traffic.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace shardsim {
@@ -86,6 +88,15 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
     }
   }
 
+  // The backward's work of each (GPU, table, columns), an index into bwd_works[gpu]: several
+  // shards of one table on one GPU are one table of the fused kernel, updated from the same
+  // bags (read once, as the forward pools them once), so their work is summed, not costed
+  // shard by shard.
+  struct BwdWork {
+    std::size_t index = 0;   // into bwd_works[gpu]
+    bool bags_read = false;  // its bags' gradients are counted
+  };
+  std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, BwdWork> bwd_work_of;
   std::vector<double> own(shards.size(), 0.0), own_distinct(shards.size(), 0.0);
   std::vector<double> received(shards.size(), 0.0), served_table(shards.size(), 0.0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
@@ -124,12 +135,23 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
       }
       const double updates = own[s] + received[s];
       if (training && updates > 0) {
-        // Own lookups read their bags' gradients (one bag per sample); each received row is a
-        // gradient read once.
-        const double outputs = (own[s] > 0 ? batch : 0.0) + received[s];
-        out.bwd_works[h].push_back(EmbeddingWork{updates,
-                                                 std::min(distinct(served_table[s]), updates),
-                                                 outputs, set.cols.size(), model.table_precision});
+        const auto [it, fresh] =
+            bwd_work_of.try_emplace(std::make_tuple(h, set.table, set.cols.begin, set.cols.end),
+                                    BwdWork{out.bwd_works[h].size(), false});
+        if (fresh) {
+          out.bwd_works[h].push_back(
+              EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision});
+        }
+        EmbeddingWork& w = out.bwd_works[h][it->second.index];
+        // Own lookups read their bags' gradients (one bag per sample, once per GPU, table and
+        // columns); each received row is a gradient read once.
+        if (own[s] > 0 && !it->second.bags_read) {
+          w.pooled_outputs += batch;
+          it->second.bags_read = true;
+        }
+        w.pooled_outputs += received[s];
+        w.lookups += updates;
+        w.distinct_rows += std::min(distinct(served_table[s]), updates);
       }
     }
   }

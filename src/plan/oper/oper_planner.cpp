@@ -119,7 +119,8 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
     return parts[a].table != parts[b].table ? parts[a].table < parts[b].table
                                             : parts[a].ranks.begin < parts[b].ranks.begin;
   });
-  bool last_single = false;  // the last shard is a partition held by its owner alone
+  bool last_single = false;      // the last shard is a partition held by its owner alone
+  bool last_everywhere = false;  // the last n shards are a partition held by every GPU
   int replicated = 0;
   for (std::size_t p : order) {
     const Partition& part = parts[p];
@@ -127,6 +128,7 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
     const int owner = placement.owner[p];
     const ColRange cols{0, ctx.model.tables[part.table].dim};
     if (holders.size() == 1) {
+      last_everywhere = false;
       if (last_single) {
         Shard& prev = plan.shards.back();
         if (prev.table == part.table && prev.gpu == owner && prev.rows.end == part.ranks.begin) {
@@ -141,7 +143,28 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
     }
     last_single = false;
     ++replicated;
+    const bool everywhere = static_cast<int>(holders.size()) == n;
+    // Consecutive ranks of one table copied to every GPU (the training rule's hot prefix, cut
+    // into many partitions by a small threshold) are one range on each GPU, which serves itself
+    // from it: their n copies merge, as the single-holder partitions above do. The copies'
+    // memory is counted all the same.
+    if (everywhere && last_everywhere) {
+      const auto first = plan.shards.end() - n;
+      if (first->table == part.table && first->rows.end == part.ranks.begin) {
+        for (auto it = first; it != plan.shards.end(); ++it) {
+          it->rows.end = part.ranks.end;
+          if (it->gpu != owner) {
+            placed.place(it->gpu,
+                         Shard{part.table, part.ranks, RowSpace::rank, cols, it->gpu, 1,
+                               ShardKind::fine_grained},
+                         served);
+          }
+        }
+        continue;
+      }
+    }
     emit_replicas(part, p, placement, holders, cols, L, served, placed, plan);
+    last_everywhere = everywhere;
   }
   // A table held whole reads as table-wise, or as data-parallel when it has copies.
   std::vector<bool> copied(ctx.model.tables.size(), false);

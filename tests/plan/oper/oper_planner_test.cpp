@@ -57,15 +57,27 @@ TEST(OperPlanner, ValidDeterministicOneSided) {
   }
 }
 
-// Σ footprint (weights + optimizer state) per GPU of replica-0 shards and of other replicas.
+// Σ footprint (weights + optimizer state) per GPU of the partitions it owns and of the copies it
+// holds, from the placement (the plan merges a partition copied to every GPU with its
+// neighbours, so its shards no longer tell owners from copies). The plan holds the same bytes.
 std::pair<std::vector<double>, std::vector<double>> footprints(const PlanFixture& f,
-                                                               const Plan& p) {
-  std::vector<double> own(f.cluster.num_gpus()), copies(f.cluster.num_gpus());
-  for (const Shard& s : p.shards) {
+                                                               const oper::OperResult& r) {
+  const int n = f.cluster.num_gpus();
+  std::vector<double> own(n), copies(n), in_plan(n);
+  for (std::size_t p = 0; p < r.partitions.size(); ++p) {
+    const oper::Partition& part = r.partitions[p];
+    const Shard s{
+        part.table, part.ranks, RowSpace::rank,         {0, f.model.tables[part.table].dim},
+        0,          0,          ShardKind::fine_grained};
     const double b =
         shard_weight_bytes(s, f.model) + shard_optimizer_bytes(s, f.model, f.workload.mode);
-    (s.replica == 0 ? own : copies)[s.gpu] += b;
+    for (int h : r.placement.holders(p, n)) (h == r.placement.owner[p] ? own : copies)[h] += b;
   }
+  for (const Shard& s : r.plan.shards) {
+    in_plan[s.gpu] +=
+        shard_weight_bytes(s, f.model) + shard_optimizer_bytes(s, f.model, f.workload.mode);
+  }
+  for (int g = 0; g < n; ++g) EXPECT_NEAR(in_plan[g], own[g] + copies[g], 1e-6 * in_plan[g]);
   return {own, copies};
 }
 
@@ -78,8 +90,11 @@ TEST(OperPlanner, ExtraMemoryBudgetRespected) {
     double previous_copies = -1;
     for (double ratio : {0.0, 0.01, 0.05, 0.2}) {
       SCOPED_TRACE(to_string(mode) + " ratio " + std::to_string(ratio));
-      const Plan p = f.valid_plan("oper", "{extra_memory_ratio: " + std::to_string(ratio) + "}");
-      const auto [own, copies] = footprints(f, p);
+      oper::OperOptions o;
+      o.extra_memory_ratio = ratio;
+      const oper::OperResult r = oper::oper_plan_detailed(f.ctx(), o);
+      validate_plan(r.plan, f.cluster, f.model, "oper");
+      const auto [own, copies] = footprints(f, r);
       double all_copies = 0;
       for (int g = 0; g < n; ++g) {
         // A GPU's copies fit in its share of the budget: at most ratio · total / n, and at
