@@ -39,6 +39,7 @@ double MemoryBudget::shard_bytes(const Shard& shard, double served_gpus) const {
 
 double MemoryBudget::bytes_on(int gpu, const Shard& shard, double served_gpus) const {
   const double full = shard_bytes(shard, served_gpus);
+  if (!(served_gpus > 0)) return full;  // no activations to share (one-sided plans)
   const auto it = buffers_.find({gpu, shard.table, shard.cols.begin, shard.cols.end});
   if (it == buffers_.end()) return full;
   const double stored = shard_weight_bytes(shard, ctx_.model) +
@@ -50,6 +51,7 @@ double MemoryBudget::bytes_on(int gpu, const Shard& shard, double served_gpus) c
 
 void MemoryBudget::place(int gpu, const Shard& shard, double served_gpus) {
   add(gpu, bytes_on(gpu, shard, served_gpus));
+  if (!(served_gpus > 0)) return;  // a buffer for no samples: nothing to share later
   double& served = buffers_[{gpu, shard.table, shard.cols.begin, shard.cols.end}];
   served = std::max(served, served_gpus);
 }
