@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <numeric>
 
 #include "shardsim/core/log.hpp"
@@ -62,12 +64,49 @@ ModelParallel balanced_model_parallel(const PlanningContext& ctx,
   return mp;
 }
 
+double lookup_balance_bound(const PlanningContext& ctx, const CostMatrix& L) {
+  const int n = L.num_gpus();
+  if (n < 2) return 1;
+  // Per row size, the cheapest and the dearest local lookup over the GPUs (equal on a
+  // homogeneous cluster), so that the bound holds wherever the rows go.
+  std::map<double, std::pair<double, double>> local_s;
+  double total = 0, hottest = 0;
+  for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
+    const double bytes = row_fetch_bytes(ctx, t);
+    auto [it, fresh] = local_s.try_emplace(bytes, std::numeric_limits<double>::infinity(), 0.0);
+    if (fresh) {
+      for (int g = 0; g < n; ++g) {
+        const double r = L.row_s(g, g, bytes);
+        it->second.first = std::min(it->second.first, r);
+        it->second.second = std::max(it->second.second, r);
+      }
+    }
+    const double access = ctx.workload.batch_per_gpu * ctx.model.tables[t].pooling.expected();
+    total += access * n * it->second.second;
+    const double hot_row = ctx.trace.profile(t).mass({0, 1}, RowSpace::rank);
+    hottest = std::max(hottest, access * hot_row * n * it->second.first);
+  }
+  if (!(hottest > 0)) return 1;
+  return std::clamp((total - hottest) / ((n - 1) * hottest), 0.0, 1.0);
+}
+
 BackoffResult model_parallel_with_backoff(const PlanningContext& ctx, const CostMatrix& L,
                                           double threshold, double balance_target,
                                           const MemoryBudget& budget, double served_gpus) {
   BackoffResult best;
   double best_balance = -1;
   double thr = threshold;
+  // A target the hottest row already rules out (it is one partition whatever the threshold)
+  // becomes that share of the bound (docs/planners.md, "oper": back-off).
+  const double bound = lookup_balance_bound(ctx, L);
+  if (bound < balance_target) {
+    log_info(
+        "oper: no partitioning can reach the balance target {:g}: the hottest row alone bounds "
+        "the degree of balance of the lookup workload at {:.4f}; backing off to {:.4f} "
+        "({:g} of the bound)",
+        balance_target, bound, balance_target * bound, balance_target);
+    balance_target *= bound;
+  }
   for (int attempt = 0; attempt <= kMaxBackoffs; ++attempt, thr /= 2) {
     std::vector<Partition> parts = partition_tables(ctx, thr);
     MemoryBudget fresh = budget;

@@ -112,6 +112,27 @@ TEST(OperModelParallel, ThresholdBackOff) {
   EXPECT_DOUBLE_EQ(never.threshold, 0.5);  // threshold 1 gives 0; 0.5 gives rows 2 | 1
 }
 
+TEST(OperModelParallel, AHotRowLowersAnUnreachableTarget) {
+  // One table of rows weighted 9, 1, 1, 1 on 4 GPUs: the hottest row is a partition at every
+  // threshold, so some GPU carries 9 of the 12 units and the least loaded at most (12 − 9) / 3:
+  // no placement balances better than 1/9. The 0.9 target becomes 0.9 / 9 = 0.1, reached when
+  // every row is a partition (threshold 1/4, whose footprint cap is one row: loads 9, 1, 1, 1);
+  // without the bound all eleven partitionings would be tried.
+  const OperFixture f(4, 1, {{9, 1, 1, 1}}, 16);
+  const auto ctx = f.ctx();
+  const CostMatrix L(f.cluster, f.cost);
+  EXPECT_NEAR(lookup_balance_bound(ctx, L), 1.0 / 9, 1e-12);
+  const MemoryBudget budget(ctx, 0);
+  const BackoffResult r = model_parallel_with_backoff(ctx, L, 1.0, 0.9, budget, 0);
+  EXPECT_TRUE(r.reached);
+  EXPECT_EQ(r.attempts, 3);
+  EXPECT_DOUBLE_EQ(r.threshold, 0.25);
+  EXPECT_NEAR(r.placement.balance(), 1.0 / 9, 1e-12);
+  // A target the bound allows is kept as given: the uniform table of the test above.
+  const OperFixture u(2, 1, {std::vector<double>(8, 1.0)}, 16);
+  EXPECT_DOUBLE_EQ(lookup_balance_bound(u.ctx(), CostMatrix(u.cluster, u.cost)), 1.0);
+}
+
 TEST(OperModelParallel, FailsCleanlyWhenAPartitionFitsNowhere) {
   OperFixture f = fig2();
   f.cluster = Cluster(

@@ -30,10 +30,17 @@ ModelParallel balanced_model_parallel(const PlanningContext& ctx,
                                       std::span<const Partition> partitions, const CostMatrix& L,
                                       MemoryBudget& budget, double served_gpus);
 
+// An upper bound on the degree of balance (min / max) of the lookup workload E of any
+// model-parallel placement: the hottest row of any table is one partition at every threshold,
+// so some GPU carries at least its load R, and the least loaded at most (T − R) / (n − 1) of the
+// total T: min(1, (T − R) / ((n − 1) R)).
+double lookup_balance_bound(const PlanningContext& ctx, const CostMatrix& L);
+
 // The back-off of §4.2: partition with `threshold`, place, and while the balance is below
 // `balance_target`, halve the threshold and start again (from a fresh copy of `budget`), at most
-// kMaxBackoffs times. Returns the first attempt that reaches the target, else the most balanced
-// one (the earliest on a tie).
+// kMaxBackoffs times. A target above lookup_balance_bound, which no threshold can reach, is
+// replaced by target × bound (logged). Returns the first attempt that reaches the target, else
+// the most balanced one (the earliest on a tie).
 inline constexpr int kMaxBackoffs = 10;
 struct BackoffResult {
   double threshold = 0;  // of the returned attempt
