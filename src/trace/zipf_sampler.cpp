@@ -12,8 +12,9 @@ namespace shardsim {
 namespace {
 
 // Across a tail cell the law falls by at most this factor, so a uniform below it accepts at once
-// (and the rejection loop runs 1/(1 - ~2.5%) times on average).
-constexpr double kCellFloor = 0.95;
+// (and the rejection loop runs at most 1/0.98 times on average). 0.95 made 3x fewer cells but
+// 2.5x more slow acceptance tests (docs/traces.md §6).
+constexpr double kCellFloor = 0.98;
 constexpr double kTwo64 = 18446744073709551616.0;  // 2^64
 
 // floor(2^64 · x) for x in [0, 1], saturating at 2^64 - 1.
@@ -35,7 +36,7 @@ ZipfMandelbrotSampler::ZipfMandelbrotSampler(const EmbeddingTable& table)
   std::vector<double> mass;
   double heavy_total = 0;
   for (std::uint64_t i = 0; i < m; ++i) {
-    cells_.push_back(Cell{i, 1, 0, static_cast<double>(i) + 1 + q_});
+    cells_.push_back(Cell{i, 1, ~std::uint64_t{0}, static_cast<double>(i) + 1 + q_});
     mass.push_back(table.heavy_hitters[i]);
     heavy_total += table.heavy_hitters[i];
   }
@@ -55,7 +56,8 @@ ZipfMandelbrotSampler::ZipfMandelbrotSampler(const EmbeddingTable& table)
           span >= static_cast<double>(left) ? left : static_cast<std::uint64_t>(span);
       const std::uint64_t last = k + extra;
       Cell c{k - 1, extra + 1, 0, y};
-      c.squeeze = extra == 0 ? 0 : to_fixed(std::pow(y / (static_cast<double>(last) + q_), alpha_));
+      c.squeeze = extra == 0 ? ~std::uint64_t{0}
+                             : to_fixed(std::pow(y / (static_cast<double>(last) + q_), alpha_));
       const double s = power_sum(alpha_, q_, k, last);
       cells_.push_back(c);
       sums.push_back(s);

@@ -1,17 +1,17 @@
 #pragma once
 // Exact draws from a table's Zipf–Mandelbrot law with heavy hitters (docs/traces.md §6), in
-// memory that grows with log(rows), never with rows: a few hundred categories for 10^9 rows.
+// memory that grows with log(rows), never with rows: about a thousand categories for 10^9 rows.
 //
 // The ranks are split into categories: each heavy hitter, then the tail ranks in consecutive
-// cells [a, b] short enough that the law falls by at most 5% across a cell,
-// ((a + q)/(b + q))^alpha >= 0.95 (single ranks near the top, geometric cells deeper). A draw
+// cells [a, b] short enough that the law falls by at most 2% across a cell,
+// ((a + q)/(b + q))^alpha >= 0.98 (single ranks near the top, geometric cells deeper). A draw
 //   1. picks a category by Walker's alias method (Vose's construction) with the categories'
 //      exact masses (power_sum), from one 64-bit random number: the high half of r·n is the
 //      slot, the low half the uniform that decides between the slot and its alias;
 //   2. inside a cell, draws k uniformly on [a, b] and accepts it with probability
 //      f(k)/f(a) = ((a + q)/(k + q))^alpha (rejection from the flat envelope f(a)), again from
 //      one random number: the high half of r·width is the offset, the low half the uniform.
-//      A uniform below the cell's squeeze f(b)/f(a) >= 0.95 accepts at once; only the rest
+//      A uniform below the cell's squeeze f(b)/f(a) >= 0.98 accepts at once; only the rest
 //      evaluates pow().
 // Both steps are exact for the law (the rejection step is textbook rejection sampling); the only
 // approximation is 64-bit arithmetic (the uniform that accompanies an offset lives on a grid of
@@ -36,8 +36,11 @@ class ZipfMandelbrotSampler {
     const unsigned __int128 pick = static_cast<unsigned __int128>(r) * slots_.size();
     const auto slot = static_cast<std::size_t>(pick >> 64);
     const Slot& s = slots_[slot];
-    const Cell& c = cells_[static_cast<std::uint64_t>(pick) < s.threshold ? slot : s.alias];
-    if (c.width == 1) return c.first;
+    // The slot or its alias, without a branch (the choice is a coin toss the predictor loses).
+    const std::size_t keep = static_cast<std::uint64_t>(pick) < s.threshold;
+    const Cell& c = cells_[(slot & (0 - keep)) | (s.alias & (keep - 1))];
+    // Every category draws an offset, a single rank too (offset 0, accepted at once: its squeeze
+    // is 2^64 - 1): a branch on the width would be mispredicted at every hot rank.
     while (true) {
       const unsigned __int128 x = static_cast<unsigned __int128>(rng.next_u64()) * c.width;
       const std::uint64_t k = c.first + static_cast<std::uint64_t>(x >> 64);
