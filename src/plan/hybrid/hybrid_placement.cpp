@@ -30,9 +30,11 @@ std::optional<Shortfall> place_fixed(const Candidate& c, MemoryBudget& budget, L
   return std::nullopt;
 }
 
-// table_row_wise: part i on GPU i of the least-loaded node with room for every part.
+// table_row_wise: part i on GPU i of the node with room for every part that is least loaded
+// (least_loaded) or has the least memory in use (most_free).
 std::optional<Shortfall> place_on_node(const Candidate& c, const PlanningContext& ctx,
-                                       MemoryBudget& budget, LoadTracker& loads, Plan& plan) {
+                                       MemoryBudget& budget, LoadTracker& loads, Plan& plan,
+                                       Rule rule) {
   Shortfall miss;
   const int gpn = ctx.cluster.gpus_per_node();
   int best = -1;
@@ -47,7 +49,10 @@ std::optional<Shortfall> place_on_node(const Candidate& c, const PlanningContext
         note_shortfall(miss, budget, g, c.parts[i].bytes);
       }
     }
-    for (int i = 0; i < gpn; ++i) load += loads.load(node * gpn + i);
+    for (int i = 0; i < gpn; ++i) {
+      const int g = node * gpn + i;
+      load += rule == Rule::most_free ? budget.used_bytes(g) : loads.load(g);
+    }
     if (fits && (best < 0 || load < best_load)) {
       best = node;
       best_load = load;
@@ -64,13 +69,25 @@ std::optional<Shortfall> place_on_node(const Candidate& c, const PlanningContext
   return std::nullopt;
 }
 
+// The GPU with the least memory in use that has room for `bytes` (ties: lower id), or -1.
+int most_free_fitting(const MemoryBudget& budget, double bytes) {
+  int best = -1;
+  for (int g = 0; g < budget.num_gpus(); ++g) {
+    if (budget.fits(g, bytes) && (best < 0 || budget.used_bytes(g) < budget.used_bytes(best))) {
+      best = g;
+    }
+  }
+  return best;
+}
+
 // Independent parts: place one by one, undo if one does not fit.
 std::optional<Shortfall> place_each(const Candidate& c, MemoryBudget& budget, LoadTracker& loads,
-                                    Plan& plan) {
+                                    Plan& plan, Rule rule) {
   Shortfall miss;
   std::vector<std::pair<int, const Part*>> done;
   for (const Part& p : c.parts) {
-    const int g = loads.least_loaded_fitting(budget, p.bytes);
+    const int g = rule == Rule::most_free ? most_free_fitting(budget, p.bytes)
+                                          : loads.least_loaded_fitting(budget, p.bytes);
     if (g < 0) {
       int roomiest = 0;
       for (int k = 1; k < budget.num_gpus(); ++k) {
@@ -98,10 +115,11 @@ std::optional<Shortfall> place_each(const Candidate& c, MemoryBudget& budget, Lo
 }  // namespace
 
 std::optional<Shortfall> try_place(const Candidate& c, const PlanningContext& ctx,
-                                   MemoryBudget& budget, LoadTracker& loads, Plan& plan) {
+                                   MemoryBudget& budget, LoadTracker& loads, Plan& plan,
+                                   Rule rule) {
   if (c.fixed()) return place_fixed(c, budget, loads, plan);
-  if (c.scheme == Scheme::table_row_wise) return place_on_node(c, ctx, budget, loads, plan);
-  return place_each(c, budget, loads, plan);
+  if (c.scheme == Scheme::table_row_wise) return place_on_node(c, ctx, budget, loads, plan, rule);
+  return place_each(c, budget, loads, plan, rule);
 }
 
 }  // namespace shardsim::hybrid

@@ -18,9 +18,14 @@ struct Shortfall {
 // Keeps in `s` whichever is closer to fitting: `s` or `bytes` more on `gpu`.
 void note_shortfall(Shortfall& s, const MemoryBudget& budget, int gpu, double bytes);
 
-// Places every part of `c` (fixed GPUs, one node, or each on the least-loaded GPU with room).
+// Which GPU (or node) with room takes a part: the least loaded (estimated time; the planner's
+// first pass), or the one with the most free memory (its memory-first retry near capacity).
+enum class Rule { least_loaded, most_free };
+
+// Places every part of `c` (fixed GPUs, one node, or each on a GPU with room, by `rule`).
 // Changes nothing and says where it fell short when some part has no room.
 std::optional<Shortfall> try_place(const Candidate& c, const PlanningContext& ctx,
-                                   MemoryBudget& budget, LoadTracker& loads, Plan& plan);
+                                   MemoryBudget& budget, LoadTracker& loads, Plan& plan,
+                                   Rule rule = Rule::least_loaded);
 
 }  // namespace shardsim::hybrid

@@ -25,8 +25,12 @@
 // 4. Partition: data-parallel and row-wise tables first (their GPUs are fixed), then the others,
 //    the table with the costliest part first, each part to the least-loaded GPU with room
 //    (table_row_wise: the least-loaded node with room). A table that fits nowhere falls back to
-//    its candidates with smaller parts (table_row_wise, then row_wise); if none fits, the planner
-//    fails with DoesNotFitError. Every GPU keeps `headroom` of its HBM free (default 10%).
+//    its candidates with smaller parts (table_row_wise, then row_wise). Every GPU keeps
+//    `headroom` of its HBM free (default 10%).
+// 5. Near capacity, when step 4 strands a table: the same choices placed again memory first (the
+//    largest part first, each to the GPU with the most free memory), and if that fails too and
+//    row_wise is allowed, memory_greedy's packing (rows cut at equal bytes per GPU), so hybrid
+//    fits whenever memory_greedy does at the same headroom. Else DoesNotFitError from step 4.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,6 +39,7 @@
 
 #include "hybrid_candidates.hpp"
 #include "hybrid_placement.hpp"
+#include "shardsim/core/log.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/splits.hpp"
@@ -74,7 +79,10 @@ class HybridPlanner final : public Planner {
                         const CandidateBuilder& build) const;
   void place_table(std::size_t t, const std::vector<Candidate>& c, std::size_t choice,
                    const PlanningContext& ctx, const CandidateBuilder& build, MemoryBudget& budget,
-                   LoadTracker& loads, Plan& plan) const;
+                   LoadTracker& loads, Plan& plan, hybrid::Rule rule) const;
+  Plan partition(const PlanningContext& ctx, const Candidates& cands,
+                 const std::vector<std::size_t>& choice, hybrid::Rule rule) const;
+  Plan packed(const PlanningContext& ctx) const;
   HybridOptions o_;
 };
 
@@ -160,10 +168,11 @@ std::size_t propose(const std::vector<Candidate>& c, double lower_bound_s, doubl
 // 4. One table: its chosen candidate, else the fallbacks; DoesNotFitError if nothing fits.
 void HybridPlanner::place_table(std::size_t t, const std::vector<Candidate>& c, std::size_t choice,
                                 const PlanningContext& ctx, const CandidateBuilder& build,
-                                MemoryBudget& budget, LoadTracker& loads, Plan& plan) const {
+                                MemoryBudget& budget, LoadTracker& loads, Plan& plan,
+                                hybrid::Rule rule) const {
   Shortfall closest;
   auto attempt = [&](const Candidate& x) {
-    const auto miss = hybrid::try_place(x, ctx, budget, loads, plan);
+    const auto miss = hybrid::try_place(x, ctx, budget, loads, plan, rule);
     if (!miss) return true;
     if (closest.gpu < 0 || miss->needed_bytes - budget.capacity_bytes() <
                                closest.needed_bytes - budget.capacity_bytes()) {
@@ -191,15 +200,57 @@ void HybridPlanner::place_table(std::size_t t, const std::vector<Candidate>& c, 
   throw DoesNotFitError(
       closest.gpu, closest.needed_bytes, budget.capacity_bytes(),
       fmt::format("hybrid: no allowed scheme fits table '{}' (the closest: GPU {} would "
-                  "need {:.3f} GB of its {:.3f} GB{}); try more GPUs or allow row_wise",
+                  "need {:.3f} GB of its {:.3f} GB{}); {}",
                   ctx.model.tables[t].name, closest.gpu, closest.needed_bytes / 1e9,
                   budget.capacity_bytes() / 1e9,
-                  budget.headroom_fraction() > 0 ? ", after the headroom" : ""));
+                  budget.headroom_fraction() > 0 ? ", after the headroom" : "",
+                  !allowed(Scheme::row_wise) ? "try more GPUs (cluster.nodes) or allow row_wise"
+                  : budget.headroom_fraction() > 0
+                      ? "try more GPUs (cluster.nodes) or a smaller headroom"
+                      : "try more GPUs (cluster.nodes)"));
+}
+
+// 4. Partition with `rule`: fixed placements first, then the others, the table with the costliest
+// part first (least_loaded) or the largest part first (most_free).
+Plan HybridPlanner::partition(const PlanningContext& ctx, const Candidates& cands,
+                              const std::vector<std::size_t>& choice, hybrid::Rule rule) const {
+  const std::size_t num_tables = ctx.model.tables.size();
+  MemoryBudget budget(ctx, o_.headroom);
+  const CandidateBuilder build(ctx, budget);
+  std::vector<std::size_t> order(num_tables);
+  std::iota(order.begin(), order.end(), 0);
+  const bool by_bytes = rule == hybrid::Rule::most_free;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const Candidate& x = cands.of_table[a][choice[a]];
+    const Candidate& y = cands.of_table[b][choice[b]];
+    if (x.fixed() != y.fixed()) return x.fixed();
+    const double kx = by_bytes ? x.max_part_bytes : x.max_part_s;
+    const double ky = by_bytes ? y.max_part_bytes : y.max_part_s;
+    if (kx != ky) return kx > ky;
+    return a < b;
+  });
+  LoadTracker loads(ctx.cluster.num_gpus());
+  Plan plan;
+  plan.planner = name();
+  for (std::size_t t : order) {
+    place_table(t, cands.of_table[t], choice[t], ctx, build, budget, loads, plan, rule);
+  }
+  return plan;
+}
+
+// The last resort near capacity: memory_greedy's packing (rows laid end to end, cut at equal
+// bytes per GPU), with this planner's headroom.
+Plan HybridPlanner::packed(const PlanningContext& ctx) const {
+  YAML::Node options;
+  options["headroom"] = o_.headroom;
+  Plan plan = make_memory_greedy_planner(YamlValue(options, "hybrid", "options"))->plan(ctx);
+  plan.planner = name();
+  return plan;
 }
 
 Plan HybridPlanner::plan(const PlanningContext& ctx) const {
   const std::size_t num_tables = ctx.model.tables.size();
-  MemoryBudget budget(ctx, o_.headroom);
+  const MemoryBudget budget(ctx, o_.headroom);
   const CandidateBuilder build(ctx, budget);
   const Candidates cands = candidates(ctx, budget, build);
 
@@ -207,24 +258,30 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
   for (std::size_t t = 0; t < num_tables; ++t) {
     choice[t] = propose(cands.of_table[t], cands.lower_bound_s, empty_gpu_bytes(budget));
   }
-
-  // 4. Partition: fixed placements first, then costliest part first.
-  std::vector<std::size_t> order(num_tables);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Candidate& x = cands.of_table[a][choice[a]];
-    const Candidate& y = cands.of_table[b][choice[b]];
-    if (x.fixed() != y.fixed()) return x.fixed();
-    if (x.max_part_s != y.max_part_s) return x.max_part_s > y.max_part_s;
-    return a < b;
-  });
-  LoadTracker loads(ctx.cluster.num_gpus());
-  Plan plan;
-  plan.planner = name();
-  for (std::size_t t : order) {
-    place_table(t, cands.of_table[t], choice[t], ctx, build, budget, loads, plan);
+  try {
+    return partition(ctx, cands, choice, hybrid::Rule::least_loaded);
+  } catch (const DoesNotFitError& by_time) {
+    // Near capacity the placement by estimated time can strand a table that a memory-first one
+    // places (docs/planners.md, "hybrid": near capacity).
+    log_info(
+        "hybrid: placing by estimated time does not fit ({}); placing again, largest parts "
+        "first, each on the GPU with the most free memory",
+        by_time.what());
+    try {
+      return partition(ctx, cands, choice, hybrid::Rule::most_free);
+    } catch (const DoesNotFitError&) {
+      if (!allowed(Scheme::row_wise)) throw by_time;
+    }
+    try {
+      Plan plan = packed(ctx);
+      log_warn(
+          "hybrid: no placement of its candidates fits; falling back to memory_greedy's "
+          "packing (equal bytes of rows per GPU, access ignored)");
+      return plan;
+    } catch (const DoesNotFitError&) {
+      throw by_time;
+    }
   }
-  return plan;
 }
 
 }  // namespace
