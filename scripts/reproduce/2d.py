@@ -348,12 +348,14 @@ def table2(exe, out_dir, jobs):
     ]
     # What-if beyond the paper's table: `hybrid` limited to table-wise and row-wise shards (the
     # row-wise shards of a table over all GPUs each serve the global batch, so their lookup
-    # activations grow with the GPU count, §2.2), in both strategies alike.
+    # activations grow with the GPU count, §2.2), in both strategies alike, and without its
+    # last-resort packing of rows at equal bytes per GPU (`pack_fallback: false`), which a
+    # production planner of table-wise and row-wise shards does not have.
     schemes = "[table_wise, row_wise]"
+    inner = "{headroom: 0, pack_fallback: false, schemes: " + schemes + "}"
     whatif = run_sweep(exe, "scenarios/papers/2d-table2.yaml", jobs, [
-        "placement.options={hybrid: {headroom: 0, schemes: " + schemes + "}, two_d: "
-        "{group_size: 256, inner: hybrid, inner_options: {headroom: 0, schemes: " + schemes
-        + "}}}"])
+        "placement.options={hybrid: " + inner + ", two_d: "
+        "{group_size: 256, inner: hybrid, inner_options: " + inner + "}}"])
     wby = {(r["planner"], r["num_gpus"]): r for r in whatif}
     what_rows = []
     for gpus in sorted(PAPER_TABLE2):

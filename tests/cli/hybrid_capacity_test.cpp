@@ -55,6 +55,38 @@ TEST(HybridCapacity, FitsWhereMemoryGreedyFitsAtTheSameHeadroom) {
   EXPECT_EQ(run("run " + large + with("hybrid"), &err).code, 0) << err;
 }
 
+TEST(HybridCapacity, PackingIsTheLastResortAndCanBeTurnedOff) {
+  // 20 tables of 2.4e7 rows x 128 on one A100-40GB node, batch 65536 per GPU, row_wise only:
+  // every row-wise shard serves all 8 GPUs' batches, so 20 shards a GPU carry 20 activation
+  // buffers and do not fit; memory_greedy's packing (~3 pieces a GPU) does. pack_fallback: false
+  // keeps hybrid to its own candidates: exit 3.
+  const std::string path = write_temp("pack_fallback.yaml", R"(name: pack-fallback
+cluster: {preset: dgx-a100, nodes: 1}
+model:
+  generate:
+    count: 20
+    rows: {dist: lognormal, median: 24000000, sigma: 0.0001, min: 1000, max: 500000000}
+    dim: [128]
+    pooling: {dist: uniform, min: 1, max: 1}
+    alpha: {dist: uniform, min: 1.0, max: 1.0}
+  dense_features: 13
+  bottom_mlp: [64]
+  top_mlp: [64, 1]
+workload: {mode: training, batch_per_gpu: 65536, iterations: 1, warmup: 0, seed: 1}
+)");
+  std::string err;
+  auto r = run("run " + path +
+                   " --format json --set placement.planner=hybrid"
+                   " --set 'placement.options={headroom: 0, schemes: [row_wise]}'",
+               &err);
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_NE(err.find("memory_greedy's packing"), std::string::npos) << err;
+  r = run("run " + path +
+          with("hybrid", "{headroom: 0, pack_fallback: false, schemes: [row_wise]}"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(run("run " + path + with("hybrid", "{pack_fallback: maybe}")).code, 2);
+}
+
 TEST(HybridCapacity, TheHintSuggestsOnlyWhatIsNotAllowed) {
   // The report of a plan that does not fit carries the planner's message in fit_error.
   const std::string path = write_temp("near_capacity_hint.yaml", scenario(2, 30, 3e7));

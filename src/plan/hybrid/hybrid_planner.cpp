@@ -29,8 +29,9 @@
 //    `headroom` of its HBM free (default 10%).
 // 5. Near capacity, when step 4 strands a table: the same choices placed again memory first (the
 //    largest part first, each to the GPU with the most free memory), and if that fails too and
-//    row_wise is allowed, memory_greedy's packing (rows cut at equal bytes per GPU), so hybrid
-//    fits whenever memory_greedy does at the same headroom. Else DoesNotFitError from step 4.
+//    row_wise is allowed, memory_greedy's packing (rows cut at equal bytes per GPU; option
+//    `pack_fallback`, default true), so hybrid fits whenever memory_greedy does at the same
+//    headroom. Else DoesNotFitError from step 4.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,6 +60,7 @@ struct HybridOptions {
   bool allowed[kNumSchemes] = {true, true, true, true, true};
   double headroom = 0.1;
   double dp_memory_fraction = 0.02;
+  bool pack_fallback = true;  // step 5's last resort (memory_greedy's packing)
 };
 
 // Every table's candidates (steps 1-2), and L, the lower bound on the mean load (step 3).
@@ -270,7 +272,7 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
     try {
       return partition(ctx, cands, choice, hybrid::Rule::most_free);
     } catch (const DoesNotFitError&) {
-      if (!allowed(Scheme::row_wise)) throw by_time;
+      if (!allowed(Scheme::row_wise) || !o_.pack_fallback) throw by_time;
     }
     try {
       Plan plan = packed(ctx);
@@ -287,10 +289,11 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
 }  // namespace
 
 std::unique_ptr<Planner> make_hybrid_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"schemes", "dp_memory_fraction"});
+  const PlannerOptions opts(options, {"schemes", "dp_memory_fraction", "pack_fallback"});
   HybridOptions o;
   o.headroom = opts.headroom(0.1);
   o.dp_memory_fraction = opts.number_in("dp_memory_fraction", 0.0, 1.0, 0.02);
+  if (auto v = opts.find("pack_fallback")) o.pack_fallback = v->as_bool();
   if (auto s = opts.find("schemes")) {
     s->expect_sequence();
     if (s->size() == 0) throw s->error("the list of schemes is empty", "name at least one");
