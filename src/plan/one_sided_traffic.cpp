@@ -44,18 +44,17 @@ IterationLookups expected_lookups(const ServingMap& serving, const Cluster& clus
   const int n = cluster.num_gpus();
   IterationLookups out;
   out.num_gpus = n;
-  out.table_lookups.assign(model.tables.size() * static_cast<std::size_t>(n), 0.0);
-  out.set_lookups.assign(serving.sets.size() * static_cast<std::size_t>(n), 0.0);
+  out.uniform = true;
+  out.table_lookups.assign(model.tables.size(), 0.0);
+  out.set_lookups.assign(serving.sets.size(), 0.0);
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
-    const double per_gpu = workload.batch_per_gpu * model.tables[t].pooling.expected();
-    std::fill_n(out.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n), n, per_gpu);
+    out.table_lookups[t] = workload.batch_per_gpu * model.tables[t].pooling.expected();
   }
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
     const double mass = profile.mass(set.rows, query_space(set, profile));
-    const double per_gpu = workload.batch_per_gpu * model.tables[set.table].pooling.expected();
-    std::fill_n(out.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * n), n, per_gpu * mass);
+    out.set_lookups[k] = out.table_lookups[set.table] * mass;
   }
   return out;
 }
@@ -99,6 +98,12 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, BwdWork> bwd_work_of;
   std::vector<double> own(shards.size(), 0.0), own_distinct(shards.size(), 0.0);
   std::vector<double> received(shards.size(), 0.0), served_table(shards.size(), 0.0);
+  // Uniform lookups, a set with one holder h: every other GPU gets the same rows from h and
+  // puts the same gradients back, so the pairs' sums are kept per holder and spread over its
+  // row and column of the matrices once at the end (O(sets + GPUs^2), not O(sets x GPUs)).
+  std::vector<double> get_rows_of(lookups.uniform ? un : 0, 0.0);
+  std::vector<double> get_bytes_of(get_rows_of.size(), 0.0), put_rows_of(get_rows_of.size(), 0.0);
+  std::vector<double> put_bytes_of(get_rows_of.size(), 0.0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
@@ -106,25 +111,45 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
     const double row_bytes = set.cols.size() * row_elem;
     const double grad_bytes = set.cols.size() * grad_elem + p.index_bytes_per_lookup;
     for (std::size_t s : set.shards) own[s] = own_distinct[s] = received[s] = served_table[s] = 0;
-    for (int g = 0; g < n; ++g) {
-      const std::size_t s = serving.server(k, g);
-      const int h = shards[s].gpu;
-      const double l = lookups.set(k, g);
-      const double table_l = lookups.table(set.table, g);
-      out.lookups_served[h] += l;
-      served_table[s] += table_l;
-      if (h == g) {
-        own[s] += l;
-        own_distinct[s] = std::min(distinct(table_l), l);
-        continue;
-      }
-      out.get_rows.at(h, g) += l;
-      out.get_bytes.at(h, g) += l * row_bytes;
-      if (training) {
+    if (lookups.uniform && set.shards.size() == 1) {
+      const std::size_t s = set.shards.front();
+      const auto h = static_cast<std::size_t>(shards[s].gpu);
+      const double l = lookups.set(k, 0);
+      const double table_l = lookups.table(set.table, 0);
+      const double others = n - 1.0;
+      out.lookups_served[h] += n * l;
+      served_table[s] = n * table_l;
+      own[s] = l;
+      own_distinct[s] = std::min(distinct(table_l), l);
+      get_rows_of[h] += l;
+      get_bytes_of[h] += l * row_bytes;
+      if (training && others > 0) {
         const double d = std::min(distinct(table_l), l);
-        out.put_rows.at(g, h) += d;
-        out.put_bytes.at(g, h) += d * grad_bytes;
-        received[s] += d;
+        put_rows_of[h] += d;
+        put_bytes_of[h] += d * grad_bytes;
+        received[s] = others * d;
+      }
+    } else {
+      for (int g = 0; g < n; ++g) {
+        const std::size_t s = serving.server(k, g);
+        const int h = shards[s].gpu;
+        const double l = lookups.set(k, g);
+        const double table_l = lookups.table(set.table, g);
+        out.lookups_served[h] += l;
+        served_table[s] += table_l;
+        if (h == g) {
+          own[s] += l;
+          own_distinct[s] = std::min(distinct(table_l), l);
+          continue;
+        }
+        out.get_rows.at(h, g) += l;
+        out.get_bytes.at(h, g) += l * row_bytes;
+        if (training) {
+          const double d = std::min(distinct(table_l), l);
+          out.put_rows.at(g, h) += d;
+          out.put_bytes.at(g, h) += d * grad_bytes;
+          received[s] += d;
+        }
       }
     }
     for (std::size_t s : set.shards) {
@@ -152,6 +177,19 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
         w.pooled_outputs += received[s];
         w.lookups += updates;
         w.distinct_rows += std::min(distinct(served_table[s]), updates);
+      }
+    }
+  }
+  for (std::size_t h = 0; h < get_rows_of.size(); ++h) {
+    if (!(get_rows_of[h] > 0)) continue;
+    const int hi = static_cast<int>(h);
+    for (int g = 0; g < n; ++g) {
+      if (g == hi) continue;
+      out.get_rows.at(hi, g) += get_rows_of[h];
+      out.get_bytes.at(hi, g) += get_bytes_of[h];
+      if (training) {
+        out.put_rows.at(g, hi) += put_rows_of[h];
+        out.put_bytes.at(g, hi) += put_bytes_of[h];
       }
     }
   }

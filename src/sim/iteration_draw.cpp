@@ -85,10 +85,14 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
   ShardDraw sd;
   sd.lookups.assign(in.plan.shards.size(), 0.0);
   sd.distinct.assign(in.plan.shards.size(), 0.0);
+  // Expected draws give every GPU the same lookups: one-sided plans keep one value per set.
+  const bool uniform = one_sided && in.trace.same_draw_every_iteration();
   if (one_sided) {
+    const std::size_t per = uniform ? 1 : static_cast<std::size_t>(n);
     sd.one_sided.num_gpus = n;
-    sd.one_sided.set_lookups.assign(a.serving.sets.size() * n, 0.0);
-    sd.one_sided.table_lookups.assign(a.blocks.of_table.size() * n, 0.0);
+    sd.one_sided.uniform = uniform;
+    sd.one_sided.set_lookups.assign(a.serving.sets.size() * per, 0.0);
+    sd.one_sided.table_lookups.assign(a.blocks.of_table.size() * per, 0.0);
   }
   std::vector<double> table_lookups_by_gpu(n);
   std::vector<double> served_table_lookups(in.plan.shards.size());
@@ -99,9 +103,16 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
         in.trace.draw(t, iteration, n, in.workload.batch_per_gpu, blocks);
     std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+      for (int g = 0; g < (uniform ? 1 : n); ++g) {
+        table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+      }
     }
-    if (one_sided) {
+    if (uniform) {
+      sd.one_sided.table_lookups[t] = table_lookups_by_gpu[0];
+      for (std::size_t k : a.blocks.sets_of_table[t]) {
+        sd.one_sided.set_lookups[k] = draw.lookups_by_block_gpu[a.blocks.block_of_set[k] * n];
+      }
+    } else if (one_sided) {
       std::copy(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(),
                 sd.one_sided.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n));
       for (std::size_t k : a.blocks.sets_of_table[t]) {
@@ -111,7 +122,10 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
       }
     }
     if (out.inputs) add_input_traffic(in, a, t, draw, levels, out);
-    add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, memo, sd);
+    // One-sided plans cost their kernels from the one-sided traffic (one_sided_times).
+    if (!one_sided) {
+      add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, memo, sd);
+    }
   }
   return sd;
 }
@@ -193,8 +207,11 @@ IterationDraw unslowed_draw(const SimulationInputs& in, const PlanAnalysis& a,
     }
   }
   const ShardDraw sd = draw_tables(in, a, levels, iteration, memo, out);
-  kernel_times(in, a, sd, out);
-  if (one_sided) one_sided_times(in, a, sd, out);
+  if (one_sided) {
+    one_sided_times(in, a, sd, out);
+  } else {
+    kernel_times(in, a, sd, out);
+  }
   return out;
 }
 

@@ -59,5 +59,58 @@ TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
   EXPECT_TRUE(cut.bwd_works[1].empty());  // GPU 1 holds nothing
 }
 
+TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
+  // 2 nodes x 2 GPUs, two tables cut into ranges held by different GPUs, one range copied to
+  // every GPU: the same traffic and works from the expected lookups kept one value per set
+  // (uniform) and from the same values spelled out per GPU.
+  const Cluster cluster(testing::hand_preset(2), 2);
+  const DlrmModel model = testing::hand_model(2, 1000, 32, 4);
+  Workload wl;
+  wl.batch_per_gpu = 256;
+  wl.mode = Mode::training;
+  const testing::UniformTrace trace({1000, 1000}, {4, 4});
+  const CostParams cost = testing::hand_cost_params();
+  Plan plan = one_sided({rows_on(0, 300, 0), rows_on(300, 1000, 3)});
+  plan.shards.push_back(
+      Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, 1, 0, ShardKind::fine_grained});
+  int replica = 1;
+  for (int g : {0, 2, 3}) {
+    plan.shards.push_back(
+        Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, g, replica++, ShardKind::fine_grained});
+  }
+  const ServingMap serving = build_serving_map(plan, cluster);
+  const IterationLookups uniform = expected_lookups(serving, cluster, model, wl, trace);
+  ASSERT_TRUE(uniform.uniform);
+  IterationLookups dense;
+  dense.num_gpus = 4;
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    for (int g = 0; g < 4; ++g) dense.set_lookups.push_back(uniform.set(k, g));
+  }
+  for (std::size_t t = 0; t < 2; ++t) {
+    for (int g = 0; g < 4; ++g) dense.table_lookups.push_back(uniform.table(t, g));
+  }
+  const OneSidedTraffic a =
+      one_sided_traffic(plan, serving, cluster, model, wl, trace, uniform, cost);
+  const OneSidedTraffic b =
+      one_sided_traffic(plan, serving, cluster, model, wl, trace, dense, cost);
+  for (int h = 0; h < 4; ++h) {
+    EXPECT_NEAR(a.lookups_served[h], b.lookups_served[h], 1e-9);
+    for (int g = 0; g < 4; ++g) {
+      EXPECT_NEAR(a.get_rows.at(h, g), b.get_rows.at(h, g), 1e-9) << h << " " << g;
+      EXPECT_NEAR(a.get_bytes.at(h, g), b.get_bytes.at(h, g), 1e-6);
+      EXPECT_NEAR(a.put_rows.at(h, g), b.put_rows.at(h, g), 1e-9);
+      EXPECT_NEAR(a.put_bytes.at(h, g), b.put_bytes.at(h, g), 1e-6);
+    }
+    ASSERT_EQ(a.bwd_works[h].size(), b.bwd_works[h].size());
+    for (std::size_t i = 0; i < a.bwd_works[h].size(); ++i) {
+      EXPECT_NEAR(a.bwd_works[h][i].lookups, b.bwd_works[h][i].lookups, 1e-9);
+      EXPECT_NEAR(a.bwd_works[h][i].distinct_rows, b.bwd_works[h][i].distinct_rows, 1e-9);
+      EXPECT_NEAR(a.bwd_works[h][i].pooled_outputs, b.bwd_works[h][i].pooled_outputs, 1e-9);
+    }
+  }
+  EXPECT_GT(a.get_rows.at(3, 0), 0);  // GPU 0 fetches table 0's rows held by GPU 3
+  EXPECT_EQ(a.get_rows.at(1, 0), 0);  // ... and serves itself from its copy of table 1
+}
+
 }  // namespace
 }  // namespace shardsim

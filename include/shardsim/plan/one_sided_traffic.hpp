@@ -20,13 +20,21 @@
 namespace shardsim {
 
 // Lookups of one iteration: set_lookups[k * n + g] lands in replica set k (ServingMap::sets)
-// from GPU g's batch; table_lookups[t * n + g] is all of GPU g's lookups of table t.
+// from GPU g's batch; table_lookups[t * n + g] is all of GPU g's lookups of table t. When every
+// GPU's batch makes the same lookups (`uniform`: expectations), one value per set and per table
+// (set_lookups[k], table_lookups[t]): not sets x GPUs numbers, which at thousands of GPUs and
+// hundreds of thousands of partitions would not fit in memory.
 struct IterationLookups {
   int num_gpus = 0;
+  bool uniform = false;
   std::vector<double> set_lookups;
   std::vector<double> table_lookups;
-  double set(std::size_t k, int g) const { return set_lookups[k * num_gpus + g]; }
-  double table(std::size_t t, int g) const { return table_lookups[t * num_gpus + g]; }
+  double set(std::size_t k, int g) const {
+    return uniform ? set_lookups[k] : set_lookups[k * num_gpus + g];
+  }
+  double table(std::size_t t, int g) const {
+    return uniform ? table_lookups[t] : table_lookups[t * num_gpus + g];
+  }
 };
 
 // The expectations (every GPU's batch: batch_per_gpu · E[pooling] lookups of each table, split
