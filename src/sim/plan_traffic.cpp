@@ -148,10 +148,11 @@ void alltoalls(const SimulationInputs& in, const PlanAnalysis& a, PlanTraffic& t
     t.comm.fwd_matrix = ByteMatrix(units.count);
     t.comm.bwd_matrix = ByteMatrix(units.count);
   }
-  GroupTraffic gt = pooled_traffic(in, a, levels, units, groups, t.comm);
-  if (a.one_sided_expected) {
+  GroupTraffic gt;
+  if (!a.one_sided_expected) {
+    gt = pooled_traffic(in, a, levels, units, groups, t.comm);
+  } else {
     one_sided_comm(in, *a.one_sided_expected, levels, units, t.comm);
-    gt = GroupTraffic{};
     gt.fwd.assign(groups, LevelTraffic(in.cluster));  // no AlltoAll
     gt.bwd.assign(groups, LevelTraffic(in.cluster));
     if (per_flow) {
