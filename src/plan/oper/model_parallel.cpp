@@ -107,7 +107,11 @@ BackoffResult model_parallel_with_backoff(const PlanningContext& ctx, const Cost
         balance_target, bound, balance_target * bound, balance_target);
     balance_target *= bound;
   }
+  // At thousands of GPUs each partitioning takes seconds (docs/performance.md).
+  Progress progress("oper: partitionings of the threshold back-off",
+                    static_cast<std::uint64_t>(kMaxBackoffs + 1));
   for (int attempt = 0; attempt <= kMaxBackoffs; ++attempt, thr /= 2) {
+    progress.advance();
     std::vector<Partition> parts = partition_tables(ctx, thr);
     MemoryBudget fresh = budget;
     ModelParallel mp = balanced_model_parallel(ctx, parts, L, fresh, served_gpus);
@@ -126,6 +130,7 @@ BackoffResult model_parallel_with_backoff(const PlanningContext& ctx, const Cost
     best.attempts = attempt + 1;
     if (reached) break;
   }
+  progress.finish();
   if (!best.reached) {
     log_warn(
         "oper: balance target {:g} not reached after {} partitionings (threshold down to {:g}); "
