@@ -85,8 +85,9 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
   ShardDraw sd;
   sd.lookups.assign(in.plan.shards.size(), 0.0);
   sd.distinct.assign(in.plan.shards.size(), 0.0);
-  // Expected draws give every GPU the same lookups: one-sided plans keep one value per set.
-  const bool uniform = one_sided && in.trace.same_draw_every_iteration();
+  // Draws that give every GPU the same lookups (expected mode): one-sided plans keep one value
+  // per set.
+  const bool uniform = one_sided && in.trace.same_draw_for_every_gpu();
   if (one_sided) {
     const std::size_t per = uniform ? 1 : static_cast<std::size_t>(n);
     sd.one_sided.num_gpus = n;

@@ -73,6 +73,7 @@ TEST(SyntheticTrace, ExpectedModeDrawsExpectationsTheSameEveryIteration) {
   const SyntheticTraceSource expected(model,
                                       workload(HotRowLayout::clustered, TraceMode::expected));
   EXPECT_TRUE(expected.same_draw_every_iteration());
+  EXPECT_TRUE(expected.same_draw_for_every_gpu());
   const auto first = expected.draw(0, 0, 8, 512, blocks);
   const auto& profile = expected.profile(0);
   for (int iteration : {1, 7}) {
@@ -92,6 +93,7 @@ TEST(SyntheticTrace, ExpectedModeDrawsExpectationsTheSameEveryIteration) {
   }
   const SyntheticTraceSource sampled(model, workload(HotRowLayout::clustered, TraceMode::sampled));
   EXPECT_FALSE(sampled.same_draw_every_iteration());
+  EXPECT_FALSE(sampled.same_draw_for_every_gpu());
   EXPECT_NE(sampled.draw(0, 0, 8, 512, blocks).lookups_by_block_gpu,
             sampled.draw(0, 1, 8, 512, blocks).lookups_by_block_gpu);
 }

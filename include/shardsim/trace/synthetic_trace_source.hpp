@@ -47,8 +47,11 @@ class SyntheticTraceSource final : public TraceSource {
   TableIterationDraw draw(std::size_t table, int iteration, int num_gpus,
                           std::uint32_t samples_per_gpu,
                           std::span<const RowBlock> blocks) const override;
-  // Expected mode's draws are expectations: the same every iteration.
+  // Expected mode's draws are expectations: the same every iteration, and for every GPU.
   bool same_draw_every_iteration() const override {
+    return workload_.trace.mode == TraceMode::expected;
+  }
+  bool same_draw_for_every_gpu() const override {
     return workload_.trace.mode == TraceMode::expected;
   }
 

@@ -40,6 +40,9 @@ class TraceSource {
                                   std::span<const RowBlock> blocks) const = 0;
   // Whether draw() returns the same for every iteration (then a simulation draws once per plan).
   virtual bool same_draw_every_iteration() const { return false; }
+  // Whether draw() gives every GPU the same lookups of each block (then one-sided plans keep one
+  // value per block instead of one per block and GPU).
+  virtual bool same_draw_for_every_gpu() const { return false; }
 };
 
 // Synthetic power-law traces (DESIGN.md §5), in the workload's mode (`expected`: analytic
