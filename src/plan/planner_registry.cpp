@@ -77,6 +77,11 @@ PlanShapeBound rank_chunks(const PlanShapeInput& in) {
   const double chunks = in.tables + 4096 * in.gpus;
   return {chunks, chunks, false};
 }
+// One option a table: at most one shard on every GPU (row-wise, data-parallel), or the column
+// blocks of a table.
+PlanShapeBound torchrec_shards(const PlanShapeInput& in) {
+  return {std::max(in.tables * in.gpus, in.column_blocks), in.gpus, true};
+}
 }  // namespace shape
 
 }  // namespace
@@ -119,6 +124,10 @@ const std::vector<PlannerInfo>& planner_registry() {
        "fine-grained partitions by access and footprint, balanced, hot ones duplicated (OPER "
        "§4)",
        with_common(make_oper_planner), oper_shape_bound},
+      {"torchrec",
+       "TorchRec's planner: its options per table, estimates (bytes / its default bandwidths, "
+       "no skew), greedy proposers and partitioner",
+       with_common(make_torchrec_planner), shape::torchrec_shards},
       {"two_d",
        "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
        "synchronised across groups (2D paper §3)",

@@ -26,5 +26,6 @@ std::unique_ptr<Planner> make_oper_planner(const YamlValue& options);
 // About 2/threshold + T partitions, each possibly copied to every GPU (training, Eq. 4-5).
 PlanShapeBound oper_shape_bound(const PlanShapeInput& in);
 std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options);
+std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options);
 
 }  // namespace shardsim

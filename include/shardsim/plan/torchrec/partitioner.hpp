@@ -1,0 +1,33 @@
+#pragma once
+// TorchRec's GreedyPerfPartitioner (partitioners.py at pytorch/torchrec@a48cef79; docs/planners.md,
+// "torchrec"): places the shards of one proposal (one sharding option a table) on ranks.
+#include <optional>
+#include <vector>
+
+#include "shardsim/plan/torchrec/estimators.hpp"
+
+namespace shardsim::torchrec {
+
+// Where each shard of each option of a proposal went: rank_of[option][shard].
+struct Partition {
+  std::vector<std::vector<int>> rank_of;
+  std::vector<Perf> perf_by_rank;              // component-wise sums of the shards' perfs
+  std::vector<double> hbm_used_by_rank_bytes;  // shard storage on each rank
+};
+
+// The proposal's options are placed as TorchRec does:
+//  1. uniform options (row-wise, data-parallel), in proposal order, shard i on rank i;
+//  2. the others sorted by total storage, largest first (stable: ties keep proposal order);
+//     a device option's shards each go to the rank of the lowest perf total with room (ties:
+//     rank % L, then rank); a host option goes to the first host, in ascending order of its
+//     ranks' summed perf, whose free storage holds the option: table-row-wise shard i on the
+//     host's i-th rank, table-column-wise shards by the device rule inside the host.
+// Returns nothing when a shard finds no room (TorchRec's PlannerError).
+std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
+                                               const Params& params, double capacity_bytes);
+
+// NoopPerfModel.rate: the largest per-rank sum of shard perf totals (options in proposal order).
+double rating_s(const std::vector<const ShardingOption*>& proposal, const Partition& partition,
+                int world_size);
+
+}  // namespace shardsim::torchrec

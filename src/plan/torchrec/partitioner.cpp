@@ -1,0 +1,210 @@
+// TorchRec's GreedyPerfPartitioner (plan/torchrec/partitioner.hpp).
+#include "shardsim/plan/torchrec/partitioner.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+namespace shardsim::torchrec {
+
+namespace {
+
+struct Devices {
+  std::vector<double> free_bytes;
+  std::vector<Perf> perf;
+};
+
+// The device rule over `ranks`: the lowest perf total with room, ties by rank % local, then rank.
+int pick_device(const Devices& d, const std::vector<int>& ranks, int local, double bytes) {
+  int best = -1;
+  for (int r : ranks) {
+    if (!(bytes <= d.free_bytes[static_cast<std::size_t>(r)])) continue;
+    if (best < 0) {
+      best = r;
+      continue;
+    }
+    const double pr = d.perf[static_cast<std::size_t>(r)].total_s();
+    const double pb = d.perf[static_cast<std::size_t>(best)].total_s();
+    if (pr < pb ||
+        (pr == pb && (r % local < best % local || (r % local == best % local && r < best)))) {
+      best = r;
+    }
+  }
+  return best;
+}
+
+void assign(Devices& d, int rank, const ShardEstimate& s) {
+  d.free_bytes[static_cast<std::size_t>(rank)] -= s.hbm_bytes;
+  d.perf[static_cast<std::size_t>(rank)] += s.perf;
+}
+
+// The device rule over every rank, as TorchRec's min-heap keeps it: ranks ordered by (perf
+// total, rank % L, rank); the first with room wins, the same rank as pick_device.
+class RankOrder {
+ public:
+  RankOrder(const Devices& d, int local) : local_(local) {
+    for (int r = 0; r < static_cast<int>(d.perf.size()); ++r) order_.insert(key(d, r));
+  }
+  int pick(const Devices& d, double bytes) const {
+    for (const Key& k : order_) {
+      const int r = std::get<2>(k);
+      if (bytes <= d.free_bytes[static_cast<std::size_t>(r)]) return r;
+    }
+    return -1;
+  }
+  // Call around every change of rank r's perf.
+  void remove(const Devices& d, int r) { order_.erase(key(d, r)); }
+  void insert(const Devices& d, int r) { order_.insert(key(d, r)); }
+
+ private:
+  using Key = std::tuple<double, int, int>;
+  Key key(const Devices& d, int r) const {
+    return {d.perf[static_cast<std::size_t>(r)].total_s(), r % local_, r};
+  }
+  int local_;
+  std::set<Key> order_;
+};
+
+// Hosts in ascending order of their ranks' summed perf totals, ties by host index (TorchRec's
+// stable sort of the hosts), with each host's free storage.
+class HostOrder {
+ public:
+  HostOrder(const Devices& d, int local, int hosts)
+      : local_(local),
+        perf_(static_cast<std::size_t>(hosts)),
+        free_(static_cast<std::size_t>(hosts)) {
+    for (int h = 0; h < hosts; ++h) update(d, h);
+  }
+  const std::set<std::pair<double, int>>& order() const { return order_; }
+  double free_bytes(int h) const { return free_[static_cast<std::size_t>(h)]; }
+  // Call around every change of a rank of host h.
+  void remove(int h) { order_.erase({perf_[static_cast<std::size_t>(h)], h}); }
+  void update(const Devices& d, int h) {
+    double perf = 0, free = 0;  // summed in rank order, as TorchRec sums them
+    for (int i = 0; i < local_; ++i) {
+      const auto r = static_cast<std::size_t>(h * local_ + i);
+      perf += d.perf[r].total_s();
+      free += d.free_bytes[r];
+    }
+    perf_[static_cast<std::size_t>(h)] = perf;
+    free_[static_cast<std::size_t>(h)] = free;
+    order_.insert({perf, h});
+  }
+
+ private:
+  int local_;
+  std::vector<double> perf_, free_;
+  std::set<std::pair<double, int>> order_;
+};
+
+}  // namespace
+
+std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
+                                               const Params& p, double capacity_bytes) {
+  const int w = p.world_size;
+  const int l = p.local_world_size;
+  Devices d;
+  d.free_bytes.assign(static_cast<std::size_t>(w), capacity_bytes);
+  d.perf.assign(static_cast<std::size_t>(w), Perf{});
+  Partition out;
+  out.rank_of.resize(proposal.size());
+
+  std::vector<std::size_t> others;
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    const ShardingOption& o = *proposal[i];
+    if (partition_by(o.type) != PartitionBy::uniform) {
+      others.push_back(i);
+      continue;
+    }
+    for (std::size_t s = 0; s < o.shards.size(); ++s) {
+      const int rank = static_cast<int>(s);
+      if (!(o.shards[s].hbm_bytes <= d.free_bytes[s])) return std::nullopt;
+      assign(d, rank, o.shards[s]);
+      out.rank_of[i].push_back(rank);
+    }
+  }
+  // SortBy.STORAGE: Storage compares by (hbm, ddr); every shard here is in HBM.
+  std::stable_sort(others.begin(), others.end(), [&](std::size_t a, std::size_t b) {
+    return proposal[a]->total_hbm_bytes > proposal[b]->total_hbm_bytes;
+  });
+  RankOrder ranks(d, l);
+  HostOrder hosts(d, l, w / l);
+  std::vector<int> local(static_cast<std::size_t>(l));
+  std::iota(local.begin(), local.end(), 0);
+  for (std::size_t i : others) {
+    const ShardingOption& o = *proposal[i];
+    if (partition_by(o.type) == PartitionBy::device) {
+      for (const ShardEstimate& s : o.shards) {
+        const int rank = ranks.pick(d, s.hbm_bytes);
+        if (rank < 0) return std::nullopt;
+        ranks.remove(d, rank);
+        hosts.remove(rank / l);
+        assign(d, rank, s);
+        ranks.insert(d, rank);
+        hosts.update(d, rank / l);
+        out.rank_of[i].push_back(rank);
+      }
+      continue;
+    }
+    // By host: the first host, in HostOrder, whose free storage holds the option and whose
+    // ranks take its shards.
+    int chosen = -1;
+    std::vector<int> got;
+    Devices trial;
+    for (const auto& [perf, h] : hosts.order()) {
+      if (!(o.total_hbm_bytes <= hosts.free_bytes(h))) continue;
+      // The host's ranks h·L + i as local indices i (rank % L = i, and rank order = i order).
+      const auto first = static_cast<std::ptrdiff_t>(h) * l;
+      trial.free_bytes.assign(d.free_bytes.begin() + first, d.free_bytes.begin() + first + l);
+      trial.perf.assign(d.perf.begin() + first, d.perf.begin() + first + l);
+      got.clear();
+      for (std::size_t s = 0; s < o.shards.size(); ++s) {
+        int k = -1;  // the local index
+        if (o.type == ShardingType::table_row_wise) {
+          k = s < static_cast<std::size_t>(l) ? static_cast<int>(s) : -1;
+          if (k >= 0 && !(o.shards[s].hbm_bytes <= trial.free_bytes[s])) k = -1;
+        } else {
+          k = pick_device(trial, local, l, o.shards[s].hbm_bytes);
+        }
+        if (k < 0) break;
+        assign(trial, k, o.shards[s]);
+        got.push_back(k);
+      }
+      if (got.size() != o.shards.size()) continue;
+      chosen = h;
+      break;
+    }
+    if (chosen < 0) return std::nullopt;
+    const int first = chosen * l;
+    hosts.remove(chosen);
+    for (int k = 0; k < l; ++k) ranks.remove(d, first + k);
+    std::copy(trial.free_bytes.begin(), trial.free_bytes.end(), d.free_bytes.begin() + first);
+    std::copy(trial.perf.begin(), trial.perf.end(), d.perf.begin() + first);
+    for (int k = 0; k < l; ++k) ranks.insert(d, first + k);
+    hosts.update(d, chosen);
+    for (int& r : got) r += first;
+    out.rank_of[i] = std::move(got);
+  }
+  out.perf_by_rank = d.perf;
+  out.hbm_used_by_rank_bytes.resize(static_cast<std::size_t>(w));
+  for (int r = 0; r < w; ++r) {
+    out.hbm_used_by_rank_bytes[static_cast<std::size_t>(r)] =
+        capacity_bytes - d.free_bytes[static_cast<std::size_t>(r)];
+  }
+  return out;
+}
+
+double rating_s(const std::vector<const ShardingOption*>& proposal, const Partition& partition,
+                int world_size) {
+  std::vector<double> perf(static_cast<std::size_t>(world_size), 0.0);
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    for (std::size_t s = 0; s < proposal[i]->shards.size(); ++s) {
+      perf[static_cast<std::size_t>(partition.rank_of[i][s])] +=
+          proposal[i]->shards[s].perf.total_s();
+    }
+  }
+  return *std::max_element(perf.begin(), perf.end());
+}
+
+}  // namespace shardsim::torchrec

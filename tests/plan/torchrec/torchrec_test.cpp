@@ -1,0 +1,254 @@
+// The torchrec planner: its estimators against the values TorchRec's own tests expect, its
+// shard sizes, its partitioner's rules, and the planner end to end.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "plan/plan_fixture.hpp"
+#include "shardsim/core/error.hpp"
+#include "shardsim/plan/torchrec/torchrec_planner.hpp"
+
+namespace shardsim::torchrec {
+namespace {
+
+using shardsim::testing::hand_preset;
+using shardsim::testing::model_of;
+using shardsim::testing::PlanFixture;
+
+// TorchRec's estimates are milliseconds; ours seconds.
+constexpr double kMs = 1e-3;
+
+void expect_perf(const Perf& p, double fc_ms, double fcomm_ms, double bc_ms, double bcomm_ms) {
+  EXPECT_NEAR(p.fwd_compute_s, fc_ms * kMs, 1e-12 * fc_ms * kMs + 1e-20);
+  EXPECT_NEAR(p.fwd_comms_s, fcomm_ms * kMs, 1e-12 * fcomm_ms * kMs + 1e-20);
+  EXPECT_NEAR(p.bwd_compute_s, bc_ms * kMs, 1e-12 * bc_ms * kMs + 1e-20);
+  EXPECT_NEAR(p.bwd_comms_s, bcomm_ms * kMs, 1e-12 * bcomm_ms * kMs + 1e-20);
+}
+
+const ShardingOption& option_of(const std::vector<ShardingOption>& options, ShardingType t) {
+  for (const ShardingOption& o : options) {
+    if (o.type == t) return o;
+  }
+  throw std::logic_error("no option of that type");
+}
+
+// torchrec/distributed/planner/tests/test_shard_estimators.py, test_1_table_perf (at
+// pytorch/torchrec@a48cef79): one 100 x 10 fp32 table, pooling factor 1, batch 512, 2 ranks on
+// one host, fused kernels (dense for data-parallel).
+TEST(TorchrecEstimators, PerfMatchesTorchrecsOwnTestValues) {
+  DlrmModel m = model_of({{100, 10, 1.0}});
+  m.optimizer = OptimizerKind::sgd;
+  Params p;
+  p.world_size = 2;
+  p.local_world_size = 2;
+  p.batch_size = 512;
+  const auto options =
+      enumerate_options(0, m, p, {std::begin(kAllShardingTypes), std::end(kAllShardingTypes)});
+  ASSERT_EQ(options.size(), 6u);  // DP, TW, CW, TWCW, RW, TWRW in TorchRec's order
+  EXPECT_EQ(options[0].type, ShardingType::data_parallel);
+  EXPECT_EQ(options[5].type, ShardingType::table_row_wise);
+
+  const ShardingOption& dp = option_of(options, ShardingType::data_parallel);
+  ASSERT_EQ(dp.shards.size(), 2u);
+  expect_perf(dp.shards[0].perf, 9.356002212235228e-05, 0, 0.00018712004424470456,
+              0.000225593945387348);
+  for (ShardingType t :
+       {ShardingType::table_wise, ShardingType::column_wise, ShardingType::table_column_wise}) {
+    const ShardingOption& o = option_of(options, t);
+    ASSERT_EQ(o.shards.size(), 1u);
+    expect_perf(o.shards[0].perf, 0.000327460077428233, 6.357828776041667e-05, 0.000654920154856466,
+                6.357828776041667e-05);
+  }
+  for (ShardingType t : {ShardingType::row_wise, ShardingType::table_row_wise}) {
+    const ShardingOption& o = option_of(options, t);
+    ASSERT_EQ(o.shards.size(), 2u);
+    for (const ShardEstimate& s : o.shards) {
+      expect_perf(s.perf, 6.804365245261984e-05, 6.357828776041667e-05, 0.0001360873049052397,
+                  0.00016798276699240525);
+    }
+  }
+}
+
+// test_enumerators.py (the same commit): W = 8 ranks, L = 4 a host, batch 256, no optimizer
+// state; table 0 is 100 x 20 with min_partition 20.
+TEST(TorchrecEstimators, StorageMatchesTorchrecsOwnTestValues) {
+  DlrmModel m = model_of({{100, 20, 1.0}});
+  m.optimizer = OptimizerKind::sgd;
+  Params p;
+  p.world_size = 8;
+  p.local_world_size = 4;
+  p.batch_size = 256;
+  p.min_column_shard_dim = 20;
+  const auto options =
+      enumerate_options(0, m, p, {std::begin(kAllShardingTypes), std::end(kAllShardingTypes)});
+  const ShardingOption& rw = option_of(options, ShardingType::row_wise);
+  ASSERT_EQ(rw.shards.size(), 8u);
+  for (std::size_t s = 0; s < 7; ++s) {
+    EXPECT_EQ(rw.shards[s].rows.size(), 13u);
+    EXPECT_DOUBLE_EQ(rw.shards[s].hbm_bytes, 166928);  // 1040 tensor + 2048 in + 163840 out
+  }
+  EXPECT_EQ(rw.shards[7].rows.size(), 9u);
+  EXPECT_DOUBLE_EQ(rw.shards[7].hbm_bytes, 166608);
+  const ShardingOption& twrw = option_of(options, ShardingType::table_row_wise);
+  ASSERT_EQ(twrw.shards.size(), 4u);
+  for (const ShardEstimate& s : twrw.shards) EXPECT_DOUBLE_EQ(s.hbm_bytes, 169936);
+  const ShardingOption& cw = option_of(options, ShardingType::column_wise);
+  ASSERT_EQ(cw.shards.size(), 1u);  // 20 columns: one block of 20
+  EXPECT_DOUBLE_EQ(cw.shards[0].hbm_bytes, 188224);
+}
+
+TEST(TorchrecEstimators, RowAndColumnSplitsFollowShardingPlanPy) {
+  auto sizes = [](const std::vector<RowRange>& r) {
+    std::vector<std::uint64_t> out;
+    for (const RowRange& x : r) out.push_back(x.size());
+    return out;
+  };
+  EXPECT_EQ(sizes(row_split(10, 4)), (std::vector<std::uint64_t>{3, 3, 3, 1}));
+  EXPECT_EQ(sizes(row_split(5, 4)), (std::vector<std::uint64_t>{2, 2, 1, 0}));
+  EXPECT_EQ(sizes(row_split(100, 8)), (std::vector<std::uint64_t>{13, 13, 13, 13, 13, 13, 13, 9}));
+  EXPECT_EQ(column_split(128, 128).size(), 1u);
+  EXPECT_EQ(column_split(256, 128).size(), 2u);
+  EXPECT_EQ(column_split(384, 128).size(), 3u);
+  EXPECT_EQ(column_split(192, 128).size(), 1u);  // no multiple of 4 in [128, 192) divides 192
+  EXPECT_EQ(column_split(60, 20).size(), 3u);
+}
+
+TEST(TorchrecEstimators, OptimizerStateFollowsTorchrecsMultipliers) {
+  Params p;
+  p.world_size = 1;
+  p.local_world_size = 1;
+  p.batch_size = 0;  // no input or output storage
+  DlrmModel m = model_of({{1000, 64, 1.0}});
+  const auto hbm = [&](OptimizerKind k) {
+    m.optimizer = k;
+    return enumerate_options(0, m, p, {ShardingType::table_wise})[0].shards[0].hbm_bytes;
+  };
+  const double weights = 1000.0 * 64 * 4;
+  EXPECT_DOUBLE_EQ(hbm(OptimizerKind::sgd), weights);
+  EXPECT_DOUBLE_EQ(hbm(OptimizerKind::rowwise_adagrad), weights + 1000 * 4);  // 1 / dim
+  EXPECT_DOUBLE_EQ(hbm(OptimizerKind::adagrad), 2 * weights);
+}
+
+TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement) {
+  Params p;
+  p.world_size = 4;
+  p.local_world_size = 2;
+  // Four single-shard table-wise options of equal perf, the last the largest.
+  std::vector<ShardingOption> opts(4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    opts[i].table = i;
+    opts[i].type = ShardingType::table_wise;
+    ShardEstimate s;
+    s.perf.fwd_compute_s = 1;
+    s.hbm_bytes = i == 3 ? 20 : 10;
+    opts[i].shards = {s};
+    opts[i].total_hbm_bytes = s.hbm_bytes;
+  }
+  std::vector<const ShardingOption*> proposal = {&opts[0], &opts[1], &opts[2], &opts[3]};
+  const auto part = greedy_perf_partition(proposal, p, 100);
+  ASSERT_TRUE(part.has_value());
+  // Largest first (table 3), then proposal order; ties by (rank % L, rank): 0, 2, 1, 3.
+  EXPECT_EQ(part->rank_of[3], std::vector<int>{0});
+  EXPECT_EQ(part->rank_of[0], std::vector<int>{2});
+  EXPECT_EQ(part->rank_of[1], std::vector<int>{1});
+  EXPECT_EQ(part->rank_of[2], std::vector<int>{3});
+  EXPECT_DOUBLE_EQ(rating_s(proposal, *part, 4), 1);
+  // No room for the largest: no partition.
+  EXPECT_FALSE(greedy_perf_partition(proposal, p, 15).has_value());
+}
+
+TEST(TorchrecPartitioner, HostOptionsGoToTheLeastLoadedHostThatHoldsThem) {
+  Params p;
+  p.world_size = 4;
+  p.local_world_size = 2;
+  ShardingOption tw;
+  tw.table = 0;
+  tw.type = ShardingType::table_wise;
+  ShardEstimate big;
+  big.perf.fwd_compute_s = 5;
+  big.hbm_bytes = 50;
+  tw.shards = {big};
+  tw.total_hbm_bytes = 50;
+  ShardingOption twrw;
+  twrw.table = 1;
+  twrw.type = ShardingType::table_row_wise;
+  ShardEstimate half;
+  half.perf.fwd_compute_s = 1;
+  half.hbm_bytes = 10;
+  twrw.shards = {half, half};
+  twrw.total_hbm_bytes = 20;
+  const std::vector<const ShardingOption*> proposal = {&tw, &twrw};
+  const auto part = greedy_perf_partition(proposal, p, 100);
+  ASSERT_TRUE(part.has_value());
+  EXPECT_EQ(part->rank_of[0], std::vector<int>{0});       // host 0
+  EXPECT_EQ(part->rank_of[1], (std::vector<int>{2, 3}));  // host 1: less perf
+}
+
+DlrmModel mixed_model() {
+  return model_of({{200000, 64, 8.0},
+                   {50, 16, 1.0},
+                   {3000000, 128, 20.0},
+                   {1000, 32, 2.0},
+                   {800000, 64, 4.0},
+                   {100000, 128, 1.0}});
+}
+
+TEST(TorchrecPlanner, PlacesEveryTableDeterministically) {
+  PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
+  const Plan a = f.valid_plan("torchrec");
+  const Plan b = f.valid_plan("torchrec");
+  ASSERT_EQ(a.shards.size(), b.shards.size());
+  std::set<std::size_t> tables;
+  for (std::size_t i = 0; i < a.shards.size(); ++i) {
+    EXPECT_EQ(a.shards[i].gpu, b.shards[i].gpu);
+    EXPECT_EQ(a.shards[i].rows, b.shards[i].rows);
+    tables.insert(a.shards[i].table);
+  }
+  EXPECT_EQ(tables.size(), 6u);
+  EXPECT_EQ(a.planner, "torchrec");
+}
+
+TEST(TorchrecPlanner, ItsChoiceHasTheLowestRatingOfTheProposalsAndRespectsItsCapacity) {
+  PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
+  const TorchrecResult r = torchrec_plan_detailed(f.ctx(), TorchrecOptions{});
+  EXPECT_GT(r.proposals, 1);
+  EXPECT_GE(r.proposals, r.plans);
+  ASSERT_EQ(r.chosen.size(), 6u);
+  for (double used : r.partition.hbm_used_by_rank_bytes) EXPECT_LE(used, r.capacity_bytes);
+  // Every table's options alone in the uniform proposals: the chosen plan rates no worse.
+  for (ShardingType t : kAllShardingTypes) {
+    TorchrecOptions only;
+    only.sharding_types = {t};
+    const TorchrecResult u = torchrec_plan_detailed(f.ctx(), only);
+    EXPECT_LE(r.rating_s, u.rating_s) << to_string(t);
+  }
+}
+
+TEST(TorchrecPlanner, ShardingTypesRestrictTheOptions) {
+  PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
+  const Plan p = f.valid_plan("torchrec", "{sharding_types: [table_wise]}");
+  EXPECT_EQ(p.shards.size(), 6u);
+  for (const Shard& s : p.shards) EXPECT_EQ(s.kind, ShardKind::table_wise);
+  const Plan rw = f.valid_plan("torchrec", "{sharding_types: [row_wise]}");
+  for (const Shard& s : rw.shards) EXPECT_NE(s.kind, ShardKind::column_wise);
+}
+
+TEST(TorchrecPlanner, BadOptionsAndNoRoomGetClearErrors) {
+  PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
+  EXPECT_THROW(f.plan("torchrec", "{sharding_types: [tablewise]}"), InputError);
+  EXPECT_THROW(f.plan("torchrec", "{sharding_types: []}"), InputError);
+  EXPECT_THROW(f.plan("torchrec", "{batch_size: 0}"), InputError);
+  EXPECT_THROW(f.plan("torchrec", "{hbm_GiBps: -1}"), InputError);
+  try {
+    f.plan("torchrec", "{sharding_types: [typo_wise]}");
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("row_wise"), std::string::npos) << e.what();
+  }
+  // A table larger than every GPU, allowed only whole: no proposal fits.
+  PlanFixture big(hand_preset(4), 1, model_of({{20000000000ULL / 64, 64, 1.0}}), 256);
+  EXPECT_THROW(big.plan("torchrec", "{sharding_types: [table_wise]}"), DoesNotFitError);
+  EXPECT_NO_THROW(big.valid_plan("torchrec", "{sharding_types: [row_wise]}"));
+}
+
+}  // namespace
+}  // namespace shardsim::torchrec
