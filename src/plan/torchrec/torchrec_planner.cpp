@@ -186,10 +186,16 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
     }
   };
   Proposals proposals(options);
+  // Seconds each at hundreds of GPUs (docs/planners.md, "torchrec").
+  Progress progress("torchrec: proposers (grid, greedy, greedy by sum, uniform)", 4);
   proposals.grid(visit);
+  progress.advance();
   proposals.greedy(true, visit);
+  progress.advance();
   proposals.greedy(false, visit);
+  progress.advance();
   proposals.uniform(visit);
+  progress.finish();
   log_debug("torchrec: evaluated {} proposal(s), found {} possible plan(s)", best.proposals,
             best.plans);
   if (best.chosen.empty()) {
