@@ -142,12 +142,18 @@ int PlanCommand::run() const {
   }
   if (f.stats) {
     if (f.format == "json") {
+      // The planner's own statistics (torchrec's), when it gives them, as their text lines.
+      const auto with_planner_stats = [](const NamedPlan& p) {
+        nlohmann::ordered_json j = plan_stats_to_json(p.stats);
+        if (!p.plan.planner_stats.empty()) j["planner_stats"] = p.plan.planner_stats;
+        return j;
+      };
       nlohmann::ordered_json j;
       if (plans.size() == 1) {
-        j = plan_stats_to_json(plans.front().stats);
+        j = with_planner_stats(plans.front());
       } else {
         j["plans"] = nlohmann::ordered_json::array();
-        for (const NamedPlan& p : plans) j["plans"].push_back(plan_stats_to_json(p.stats));
+        for (const NamedPlan& p : plans) j["plans"].push_back(with_planner_stats(p));
       }
       std::cout << j.dump(2) << '\n';
     } else {
@@ -156,6 +162,11 @@ int PlanCommand::run() const {
         std::cout << fmt::format("scenario {} | planner {} | {} GPUs | {} tables\n\n", sc.name,
                                  plans[i].plan.planner, cluster.num_gpus(), sc.model.tables.size());
         write_plan_stats_text(std::cout, plans[i].stats, 0);
+        if (!plans[i].plan.planner_stats.empty()) {
+          std::cout << fmt::format("\nthe planner's own statistics ({}):\n\n",
+                                   plans[i].plan.planner);
+          for (const std::string& line : plans[i].plan.planner_stats) std::cout << line << '\n';
+        }
       }
     }
   } else if (f.out.empty()) {

@@ -93,6 +93,27 @@ TEST(PlanCommand, StatsAsTextAndJson) {
   EXPECT_NE(err.find("--planner"), std::string::npos) << err;
 }
 
+TEST(PlanCommand, TorchrecsOwnStatisticsFollowOurs) {
+  const std::string dir = scenario_dir("placement: {planner: [torchrec, table_wise]}\n");
+  std::string err;
+  Result r = run("plan " + dir + "/scenario.yaml --stats", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  for (const char* part :
+       {"the planner's own statistics (torchrec)", "--- Planner Statistics ---", "Evaluated",
+        "Perf (ms)", "Output (MB)", "Total Variation", "Maximum of Total Perf"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+  // Once: table_wise has none.
+  EXPECT_EQ(r.out.find("Planner Statistics"), r.out.rfind("Planner Statistics"));
+  r = run("plan " + dir + "/scenario.yaml --planner torchrec --stats --format json", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("planner_stats"));
+  EXPECT_EQ(j["planner_stats"][0], "--- Planner Statistics ---");
+  // 8 ranks: the header lines, the column line and a line per rank.
+  EXPECT_GE(j["planner_stats"].size(), 11u);
+}
+
 TEST(PlanCommand, AHandMadePlanIsSimulatedFromAPathRelativeToTheScenario) {
   const std::string dir =
       scenario_dir("placement:\n  planner: table_wise\n  file: plans/mine.yaml\n");

@@ -101,6 +101,10 @@ struct Plan {
   // Synchronisation of replicas across groups (meaningful only with two or more groups).
   PeerSync peer_sync;
   double planning_time_s = 0;  // wall time the planner took (reported; not deterministic)
+  // The planner's own statistics of its plan, as it prints them (`torchrec`: TorchRec's
+  // "Planner Statistics"); empty for most planners. Shown by `shardsim plan --stats`; never
+  // costed, never written to plan files.
+  std::vector<std::string> planner_stats;
 };
 
 }  // namespace shardsim

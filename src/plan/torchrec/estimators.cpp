@@ -314,16 +314,22 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
   return out;
 }
 
-double shard_capacity_bytes(double hbm_capacity_bytes, double reserved_fraction,
-                            const DlrmModel& model, const Params& p) {
-  // int((1 - percentage) * hbm), then the dense parameters (parameter_multiplier 6.0, fp32) and
-  // the KJT: ceil(Σ pooling factor · batch · 8) · 20.
-  const double kept = std::floor((1 - reserved_fraction) * hbm_capacity_bytes);
-  const double dense = std::round(6.0 * 4.0 * static_cast<double>(model.dense_parameter_count()));
+Reservation reservation(const DlrmModel& model, const Params& p) {
+  // The dense parameters (parameter_multiplier 6.0, fp32) and the KJT:
+  // ceil(Σ pooling factor · batch · 8) · 20.
+  Reservation r;
+  r.dense_bytes = std::round(6.0 * 4.0 * static_cast<double>(model.dense_parameter_count()));
   double indices = 0;
   for (const EmbeddingTable& t : model.tables) indices += t.pooling.expected() * p.batch_size;
-  const double kjt = std::ceil(indices * kIndexBytes) * kKjtCopies;
-  return kept - dense - kjt;
+  r.kjt_bytes = std::ceil(indices * kIndexBytes) * kKjtCopies;
+  return r;
+}
+
+double shard_capacity_bytes(double hbm_capacity_bytes, double reserved_fraction,
+                            const DlrmModel& model, const Params& p) {
+  // int((1 - percentage) * hbm), less the reservation's parts.
+  const Reservation r = reservation(model, p);
+  return std::floor((1 - reserved_fraction) * hbm_capacity_bytes) - r.dense_bytes - r.kjt_bytes;
 }
 
 }  // namespace shardsim::torchrec

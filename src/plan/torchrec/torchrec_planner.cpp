@@ -21,6 +21,7 @@
 #include "shardsim/core/log.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/torchrec/torchrec_planner.hpp"
+#include "shardsim/plan/torchrec/torchrec_stats.hpp"
 
 namespace shardsim {
 
@@ -213,6 +214,9 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
   best.rating_s = best_rating;
   best.params = p;
   best.capacity_bytes = capacity;
+  best.hbm_capacity_bytes = ctx.cluster.gpu().hbm_capacity_bytes;
+  best.reserved_fraction = o.reserved_fraction;
+  best.reserved = reservation(ctx.model, p);
 
   Plan& plan = best.plan;
   plan.planner = "torchrec";
@@ -242,7 +246,9 @@ class TorchrecPlanner final : public Planner {
   explicit TorchrecPlanner(TorchrecOptions o) : o_(std::move(o)) {}
   std::string name() const override { return "torchrec"; }
   Plan plan(const PlanningContext& ctx) const override {
-    return torchrec_plan_detailed(ctx, o_).plan;
+    TorchrecResult r = torchrec_plan_detailed(ctx, o_);
+    r.plan.planner_stats = stats_lines(r);
+    return std::move(r.plan);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/torchrec/torchrec_planner.hpp"
+#include "shardsim/plan/torchrec/torchrec_stats.hpp"
 
 namespace shardsim::torchrec {
 namespace {
@@ -248,6 +249,51 @@ TEST(TorchrecPlanner, BadOptionsAndNoRoomGetClearErrors) {
   PlanFixture big(hand_preset(4), 1, model_of({{20000000000ULL / 64, 64, 1.0}}), 256);
   EXPECT_THROW(big.plan("torchrec", "{sharding_types: [table_wise]}"), DoesNotFitError);
   EXPECT_NO_THROW(big.valid_plan("torchrec", "{sharding_types: [row_wise]}"));
+}
+
+TEST(TorchrecStats, ImbalanceMeasuresByHand) {
+  const std::vector<double> even = {2, 2, 2, 2};
+  const Imbalance e = imbalance(even);
+  EXPECT_DOUBLE_EQ(e.total_variation, 0);
+  EXPECT_DOUBLE_EQ(e.total_distance, 0);
+  EXPECT_DOUBLE_EQ(e.chi_divergence, 0);
+  EXPECT_NEAR(e.kl_divergence, 0, 1e-15);
+  // Everything on one of 4 ranks: |p - 1/4| = 3/4 once and 1/4 three times;
+  // chi = 4 (9/16 + 3/16) / ((3/4)^2 4 + 3/4) = 3 / 3; KL = ln 4 / ln 4.
+  const std::vector<double> one = {5, 0, 0, 0};
+  const Imbalance o = imbalance(one);
+  EXPECT_DOUBLE_EQ(o.total_variation, 0.75);
+  EXPECT_DOUBLE_EQ(o.total_distance, 1.5);
+  EXPECT_DOUBLE_EQ(o.chi_divergence, 1.0);
+  EXPECT_DOUBLE_EQ(o.kl_divergence, 1.0);
+  // Half on each of 2 of 4 ranks: KL = ln 2 / ln 4 = 0.5; total distance 4 · 1/4.
+  const std::vector<double> half = {1, 1, 0, 0};
+  EXPECT_DOUBLE_EQ(imbalance(half).kl_divergence, 0.5);
+  EXPECT_DOUBLE_EQ(imbalance(half).total_distance, 1.0);
+}
+
+TEST(TorchrecStats, OneLinePerRankWithItsShardsAndTheMaximum) {
+  PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
+  const TorchrecResult r = torchrec_plan_detailed(f.ctx(), TorchrecOptions{});
+  const std::vector<std::string> lines = stats_lines(r);
+  ASSERT_GE(lines.size(), 3u + 8u);
+  EXPECT_EQ(lines[0], "--- Planner Statistics ---");
+  EXPECT_NE(lines[1].find(std::to_string(r.proposals) + " proposal(s)"), std::string::npos);
+  EXPECT_NE(lines[2].find("Shards"), std::string::npos);
+  // Every rank's line names every sharding type the plan uses, with its count.
+  std::set<std::string> used;
+  for (const ShardingOption* o : r.chosen) used.insert(abbreviation(o->type));
+  for (int rank = 0; rank < 8; ++rank) {
+    for (const std::string& a : used) {
+      EXPECT_NE(lines[3 + rank].find(a + ": "), std::string::npos) << lines[3 + rank];
+    }
+  }
+  bool max_line = false;
+  for (const std::string& l : lines)
+    max_line = max_line || l.rfind("Maximum of Total Perf", 0) == 0;
+  EXPECT_TRUE(max_line);
+  // The planner puts them on its plan.
+  EXPECT_EQ(f.plan("torchrec").planner_stats, lines);
 }
 
 }  // namespace

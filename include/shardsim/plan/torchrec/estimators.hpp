@@ -117,5 +117,11 @@ std::vector<ColRange> column_split(std::uint32_t dim, std::uint32_t min_column_s
 // lookups, 20 copies: two pipelined batches of 10).
 double shard_capacity_bytes(double hbm_capacity_bytes, double reserved_fraction,
                             const DlrmModel& model, const Params& params);
+// Its two per-rank parts after the percentage: the dense parameters and the KJT.
+struct Reservation {
+  double dense_bytes = 0;
+  double kjt_bytes = 0;
+};
+Reservation reservation(const DlrmModel& model, const Params& params);
 
 }  // namespace shardsim::torchrec

@@ -29,11 +29,14 @@ struct TorchrecResult {
   // The options of the best proposal, one a table, and where their shards went.
   std::vector<const ShardingOption*> chosen;
   Partition partition;
-  double rating_s = 0;        // the best proposal's largest per-rank perf sum
-  int proposals = 0;          // distinct proposals evaluated
-  int plans = 0;              // of which the partitioner could place
-  Params params;              // as the planner used them
-  double capacity_bytes = 0;  // HBM per rank for shards, after the reservation
+  double rating_s = 0;            // the best proposal's largest per-rank perf sum
+  int proposals = 0;              // distinct proposals evaluated
+  int plans = 0;                  // of which the partitioner could place
+  Params params;                  // as the planner used them
+  double capacity_bytes = 0;      // HBM per rank for shards, after the reservation
+  double hbm_capacity_bytes = 0;  // the GPU's, before it
+  double reserved_fraction = 0;
+  Reservation reserved;  // per rank, beside the percentage
   // `chosen` points into this: every table's enumerated options.
   std::vector<std::vector<ShardingOption>> options;
 };
