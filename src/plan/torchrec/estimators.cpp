@@ -309,6 +309,13 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
       o.total_hbm_bytes += sh.hbm_bytes;
       o.max_shard_hbm_bytes = std::max(o.max_shard_hbm_bytes, sh.hbm_bytes);
     }
+    for (std::size_t s = 0; s < o.shards.size(); ++s) {
+      if (!o.hbm_runs.empty() && o.hbm_runs.back().bytes == o.shards[s].hbm_bytes) {
+        o.hbm_runs.back().end = s + 1;
+      } else {
+        o.hbm_runs.push_back({s, s + 1, o.shards[s].hbm_bytes});
+      }
+    }
     out.push_back(std::move(o));
   }
   return out;

@@ -44,7 +44,12 @@ void assign(Devices& d, int rank, const ShardEstimate& s) {
 class RankOrder {
  public:
   RankOrder(const Devices& d, int local) : local_(local) {
-    for (int r = 0; r < static_cast<int>(d.perf.size()); ++r) order_.insert(key(d, r));
+    // Built from sorted keys (linear): one per proposal, thousands of ranks.
+    std::vector<Key> keys;
+    keys.reserve(d.perf.size());
+    for (int r = 0; r < static_cast<int>(d.perf.size()); ++r) keys.push_back(key(d, r));
+    std::sort(keys.begin(), keys.end());
+    order_ = std::set<Key>(keys.begin(), keys.end());
   }
   int pick(const Devices& d, double bytes) const {
     for (const Key& k : order_) {
@@ -74,13 +79,25 @@ class HostOrder {
       : local_(local),
         perf_(static_cast<std::size_t>(hosts)),
         free_(static_cast<std::size_t>(hosts)) {
-    for (int h = 0; h < hosts; ++h) update(d, h);
+    std::vector<std::pair<double, int>> keys;
+    for (int h = 0; h < hosts; ++h) {
+      refresh(d, h);
+      keys.push_back({perf_[static_cast<std::size_t>(h)], h});
+    }
+    std::sort(keys.begin(), keys.end());
+    order_ = std::set<std::pair<double, int>>(keys.begin(), keys.end());
   }
   const std::set<std::pair<double, int>>& order() const { return order_; }
   double free_bytes(int h) const { return free_[static_cast<std::size_t>(h)]; }
   // Call around every change of a rank of host h.
   void remove(int h) { order_.erase({perf_[static_cast<std::size_t>(h)], h}); }
   void update(const Devices& d, int h) {
+    refresh(d, h);
+    order_.insert({perf_[static_cast<std::size_t>(h)], h});
+  }
+
+ private:
+  void refresh(const Devices& d, int h) {
     double perf = 0, free = 0;  // summed in rank order, as TorchRec sums them
     for (int i = 0; i < local_; ++i) {
       const auto r = static_cast<std::size_t>(h * local_ + i);
@@ -89,10 +106,8 @@ class HostOrder {
     }
     perf_[static_cast<std::size_t>(h)] = perf;
     free_[static_cast<std::size_t>(h)] = free;
-    order_.insert({perf, h});
   }
 
- private:
   int local_;
   std::vector<double> perf_, free_;
   std::set<std::pair<double, int>> order_;
@@ -110,19 +125,31 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
   Partition out;
   out.rank_of.resize(proposal.size());
 
+  // Uniform options: shard i on rank i. Their shards' perf is the same on every rank, and their
+  // storage is added run by run (a difference array): O(runs + W), not O(options · W). Storage
+  // only grows, so a rank over capacity at the end is one TorchRec finds full on the way.
   std::vector<std::size_t> others;
+  Perf uniform_perf;
+  std::vector<double> hbm_step(static_cast<std::size_t>(w) + 1, 0.0);
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     const ShardingOption& o = *proposal[i];
     if (partition_by(o.type) != PartitionBy::uniform) {
       others.push_back(i);
       continue;
     }
-    for (std::size_t s = 0; s < o.shards.size(); ++s) {
-      const int rank = static_cast<int>(s);
-      if (!(o.shards[s].hbm_bytes <= d.free_bytes[s])) return std::nullopt;
-      assign(d, rank, o.shards[s]);
-      out.rank_of[i].push_back(rank);
+    if (o.shards.empty()) continue;
+    uniform_perf += o.shards.front().perf;
+    for (const ShardingOption::HbmRun& run : o.hbm_runs) {
+      hbm_step[run.first] += run.bytes;
+      hbm_step[run.end] -= run.bytes;
     }
+  }
+  double used = 0;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(w); ++r) {
+    used += hbm_step[r];
+    if (!(used <= capacity_bytes)) return std::nullopt;
+    d.free_bytes[r] = capacity_bytes - used;
+    d.perf[r] = uniform_perf;
   }
   // SortBy.STORAGE: Storage compares by (hbm, ddr); every shard here is in HBM.
   std::stable_sort(others.begin(), others.end(), [&](std::size_t a, std::size_t b) {
@@ -197,11 +224,17 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
 
 double rating_s(const std::vector<const ShardingOption*>& proposal, const Partition& partition,
                 int world_size) {
-  std::vector<double> perf(static_cast<std::size_t>(world_size), 0.0);
+  double uniform = 0;
+  for (const ShardingOption* o : proposal) {
+    if (partition_by(o->type) == PartitionBy::uniform && !o->shards.empty()) {
+      uniform += o->shards.front().perf.total_s();
+    }
+  }
+  std::vector<double> perf(static_cast<std::size_t>(world_size), uniform);
   for (std::size_t i = 0; i < proposal.size(); ++i) {
+    if (partition_by(proposal[i]->type) == PartitionBy::uniform) continue;
     for (std::size_t s = 0; s < proposal[i]->shards.size(); ++s) {
-      perf[static_cast<std::size_t>(partition.rank_of[i][s])] +=
-          proposal[i]->shards[s].perf.total_s();
+      perf[static_cast<std::size_t>(partition.rank(i, s))] += proposal[i]->shards[s].perf.total_s();
     }
   }
   return *std::max_element(perf.begin(), perf.end());

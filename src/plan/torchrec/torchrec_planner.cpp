@@ -230,7 +230,7 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
       sh.table = so.table;
       sh.rows = est.rows;
       sh.cols = est.cols;
-      sh.gpu = best.partition.rank_of[t][s];
+      sh.gpu = best.partition.rank(t, s);
       sh.replica = so.type == ShardingType::data_parallel ? replica++ : 0;
       sh.kind = kind_of(so, tables[so.table], est);
       plan.shards.push_back(sh);

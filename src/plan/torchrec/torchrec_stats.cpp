@@ -103,7 +103,7 @@ std::vector<std::string> stats_lines(const TorchrecResult& r) {
     const ShardingOption& o = *r.chosen[i];
     used_types[abbreviation(o.type)] = 0;
     for (std::size_t s = 0; s < o.shards.size(); ++s) {
-      const auto rank = static_cast<std::size_t>(r.partition.rank_of[i][s]);
+      const auto rank = static_cast<std::size_t>(r.partition.rank(i, s));
       hbm[rank] += o.shards[s].hbm_bytes;
       perf[rank] += o.shards[s].perf;
       input[rank] += o.shards[s].input_bytes;
@@ -178,8 +178,8 @@ std::vector<std::string> stats_lines(const TorchrecResult& r) {
   out.push_back(fmt::format("Maximum of HBM: {} GB on rank(s) {}", py_round(max_hbm / kGiB, 3),
                             rank_runs(ranks_at(hbm, max_hbm, kMiB))));
   out.push_back(fmt::format("Mean HBM: {} GB", py_round(mean_hbm / kGiB, 3)));
-  out.push_back(fmt::format("Max HBM is {:.3g}% greater than the mean",
-                            above_mean_pct(max_hbm, mean_hbm)));
+  out.push_back(
+      fmt::format("Max HBM is {:.3g}% greater than the mean", above_mean_pct(max_hbm, mean_hbm)));
   return out;
 }
 

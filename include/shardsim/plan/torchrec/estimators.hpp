@@ -96,6 +96,16 @@ struct ShardingOption {
   double max_shard_perf_s = 0;
   double total_hbm_bytes = 0;
   double max_shard_hbm_bytes = 0;
+  // Runs of consecutive shards of equal HBM, [first, end) by shard index: a uniform option's
+  // shard i goes to rank i, so the partitioner adds its storage per run, not per rank (a
+  // row-wise option has at most three: full blocks, the remainder, empty ranks). The shards of
+  // a uniform option all have the same perf (TorchRec's estimate does not depend on the rows).
+  struct HbmRun {
+    std::size_t first = 0;
+    std::size_t end = 0;
+    double bytes = 0;
+  };
+  std::vector<HbmRun> hbm_runs;
 };
 
 // The options of one table, in TorchRec's enumeration order (sharding types as above, one

@@ -8,9 +8,13 @@
 
 namespace shardsim::torchrec {
 
-// Where each shard of each option of a proposal went: rank_of[option][shard].
+// Where each shard of each option of a proposal went: rank_of[option][shard], empty for a
+// uniform option (shard i on rank i); read it through rank().
 struct Partition {
   std::vector<std::vector<int>> rank_of;
+  int rank(std::size_t option, std::size_t shard) const {
+    return rank_of[option].empty() ? static_cast<int>(shard) : rank_of[option][shard];
+  }
   std::vector<Perf> perf_by_rank;              // component-wise sums of the shards' perfs
   std::vector<double> hbm_used_by_rank_bytes;  // shard storage on each rank
 };
@@ -26,7 +30,8 @@ struct Partition {
 std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
                                                const Params& params, double capacity_bytes);
 
-// NoopPerfModel.rate: the largest per-rank sum of shard perf totals (options in proposal order).
+// NoopPerfModel.rate: the largest per-rank sum of shard perf totals (the uniform options' first,
+// then the others in proposal order).
 double rating_s(const std::vector<const ShardingOption*>& proposal, const Partition& partition,
                 int world_size);
 
