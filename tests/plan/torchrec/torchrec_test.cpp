@@ -158,6 +158,39 @@ TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement
   EXPECT_FALSE(greedy_perf_partition(proposal, p, 15).has_value());
 }
 
+TEST(TorchrecPartitioner, UniformOptionsTakeRankIAndTheirStorageAddsUpPerRank) {
+  Params p;
+  p.world_size = 4;
+  p.local_world_size = 2;
+  const auto uniform = [](ShardingType type, std::vector<double> hbm) {
+    ShardingOption o;
+    o.type = type;
+    for (std::size_t i = 0; i < hbm.size(); ++i) {
+      ShardEstimate s;
+      s.perf.fwd_compute_s = 2;
+      s.hbm_bytes = hbm[i];
+      o.shards.push_back(s);
+      o.total_hbm_bytes += hbm[i];
+      if (!o.hbm_runs.empty() && o.hbm_runs.back().bytes == hbm[i]) {
+        o.hbm_runs.back().end = i + 1;
+      } else {
+        o.hbm_runs.push_back({i, i + 1, hbm[i]});
+      }
+    }
+    return o;
+  };
+  const ShardingOption rw = uniform(ShardingType::row_wise, {30, 30, 10, 0});
+  const ShardingOption dp = uniform(ShardingType::data_parallel, {6, 6, 6, 6});
+  const auto part = greedy_perf_partition({&rw}, p, 35);
+  ASSERT_TRUE(part.has_value());
+  for (std::size_t s = 0; s < 4; ++s) EXPECT_EQ(part->rank(0, s), static_cast<int>(s));
+  EXPECT_EQ(part->hbm_used_by_rank_bytes, (std::vector<double>{30, 30, 10, 0}));
+  EXPECT_DOUBLE_EQ(part->perf_by_rank[3].fwd_compute_s, 2);  // an empty rank keeps its perf
+  EXPECT_DOUBLE_EQ(rating_s({&rw, &dp}, *greedy_perf_partition({&rw, &dp}, p, 36), 4), 4);
+  // 30 + 6 on ranks 0 and 1: over 35.
+  EXPECT_FALSE(greedy_perf_partition({&rw, &dp}, p, 35).has_value());
+}
+
 TEST(TorchrecPartitioner, HostOptionsGoToTheLeastLoadedHostThatHoldsThem) {
   Params p;
   p.world_size = 4;
