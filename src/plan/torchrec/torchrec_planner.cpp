@@ -12,10 +12,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
-#include <numeric>
 #include <set>
+#include <string>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -167,9 +166,15 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
   }
   double best_rating = std::numeric_limits<double>::infinity();
   double smallest_failing_bytes = std::numeric_limits<double>::infinity();
-  std::set<std::vector<const ShardingOption*>> seen;
+  // The planner's cache: a proposal seen before is not evaluated or counted again. Its key is
+  // each table's option index, a byte a table (at most six options), not T pointers.
+  std::set<std::string> seen;
   const auto visit = [&](const std::vector<const ShardingOption*>& proposal) {
-    if (!seen.insert(proposal).second) return;  // the planner's cache: not counted again
+    std::string key(proposal.size(), '\0');
+    for (std::size_t t = 0; t < proposal.size(); ++t) {
+      key[t] = static_cast<char>(proposal[t] - options[t].data());
+    }
+    if (!seen.insert(std::move(key)).second) return;
     ++best.proposals;
     std::optional<Partition> part = greedy_perf_partition(proposal, p, capacity);
     if (!part) {

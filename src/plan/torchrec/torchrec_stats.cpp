@@ -94,8 +94,11 @@ std::string imbalance_line(const std::string& what, std::span<const double> x) {
 std::vector<std::string> stats_lines(const TorchrecResult& r) {
   const int w = r.params.world_size;
   const auto uw = static_cast<std::size_t>(w);
-  std::vector<double> hbm(uw, r.reserved.dense_bytes + r.reserved.kjt_bytes);
-  std::vector<Perf> perf(uw);
+  // HBM and perf per rank as the partitioner left them; HBM with the reservation's dense and
+  // KJT parts, as TorchRec reports it.
+  std::vector<double> hbm = r.partition.hbm_used_by_rank_bytes;
+  for (double& b : hbm) b += r.reserved.dense_bytes + r.reserved.kjt_bytes;
+  const std::vector<Perf>& perf = r.partition.perf_by_rank;
   std::vector<double> input(uw, 0.0), output(uw, 0.0);
   std::vector<std::map<std::string, int>> shards(uw);
   std::map<std::string, int> used_types;
@@ -104,8 +107,6 @@ std::vector<std::string> stats_lines(const TorchrecResult& r) {
     used_types[abbreviation(o.type)] = 0;
     for (std::size_t s = 0; s < o.shards.size(); ++s) {
       const auto rank = static_cast<std::size_t>(r.partition.rank(i, s));
-      hbm[rank] += o.shards[s].hbm_bytes;
-      perf[rank] += o.shards[s].perf;
       input[rank] += o.shards[s].input_bytes;
       output[rank] += o.shards[s].output_bytes;
       ++shards[rank][abbreviation(o.type)];
