@@ -97,6 +97,54 @@ void BM_PlannerAccessGreedy(benchmark::State& state) {
 }
 BENCHMARK(BM_PlannerAccessGreedy)->Args({1024, 1000})->Unit(benchmark::kMillisecond);
 
+// TorchRec's planner on its issue-15 goal: 500 tables onto 8 GPUs in under 1 s.
+void BM_PlannerTorchrec(benchmark::State& state) {
+  run_planner(state, "torchrec", 1e6);
+}
+BENCHMARK(BM_PlannerTorchrec)->Args({8, 500})->Unit(benchmark::kMillisecond);
+
+// A NeuroShard Table 1 task at its largest (App. D): 120 tables on 8 GPUs of 4 GB for tables,
+// dims from {4, ..., 128}, rows and pooling skewed. The issue-15 goal: under 1 s with the
+// analytic backend and the paper's N=10, K=3, L=10, M=11 (the paper: 20.79 s on 8 GPUs).
+void BM_PlannerNeuroShard(benchmark::State& state) {
+  setup_logging(Verbosity::quiet);
+  const int tables = static_cast<int>(state.range(1));
+  HardwarePreset preset = builtin_preset("rtx2080ti-8");
+  preset.gpus_per_node = static_cast<int>(state.range(0));
+  preset.gpu.hbm_capacity_bytes = 4e9;
+  preset.reserved_memory_bytes = 0;
+  Rng rng(stream_seed(7, {2002}));
+  DlrmModel m;
+  for (int i = 0; i < tables; ++i) {
+    EmbeddingTable t;
+    t.name = "t" + std::to_string(i);
+    t.rows = static_cast<std::uint64_t>(std::clamp(rng.lognormal(std::log(3e4), 1.5), 100.0, 4e6));
+    t.dim = 4u << rng.below(6);
+    t.pooling.value = std::round(std::clamp(rng.lognormal(std::log(4.0), 1.0), 1.0, 100.0));
+    t.alpha = rng.uniform(0.6, 1.2);
+    m.tables.push_back(t);
+  }
+  m.dense_features = 13;
+  m.bottom_mlp = {64, 16};
+  m.top_mlp = {64, 1};
+  const Setup s{Cluster(preset, 1), m, Workload{}};
+  Workload w = s.workload;
+  w.batch_per_gpu = 256;
+  const auto planner =
+      find_planner("neuroshard", {}, "bench").make(YamlValue(YAML::Node(), "", ""));
+  std::size_t shards = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const auto trace = make_synthetic_trace_source(s.model, w);
+    state.ResumeTiming();
+    const Plan plan = planner->plan(PlanningContext{s.cluster, s.model, w, *trace, &s.cost});
+    shards = plan.shards.size();
+    benchmark::DoNotOptimize(shards);
+  }
+  state.counters["shards"] = static_cast<double>(shards);
+}
+BENCHMARK(BM_PlannerNeuroShard)->Args({4, 60})->Args({8, 120})->Unit(benchmark::kMillisecond);
+
 // Plan statistics of the hybrid plan (they are in every run report).
 void BM_PlanStatsOfHybrid(benchmark::State& state) {
   setup_logging(Verbosity::quiet);

@@ -19,6 +19,7 @@
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/run/planner_options.hpp"
 #include "shardsim/run/run_scenario.hpp"
+#include "shardsim/run/simulated_plan_evaluator.hpp"
 
 namespace shardsim {
 
@@ -91,7 +92,8 @@ int PlanCommand::run() const {
   if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");  // before planning
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
-  const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost};
+  const SimulatedPlanEvaluator evaluator(cluster, sc, *trace);
+  const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost, &evaluator};
 
   // Which plans: --planner, else the scenario's planners, else its plan file.
   std::vector<NamedPlan> plans;

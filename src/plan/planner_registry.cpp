@@ -82,6 +82,10 @@ PlanShapeBound rank_chunks(const PlanShapeInput& in) {
 PlanShapeBound torchrec_shards(const PlanShapeInput& in) {
   return {std::max(in.tables * in.gpus, in.column_blocks), in.gpus, true};
 }
+// One shard a table, plus one a halving (at most `steps` <= 1000 of them).
+PlanShapeBound tables_and_halvings(const PlanShapeInput& in) {
+  return {std::min(in.column_blocks, in.tables + 1000), 1, false};
+}
 }  // namespace shape
 
 }  // namespace
@@ -128,6 +132,10 @@ const std::vector<PlannerInfo>& planner_registry() {
        "TorchRec's planner: its options per table, estimates (bytes / its default bandwidths, "
        "no skew), greedy proposers and partitioner",
        with_common(make_torchrec_planner), shape::torchrec_shards},
+      {"neuroshard",
+       "NeuroShard's search: beam search over column halvings around a greedy grid search "
+       "of table placement, by the cost model or a simulation (NeuroShard §3.3)",
+       with_common(make_neuroshard_planner), shape::tables_and_halvings},
       {"two_d",
        "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
        "synchronised across groups (2D paper §3)",

@@ -13,6 +13,7 @@
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/run/planner_options.hpp"
+#include "shardsim/run/simulated_plan_evaluator.hpp"
 
 namespace shardsim {
 
@@ -53,7 +54,9 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     const PlannerInfo& info =
         find_planner(name, SourceLocation{scenario.source, 0, 0}, "placement.planner");
     const auto planner = info.make(planner_options(scenario.placement, name));
-    const PlanningContext ctx{cluster, scenario.model, scenario.workload, *trace, &scenario.cost};
+    const SimulatedPlanEvaluator evaluator(cluster, scenario, *trace);
+    const PlanningContext ctx{cluster, scenario.model, scenario.workload,
+                              *trace,  &scenario.cost, &evaluator};
     const auto t0 = std::chrono::steady_clock::now();
     Plan plan;
     try {

@@ -114,6 +114,24 @@ TEST(PlanCommand, TorchrecsOwnStatisticsFollowOurs) {
   EXPECT_GE(j["planner_stats"].size(), 11u);
 }
 
+TEST(PlanCommand, NeuroshardsSearchIsInItsStatisticsWithEitherBackend) {
+  const std::string dir = scenario_dir("placement: {planner: neuroshard}\n");
+  std::string err;
+  Result r = run("plan " + dir + "/scenario.yaml --stats", &err);
+  ASSERT_EQ(r.code, 0) << err;
+  for (const char* part :
+       {"the planner's own statistics (neuroshard)", "analytic backend", "estimated embedding cost",
+        "column plan:", "computation cost cache", "compute ms"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+  // The simulation backend: candidates simulated by the runner's evaluator.
+  r = run("plan " + dir +
+              "/scenario.yaml --stats --set 'placement.options={backend: simulation, steps: 4}'",
+          &err);
+  ASSERT_EQ(r.code, 0) << err;
+  EXPECT_NE(r.out.find("simulated iteration time"), std::string::npos) << r.out;
+}
+
 TEST(PlanCommand, AHandMadePlanIsSimulatedFromAPathRelativeToTheScenario) {
   const std::string dir =
       scenario_dir("placement:\n  planner: table_wise\n  file: plans/mine.yaml\n");

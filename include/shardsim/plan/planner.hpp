@@ -12,6 +12,7 @@
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/plan_evaluator.hpp"
 #include "shardsim/plan/plan_shape_bound.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
@@ -25,6 +26,9 @@ struct PlanningContext {
   // The scenario's cost parameters, for planners that estimate costs with the cost model;
   // null means default_cost_params(). Read it through cost_params().
   const CostParams* cost = nullptr;
+  // Simulates a candidate plan, for planners that search by simulated time; null where no
+  // runner provides one (a planner that needs it says so with an InputError).
+  const PlanEvaluator* evaluator = nullptr;
 
   const CostParams& cost_params() const;
 };

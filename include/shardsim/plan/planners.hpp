@@ -27,5 +27,6 @@ std::unique_ptr<Planner> make_oper_planner(const YamlValue& options);
 PlanShapeBound oper_shape_bound(const PlanShapeInput& in);
 std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options);
+std::unique_ptr<Planner> make_neuroshard_planner(const YamlValue& options);
 
 }  // namespace shardsim

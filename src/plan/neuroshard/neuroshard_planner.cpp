@@ -1,0 +1,228 @@
+#include "shardsim/plan/neuroshard/neuroshard_planner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <numeric>
+
+#include <cmath>
+#include "shardsim/plan/planners.hpp"
+
+namespace shardsim {
+
+namespace neuroshard {
+
+namespace {
+
+// 45.6 MB, 3.891 GB (decimal units, as the memory errors of plan/packing.cpp).
+std::string bytes_text(double b) {
+  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
+  return fmt::format("{:.3f} GB", b / 1e9);
+}
+
+std::string column_plan_text(const PlanningContext& ctx, const SearchResult& r) {
+  if (r.column_plan.empty()) return "none (every table whole)";
+  // Replay the halvings to name them.
+  std::vector<SubTable> subs;
+  for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
+    subs.push_back(SubTable{t, ColRange{0, ctx.model.tables[t].dim}});
+  }
+  std::string out;
+  constexpr std::size_t kShown = 12;
+  for (std::size_t k = 0; k < r.column_plan.size(); ++k) {
+    SubTable& s = subs[r.column_plan[k]];
+    const std::uint32_t mid = s.cols.begin + s.dim() / 2;
+    if (k < kShown) {
+      out += fmt::format("{}'{}' [{}, {}) -> [{}, {}) + [{}, {})", k == 0 ? "" : ", ",
+                         ctx.model.tables[s.table].name, s.cols.begin, s.cols.end, s.cols.begin,
+                         mid, mid, s.cols.end);
+    }
+    subs.push_back(SubTable{s.table, ColRange{mid, s.cols.end}});
+    s.cols.end = mid;
+  }
+  if (r.column_plan.size() > kShown) {
+    out += fmt::format(", ... ({} halvings in all)", r.column_plan.size());
+  }
+  return out;
+}
+
+std::vector<std::string> stats_lines(const PlanningContext& ctx, const NeuroShardResult& r) {
+  const SearchResult& s = r.search;
+  std::vector<std::string> lines;
+  const double scale = s.placement.max_dim_scale;
+  lines.push_back(fmt::format(
+      "neuroshard ({} backend): {} {:.3f} ms, found at max device dim {}", r.backend,
+      r.backend == "simulation" ? "simulated iteration time" : "estimated embedding cost",
+      s.placement.cost_s * 1e3,
+      std::isinf(scale) ? std::string("unconstrained") : fmt::format("{:.2f} x mean", scale)));
+  lines.push_back("column plan: " + column_plan_text(ctx, s));
+  const double hit_pct =
+      r.cache_queries > 0 ? 100.0 * static_cast<double>(r.cache_hits) / r.cache_queries : 0.0;
+  lines.push_back(fmt::format(
+      "search: {} greedy grid searches over {} beam steps; computation cost cache: {} of {} "
+      "queries hit ({:.1f}%){}",
+      s.inner_searches, s.steps_done, r.cache_hits, r.cache_queries, hit_pct,
+      s.stopped_by_deadline ? "; stopped by the time budget (time_budget_s)" : ""));
+  // Per GPU: what the search balanced.
+  const int n = ctx.cluster.num_gpus();
+  std::vector<int> count(static_cast<std::size_t>(n), 0);
+  std::vector<std::uint64_t> dims(static_cast<std::size_t>(n), 0);
+  std::vector<double> bytes(static_cast<std::size_t>(n), 0.0);
+  for (std::size_t i = 0; i < s.tables.size(); ++i) {
+    const auto g = static_cast<std::size_t>(s.placement.gpu_of[i]);
+    ++count[g];
+    dims[g] += s.tables.subs[i].dim();
+    bytes[g] += s.tables.bytes[i];
+  }
+  const std::vector<double> comm = AnalyticBackend(ctx).comm_s(dims);
+  lines.push_back(fmt::format("{:>5} {:>7} {:>6} {:>11} {:>12} {:>12}", "GPU", "tables", "dims",
+                              "bytes", "compute ms", "comm ms"));
+  for (int g = 0; g < n; ++g) {
+    const auto k = static_cast<std::size_t>(g);
+    lines.push_back(fmt::format("{:>5} {:>7} {:>6} {:>11} {:>12.3f} {:>12.3f}", g, count[k],
+                                dims[k], bytes_text(bytes[k]), s.placement.compute_s[k] * 1e3,
+                                comm[k] * 1e3));
+  }
+  return lines;
+}
+
+}  // namespace
+
+NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const NeuroShardOptions& o) {
+  if (o.backend == Backend::simulation && ctx.evaluator == nullptr) {
+    throw InputError(o.backend_where, "backend",
+                     "the simulation backend needs the scenario runner to simulate candidates",
+                     "use backend: analytic here (shardsim run and shardsim plan provide it)");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  BeamOptions beam = o.beam;
+  if (o.time_budget_s) {
+    beam.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(*o.time_budget_s));
+  }
+  const MemoryBudget budget(ctx, o.headroom);
+  ComputeCost compute(ctx, o.cache);
+  const int n = ctx.cluster.num_gpus();
+
+  // Pre-sharding filter: halving changes where bytes go, never how many there are, so tables
+  // that do not fit the GPUs together cannot be sharded at all (the released task generator
+  // drops such tasks before sharding).
+  {
+    const SubTableSet whole = initial_sub_tables(ctx, budget, compute);
+    const double total = std::accumulate(whole.bytes.begin(), whole.bytes.end(), 0.0);
+    const double room = budget.capacity_bytes() - budget.base_bytes();
+    if (total > room * n) {
+      throw DoesNotFitError(
+          -1, total, room * n,
+          fmt::format("neuroshard: the {} tables need {} in all (weights, optimizer state and "
+                      "activations) but the {} GPUs have {} for tables together; no sharding "
+                      "fits: add GPUs (cluster.nodes) or lower the headroom",
+                      whole.size(), bytes_text(total), n, bytes_text(room * n)));
+    }
+  }
+
+  std::unique_ptr<PlanCostBackend> backend;
+  if (o.backend == Backend::simulation) {
+    backend = std::make_unique<SimulationBackend>(ctx);
+  } else {
+    backend = std::make_unique<AnalyticBackend>(ctx);
+  }
+  NeuroShardResult r;
+  r.backend = backend->name();
+  r.search = beam_search(ctx, budget, beam, compute, *backend);
+  r.cache_queries = compute.queries();
+  r.cache_hits = compute.hits();
+  if (!r.search.placement.found()) {
+    // Name the likely culprit in the last plan tried: the largest sub-table, or one wider than
+    // the grid's largest max device dim.
+    const SubTableSet& t = r.search.tables;
+    std::size_t big = 0, wide = 0;
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      if (t.bytes[i] > t.bytes[big]) big = i;
+      if (t.subs[i].dim() > t.subs[wide].dim()) wide = i;
+    }
+    const double room = budget.capacity_bytes() - budget.base_bytes();
+    const double mean_dim = static_cast<double>(t.total_dim) / n;
+    const std::vector<double> scales = grid_scales(o.beam.grid);
+    const double max_dim = scales.back() * mean_dim;
+    std::string why;
+    if (t.subs[wide].dim() > max_dim) {
+      why = fmt::format(
+          "table '{}' is {} columns wide, wider than the largest max device dim the grid tries "
+          "({:.2f} x the mean {:.1f} = {:.1f}); raise steps (L) so it can be halved, or grid_end",
+          ctx.model.tables[t.subs[wide].table].name, t.subs[wide].dim(), scales.back(), mean_dim,
+          max_dim);
+    } else {
+      why = fmt::format(
+          "the largest, '{}', needs {} of the {} a GPU has for tables; raise steps (L) or "
+          "candidates (N), add GPUs, or lower the headroom",
+          ctx.model.tables[t.subs[big].table].name, bytes_text(t.bytes[big]), bytes_text(room));
+    }
+    throw DoesNotFitError(
+        -1, t.bytes[big], room,
+        fmt::format("neuroshard: no column plan within {} halvings places every table: {}{}",
+                    o.beam.steps, why,
+                    r.search.stopped_by_deadline ? " (the time budget ran out first)" : ""));
+  }
+  r.plan = candidate_plan(ctx, r.search.tables.subs, r.search.placement.gpu_of);
+  r.plan.planner_stats = stats_lines(ctx, r);
+  return r;
+}
+
+namespace {
+
+class NeuroShardPlanner final : public Planner {
+ public:
+  explicit NeuroShardPlanner(NeuroShardOptions o) : o_(std::move(o)) {}
+  std::string name() const override { return "neuroshard"; }
+  Plan plan(const PlanningContext& ctx) const override {
+    return neuroshard_plan_detailed(ctx, o_).plan;
+  }
+
+ private:
+  NeuroShardOptions o_;
+};
+
+}  // namespace
+
+}  // namespace neuroshard
+
+std::unique_ptr<Planner> make_neuroshard_planner(const YamlValue& options) {
+  const PlannerOptions opts(
+      options, {"candidates", "beam_width", "steps", "grid_steps", "grid_start", "grid_end",
+                "backend", "cache", "time_budget_s"});
+  neuroshard::NeuroShardOptions o;
+  // The paper's online-search settings (§4 "Implementation details", App. F): N=10, K=3, L=10,
+  // M=11; the grid from the mean device dim to 1.5x it (§3.3).
+  o.beam.candidates = static_cast<int>(opts.positive_int("candidates", 10));
+  o.beam.beam_width = static_cast<int>(opts.positive_int("beam_width", 3));
+  o.beam.steps = static_cast<int>(opts.nonnegative_int("steps", 10));
+  o.beam.grid.steps = static_cast<int>(opts.nonnegative_int("grid_steps", 11));
+  o.beam.grid.start = opts.number_in("grid_start", 0.01, 100, 1.0);
+  o.beam.grid.end = opts.number_in("grid_end", 0.01, 100, 1.5);
+  if (o.beam.grid.end < o.beam.grid.start) {
+    throw opts.find("grid_end")
+        ->error(fmt::format("grid_end ({}) is below grid_start ({})", o.beam.grid.end,
+                            o.beam.grid.start),
+                "the grid runs from grid_start to grid_end times the mean device dim (1.0 to 1.5)");
+  }
+  constexpr std::uint64_t kMaxSearch = 1000;
+  for (const char* key : {"candidates", "beam_width", "steps", "grid_steps"}) {
+    if (opts.nonnegative_int(key, 0) > kMaxSearch) {
+      throw opts.find(key)->error(fmt::format("{} above {}", key, kMaxSearch),
+                                  "the paper uses N=10, K=3, L=10, M=11");
+    }
+  }
+  const std::string backend = opts.choice("backend", {"analytic", "simulation"}, "analytic");
+  o.backend =
+      backend == "simulation" ? neuroshard::Backend::simulation : neuroshard::Backend::analytic;
+  if (auto v = opts.find("backend")) o.backend_where = v->location();
+  if (auto v = opts.find("cache")) o.cache = v->as_bool();
+  if (opts.has("time_budget_s")) {
+    o.time_budget_s = opts.number_in("time_budget_s", 1e-3, 1e6, 1.0);
+  }
+  o.headroom = opts.headroom(0);
+  return std::make_unique<neuroshard::NeuroShardPlanner>(std::move(o));
+}
+
+}  // namespace shardsim
