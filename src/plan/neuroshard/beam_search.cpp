@@ -28,18 +28,20 @@ struct Beam {
   std::vector<std::size_t> column_plan;
   SubTableSet tables;
   double cost_s = 0;
-  // For plans the grid could not place (cost +infinity): how far its sub-tables exceed the limits,
-  // so the beam moves toward plans that fit (our choice: the paper and its code rank all such plans
-  // alike, and the beam then keeps whichever came first).
+  // For plans the grid could not place (cost +infinity): how far they are from fitting, so the
+  // beam moves toward plans that fit (our choice: the paper and its code rank all such plans
+  // alike, and the beam then keeps whichever came first). See overshoot_of.
   double overshoot = 0;
 };
 
-// Σ over sub-tables of the excess of dim / (the grid's largest max dim) and of bytes / (room per
-// GPU) over 1: a sub-table above 1 in either fits under no grid value; 0 when none is.
-double overshoot_of(const SubTableSet& set, int num_gpus, double room_bytes,
+// How far an unplaceable column plan is from fitting: the greedy's unplaced share (of bytes plus
+// of dims, the least over the grid: packing failures) plus Σ over sub-tables of the excess of
+// dim / (the grid's largest max dim) and of bytes / (room per GPU) over 1 (sub-tables that fit
+// under no grid value, however packed, and how far).
+double overshoot_of(const SubTableSet& set, const Placement& p, int num_gpus, double room_bytes,
                     const GridOptions& grid) {
   const double max_dim = grid_scales(grid).back() * static_cast<double>(set.total_dim) / num_gpus;
-  double excess = 0;
+  double excess = p.unplaced;
   for (std::size_t i = 0; i < set.size(); ++i) {
     excess += std::max(0.0, set.subs[i].dim() / max_dim - 1) +
               std::max(0.0, set.bytes[i] / room_bytes - 1);
@@ -94,7 +96,7 @@ SearchResult beam_search(const PlanningContext& ctx, const MemoryBudget& budget,
         Placement p = greedy_grid_search(extended.tables, n, capacity, o.grid, compute, backend);
         ++best.inner_searches;
         extended.cost_s = p.cost_s;
-        if (!p.found()) extended.overshoot = overshoot_of(extended.tables, n, capacity, o.grid);
+        if (!p.found()) extended.overshoot = overshoot_of(extended.tables, p, n, capacity, o.grid);
         if (p.found() && (!best.placement.found() || p.cost_s < best.placement.cost_s)) {
           best.column_plan = extended.column_plan;
           best.tables = extended.tables;

@@ -34,6 +34,7 @@ Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_byt
   std::vector<double> dims(n, 0.0);
   std::vector<std::vector<std::uint64_t>> keys(n);
   std::vector<int> gpu_of(set.size(), -1);
+  double unplaced_bytes = 0, unplaced_dims = 0;
   for (std::size_t i : order) {
     const SubTable& s = set.subs[i];
     int best = -1;
@@ -45,7 +46,11 @@ Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_byt
         best = static_cast<int>(r);
       }
     }
-    if (best < 0) return Placement{};
+    if (best < 0) {  // skipped: the rest is still placed, to measure how far this is from fitting
+      unplaced_bytes += set.bytes[i];
+      unplaced_dims += s.dim();
+      continue;
+    }
     const auto b = static_cast<std::size_t>(best);
     gpu_of[i] = best;
     bytes[b] += set.bytes[i];
@@ -53,6 +58,13 @@ Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_byt
     auto& k = keys[b];
     k.insert(std::upper_bound(k.begin(), k.end(), s.cost_key()), s.cost_key());
     p.compute_s[b] = compute.set_s(k);
+  }
+  if (unplaced_bytes > 0 || unplaced_dims > 0) {
+    const double total_bytes = std::accumulate(set.bytes.begin(), set.bytes.end(), 0.0);
+    Placement none;
+    none.unplaced = (total_bytes > 0 ? unplaced_bytes / total_bytes : 0) +
+                    unplaced_dims / static_cast<double>(std::max<std::uint64_t>(set.total_dim, 1));
+    return none;
   }
   p.gpu_of = std::move(gpu_of);
   return p;
@@ -63,10 +75,14 @@ Placement greedy_grid_search(const SubTableSet& set, int num_gpus, double capaci
                              const PlanCostBackend& backend) {
   const double mean_dim = static_cast<double>(set.total_dim) / num_gpus;
   Placement best;
+  best.unplaced = std::numeric_limits<double>::infinity();
   for (double scale : grid_scales(grid)) {
     const double max_dim = std::isinf(scale) ? scale : scale * mean_dim;
     Placement p = greedy_place(set, num_gpus, capacity_bytes, max_dim, compute);
-    if (!p.found()) continue;
+    if (!p.found()) {
+      if (!best.found()) best.unplaced = std::min(best.unplaced, p.unplaced);
+      continue;
+    }
     p.max_dim_scale = scale;
     p.cost_s = backend.cost_s(Candidate{set.subs, p.gpu_of, p.compute_s});
     if (!best.found() || p.cost_s < best.cost_s) best = std::move(p);

@@ -141,8 +141,11 @@ TEST_F(GreedyPlace, TheMaxDeviceDimAndMemoryExcludeGpus) {
   const Placement p = greedy_place(by_bytes, 2, 4, inf, compute);
   ASSERT_TRUE(p.found());
   EXPECT_EQ(p.gpu_of, (std::vector<int>{0, 1, 1, 1}));
-  // Room for 3.9: t0 fits nowhere, and nothing is placed.
-  EXPECT_FALSE(greedy_place(by_bytes, 2, 3.9, inf, compute).found());
+  // Room for 3.9: t0 fits nowhere, and nothing is placed; the rest is, to measure how far the
+  // plan is from fitting: t0's share of the bytes (4 of 7) plus of the dims (64 of 144).
+  const Placement none = greedy_place(by_bytes, 2, 3.9, inf, compute);
+  EXPECT_FALSE(none.found());
+  EXPECT_NEAR(none.unplaced, 4.0 / 7 + 64.0 / 144, 1e-12);
 }
 
 TEST_F(GreedyPlace, TheGridKeepsTheCheapestPlacementByTheBackend) {

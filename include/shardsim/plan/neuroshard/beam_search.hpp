@@ -4,9 +4,9 @@
 // candidate sub-table (the N costliest and the N largest, duplicates removed), each extension
 // placed by the greedy grid search (greedy_grid.hpp); the K cheapest extensions seed the next
 // step; the cheapest plan seen overall wins. Step 0 is the plan with no split. Extensions the
-// grid cannot place rank after those it can, by how far their sub-tables exceed the
-// limits in all (the largest max device dim, a GPU's room), smallest first: our choice, where the
-// paper ranks them alike.
+// grid cannot place rank after those it can, by how far they are from fitting (the share the
+// greedy could not place plus how far sub-tables exceed the largest max device dim and a GPU's
+// room), smallest first: our choice, where the paper ranks them alike.
 #include <chrono>
 #include <cstddef>
 #include <optional>

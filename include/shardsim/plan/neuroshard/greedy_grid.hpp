@@ -28,6 +28,10 @@ struct Placement {
   std::vector<double> compute_s;  // per GPU
   double cost_s = std::numeric_limits<double>::infinity();
   double max_dim_scale = 0;  // the grid value it was found at (infinity: unconstrained)
+  // When not found: the share of the sub-tables' bytes plus the share of their dims that the
+  // greedy could not place (the sub-tables that fit nowhere are skipped and the rest placed);
+  // the least over the grid. 0 when found.
+  double unplaced = 0;
   bool found() const { return !gpu_of.empty(); }
 };
 
@@ -41,7 +45,8 @@ Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_byt
                        ComputeCost& compute);
 
 // Algorithm 2: every grid value's placement judged by `backend`; the lowest cost (ties: the
-// earlier grid value). Not found when no grid value places every sub-table.
+// earlier grid value). Not found when no grid value places every sub-table (`unplaced`: the
+// least of the grid values').
 Placement greedy_grid_search(const SubTableSet& set, int num_gpus, double capacity_bytes,
                              const GridOptions& grid, ComputeCost& compute,
                              const PlanCostBackend& backend);
