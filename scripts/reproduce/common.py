@@ -13,7 +13,7 @@ import time
 class Reproduction:
     """The command line of a driver, its output folder and its collected results."""
 
-    def __init__(self, description):
+    def __init__(self, description, add_arguments=None):
         ap = argparse.ArgumentParser(description=description)
         ap.add_argument("--shardsim", required=True, help="the shardsim binary")
         ap.add_argument("--paper", required=True, help="the paper's name (output folder)")
@@ -22,6 +22,8 @@ class Reproduction:
         ap.add_argument("--only", help="comma-separated experiment names to run")
         ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="sweep points run in parallel (results do not depend on it)")
+        if add_arguments:
+            add_arguments(ap)  # a driver's own options
         self.args = ap.parse_args()
         self.root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         self.out = os.path.abspath(self.args.out or os.path.join(self.root, "out", "reproduce",
