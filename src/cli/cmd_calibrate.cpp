@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "shardsim/cli/cmd_calibrate_kernels.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/calibration.hpp"
@@ -202,6 +203,11 @@ void print_json(const CalibrationResult& r, const CostParams& start,
 }
 
 void check_flags(const CalibrateFlags& f) {
+  if (!f.kernel_sets.empty() && f.kernels.empty()) {
+    throw InputError(SourceLocation{}, "--kernel-set", "--kernel-set applies to --kernels logs",
+                     "give FBGEMM benchmark logs with --kernels FILE...");
+  }
+  if (!f.kernels.empty()) return check_kernel_flags(f);
   if (f.logs.empty() == f.points.empty()) {
     throw InputError(SourceLocation{}, f.points.empty() ? "LOG" : "--points",
                      f.points.empty() ? "no measurements given" : "both logs and --points given",
@@ -227,13 +233,27 @@ void check_flags(const CalibrateFlags& f) {
 }  // namespace
 
 void add_calibrate_command(CLI::App& app, CalibrateFlags& f) {
-  f.cmd = app.add_subcommand(
-      "calibrate", "fit the collective model to measured nccl-tests times and write a cost file");
+  f.cmd = app.add_subcommand("calibrate",
+                             "fit the collective model to measured nccl-tests times (or, with "
+                             "--kernels, the embedding kernels to FBGEMM benchmark output) and "
+                             "write a cost file");
   f.cmd->add_option("logs", f.logs,
                     "nccl-tests output files (all_reduce_perf, alltoall_perf, ...)");
   f.cmd->add_option("--points", f.points,
                     "a CSV of measurements on several clusters instead of logs "
                     "(collective,size_bytes,time_us,preset,nodes[,sets][,label])");
+  f.cmd
+      ->add_option("--kernels", f.kernels,
+                   "fit the embedding kernels instead: output files of FBGEMM's "
+                   "split_table_batched_embeddings_benchmark (with --preset or --scenario for "
+                   "the GPU)")
+      ->expected(1, -1);
+  f.cmd
+      ->add_option("--kernel-set", f.kernel_sets,
+                   "a benchmark setting the --kernels logs do not record: alpha=1.15, "
+                   "weights-precision=fp16, optimizer=rowwise_adagrad|adagrad|sgd, pooling=none "
+                   "(repeatable)")
+      ->take_all();
   f.cmd->add_option("--preset", f.preset, "the hardware preset of the machine the logs ran on");
   f.cmd->add_option("--nodes", f.nodes, "its nodes (default: the log's host count)")
       ->check(CLI::PositiveNumber);
@@ -263,6 +283,7 @@ int run_calibrate_command(const CalibrateFlags& f) {
   setup_logging(f.quiet ? Verbosity::quiet : Verbosity::normal);
   check_flags(f);
   if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");
+  if (!f.kernels.empty()) return run_calibrate_kernels(f);
   CostParams start = default_cost_params();
   if (!f.scenario.empty()) {
     std::vector<Override> overrides;

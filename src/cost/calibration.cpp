@@ -8,6 +8,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "levenberg_marquardt.hpp"
+
 namespace shardsim {
 
 namespace {
@@ -112,17 +114,6 @@ class Fit {
     return std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
   }
 
-  Eigen::MatrixXd jacobian(const Eigen::VectorXd& theta, const Eigen::VectorXd& r) const {
-    constexpr double kStep = 1e-5;
-    Eigen::MatrixXd J(r.size(), theta.size());
-    for (Eigen::Index j = 0; j < theta.size(); ++j) {
-      Eigen::VectorXd t = theta;
-      t[j] += kStep;
-      J.col(j) = (residuals(t) - r) / kStep;
-    }
-    return J;
-  }
-
  private:
   std::span<const CalibrationPoint> points_;
   CostParams start_;
@@ -173,9 +164,7 @@ const std::vector<std::string>& calibratable_cost_params(CollectiveModelKind mod
   return model == CollectiveModelKind::ideal ? kIdeal : kNccl;
 }
 
-// Levenberg–Marquardt: (JᵀJ + λ·diag(JᵀJ)) δ = −Jᵀr; a step is kept when it lowers ‖r‖², and
-// λ shrinks; otherwise λ grows. Stops when a kept step improves ‖r‖² by less than 1e-12
-// relative, or λ exceeds 1e12 (no descent left), or after max_iterations.
+// Levenberg–Marquardt (levenberg_marquardt.hpp) over the log-parameters.
 CalibrationResult calibrate_collectives(std::span<const CalibrationPoint> points,
                                         const CostParams& start,
                                         const CalibrationOptions& options) {
@@ -184,35 +173,11 @@ CalibrationResult calibrate_collectives(std::span<const CalibrationPoint> points
   CalibrationResult out;
   out.rms_log_error_before = rms_log_error(points, start, out.before_s);
   Fit fit(points, start, knobs, options.prior_weight, options.robust_scale);
-  Eigen::VectorXd theta = fit.theta0();
-  Eigen::VectorXd r = fit.residuals(theta);
-  double cost = r.squaredNorm();
-  double lambda = 1e-3;
-  for (int it = 0; it < options.max_iterations && theta.size() > 0; ++it) {
-    out.iterations = it + 1;
-    const Eigen::MatrixXd J = fit.jacobian(theta, r);
-    const Eigen::MatrixXd JtJ = J.transpose() * J;
-    const Eigen::VectorXd g = J.transpose() * r;
-    bool kept = false;
-    while (lambda < 1e12) {
-      Eigen::MatrixXd A = JtJ;
-      A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-12).matrix();
-      const Eigen::VectorXd step = A.ldlt().solve(-g);
-      const Eigen::VectorXd trial = theta + step;
-      const Eigen::VectorXd rt = fit.residuals(trial);
-      if (rt.allFinite() && rt.squaredNorm() < cost) {
-        const double gain = (cost - rt.squaredNorm()) / std::max(cost, 1e-300);
-        theta = trial;
-        r = rt;
-        cost = rt.squaredNorm();
-        lambda = std::max(lambda / 3, 1e-9);
-        kept = gain > 1e-12;
-        break;
-      }
-      lambda *= 4;
-    }
-    if (!kept) break;
-  }
+  const cost_detail::LevenbergMarquardtResult lm = cost_detail::levenberg_marquardt(
+      [&](const Eigen::VectorXd& theta) { return fit.residuals(theta); }, fit.theta0(),
+      options.max_iterations);
+  const Eigen::VectorXd& theta = lm.theta;
+  out.iterations = lm.iterations;
   out.params = fit.params_at(theta);
   for (const Knob* k : knobs) out.fitted.emplace_back(k->name);
   out.rms_log_error_after = rms_log_error(points, out.params, out.after_s);

@@ -36,8 +36,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 35>& fields() {
-  static const std::array<Field, 35> kFields = {{
+const std::array<Field, 40>& fields() {
+  static const std::array<Field, 40> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -47,6 +47,11 @@ const std::array<Field, 35>& fields() {
       {"kernels_per_embedding_op", &CostParams::kernels_per_embedding_op, Range::launch_count},
       {"kernels_per_embedding_backward", &CostParams::kernels_per_embedding_backward,
        Range::launch_count},
+      {"kernel_hbm_efficiency", &CostParams::kernel_hbm_efficiency, Range::fraction},
+      {"kernel_dim_half_cols", &CostParams::kernel_dim_half_cols, Range::nonnegative},
+      {"kernel_pooling_half", &CostParams::kernel_pooling_half, Range::nonnegative},
+      {"kernel_distinct_penalty", &CostParams::kernel_distinct_penalty, Range::nonnegative},
+      {"kernel_tables_half", &CostParams::kernel_tables_half, Range::nonnegative},
       {"interaction_hbm_efficiency", &CostParams::interaction_hbm_efficiency, Range::fraction},
       {"collective_bandwidth_efficiency", &CostParams::collective_bandwidth_efficiency,
        Range::fraction},
@@ -99,6 +104,11 @@ void check_keys(const YamlValue& node) {
                     "backward_index_bytes_per_lookup",
                     "kernels_per_embedding_op",
                     "kernels_per_embedding_backward",
+                    "kernel_hbm_efficiency",
+                    "kernel_dim_half_cols",
+                    "kernel_pooling_half",
+                    "kernel_distinct_penalty",
+                    "kernel_tables_half",
                     "interaction_hbm_efficiency",
                     "collective_bandwidth_efficiency",
                     "collective_launch_s",

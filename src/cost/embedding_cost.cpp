@@ -4,6 +4,7 @@
 
 #include "checks.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/cost/kernel_efficiency.hpp"
 
 namespace shardsim {
 
@@ -67,12 +68,35 @@ double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimiz
   return index_bytes + gradient_bytes_read + update_bytes;
 }
 
+namespace {
+
+// One fused kernel over `works`: Σ bytes_i / η_shard(i), over hbm_achievable · η_tables(T) with
+// T the shards that have bytes (docs/model.md, "Embedding kernel efficiency"). With neutral
+// parameters every η is exactly 1 and this is Σ bytes / hbm_achievable.
+template <typename BytesOf>
+double fused_kernel_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works, const CostParams& p,
+                      int launches, BytesOf bytes_of) {
+  double bytes = 0;
+  double effective_bytes = 0;
+  std::size_t tables = 0;
+  for (const EmbeddingWork& w : works) {
+    const double b = bytes_of(w);
+    if (b <= 0) continue;
+    bytes += b;
+    effective_bytes += b / embedding_shard_efficiency(w, p);
+    ++tables;
+  }
+  if (bytes <= 0) return 0;  // nothing to do: no kernel is launched
+  return effective_bytes / (hbm_Bps(gpu) * embedding_fusion_efficiency(tables, p)) +
+         launches * gpu.kernel_launch_s;
+}
+
+}  // namespace
+
 double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
                            const CostParams& p) {
-  double bytes = 0;
-  for (const EmbeddingWork& w : works) bytes += embedding_forward_bytes(w, p);
-  if (bytes <= 0) return 0;  // nothing to do: no kernel is launched
-  return bytes / hbm_Bps(gpu) + p.kernels_per_embedding_op * gpu.kernel_launch_s;
+  return fused_kernel_s(gpu, works, p, p.kernels_per_embedding_op,
+                        [&](const EmbeddingWork& w) { return embedding_forward_bytes(w, p); });
 }
 
 double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const CostParams& p) {
@@ -81,10 +105,9 @@ double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const 
 
 double embedding_backward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
                             OptimizerKind optimizer, const CostParams& p) {
-  double bytes = 0;
-  for (const EmbeddingWork& w : works) bytes += embedding_backward_bytes(w, optimizer, p);
-  if (bytes <= 0) return 0;
-  return bytes / hbm_Bps(gpu) + p.kernels_per_embedding_backward * gpu.kernel_launch_s;
+  return fused_kernel_s(
+      gpu, works, p, p.kernels_per_embedding_backward,
+      [&](const EmbeddingWork& w) { return embedding_backward_bytes(w, optimizer, p); });
 }
 
 double embedding_backward_s(const GpuSpec& gpu, const EmbeddingWork& work, OptimizerKind optimizer,

@@ -6,6 +6,10 @@
 // cluster, or a CSV of measurements on several) by least squares (cost/calibration.hpp), prints
 // every point's error before and after, and writes the fitted parameters as a cost file that a
 // scenario loads with `cost: {file: ...}` (docs/model.md, "Calibration").
+// `shardsim calibrate --kernels LOG... (--preset P | --scenario FILE) [--kernel-set k=v]...`
+// fits the embedding kernels' efficiency instead, to the output of FBGEMM's table-batched
+// embedding benchmark (cli/cmd_calibrate_kernels.hpp; docs/model.md, "Calibration of the
+// embedding kernels").
 #include <string>
 #include <vector>
 
@@ -18,6 +22,8 @@ namespace shardsim {
 struct CalibrateFlags {
   CLI::App* cmd = nullptr;
   std::vector<std::string> logs;
+  std::vector<std::string> kernels;      // FBGEMM benchmark logs (--kernels)
+  std::vector<std::string> kernel_sets;  // key=value settings over the logs' (--kernel-set)
   std::string points;
   std::string preset;
   int nodes = 0;  // 0: the log's host count

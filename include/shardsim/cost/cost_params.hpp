@@ -39,6 +39,15 @@ struct CostParams {
   int kernels_per_embedding_op = 1;
   // Kernel launches of one fused embedding backward + optimizer (sort, segment, update). GUESS.
   int kernels_per_embedding_backward = 4;
+  // HBM efficiency of the embedding kernels (docs/model.md, "Embedding kernel efficiency"): the
+  // kernels move their bytes at hbm_achievable_Bps · η, η = η_max · η_dim · η_pool · η_distinct
+  // per shard and η_tables per fused kernel. Every default is neutral (η = 1); `shardsim
+  // calibrate --kernels` fits them to FBGEMM benchmark output.
+  double kernel_hbm_efficiency = 1.0;  // η_max, (0, 1]
+  double kernel_dim_half_cols = 0;     // η_dim = c / (c + this); 0: off
+  double kernel_pooling_half = 0;      // η_pool = P / (P + this), P = lookups per bag; 0: off
+  double kernel_distinct_penalty = 0;  // η_distinct = 1 / (1 + this · D/L); 0: off
+  double kernel_tables_half = 0;       // η_tables = T / (T + this), T tables fused; 0: off
 
   // --- Dense kernels ---
   // The dot interaction runs at this fraction of the achievable HBM bandwidth. GUESS.
