@@ -30,15 +30,15 @@ std::string column_plan_text(const PlanningContext& ctx, const SearchResult& r) 
   std::string out;
   constexpr std::size_t kShown = 12;
   for (std::size_t k = 0; k < r.column_plan.size(); ++k) {
-    SubTable& s = subs[r.column_plan[k]];
+    const SubTable s = subs[r.column_plan[k]];  // a copy: the push_back below reallocates
     const std::uint32_t mid = s.cols.begin + s.dim() / 2;
     if (k < kShown) {
       out += fmt::format("{}'{}' [{}, {}) -> [{}, {}) + [{}, {})", k == 0 ? "" : ", ",
                          ctx.model.tables[s.table].name, s.cols.begin, s.cols.end, s.cols.begin,
                          mid, mid, s.cols.end);
     }
+    subs[r.column_plan[k]].cols.end = mid;
     subs.push_back(SubTable{s.table, ColRange{mid, s.cols.end}});
-    s.cols.end = mid;
   }
   if (r.column_plan.size() > kShown) {
     out += fmt::format(", ... ({} halvings in all)", r.column_plan.size());

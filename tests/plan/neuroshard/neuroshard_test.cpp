@@ -295,6 +295,14 @@ TEST(NeuroShardPlanner, UnplaceablePlansRankByHowFarTheyOvershootTheLimits) {
   const Plan p = f.valid_plan("neuroshard", "{beam_width: 1, steps: 4}");
   EXPECT_EQ(p.shards.size(), 7u);
   for (const Shard& s : p.shards) EXPECT_LE(s.cols.size(), 16u);
+  // The statistics name each halving; t1 is halved whole once, then each half again.
+  ASSERT_GE(p.planner_stats.size(), 2u);
+  const std::string& plan_line = p.planner_stats[1];
+  for (const char* part :
+       {"column plan: ", "'t1' [0, 64) -> [0, 32) + [32, 64)", "'t1' [0, 32) -> [0, 16) + [16, 32)",
+        "'t1' [32, 64) -> [32, 48) + [48, 64)", "'t0' [0, 32) -> [0, 16) + [16, 32)"}) {
+    EXPECT_NE(plan_line.find(part), std::string::npos) << part << "\n" << plan_line;
+  }
 }
 
 TEST(NeuroShardPlanner, SplitsATableNoGpuCanHoldWhole) {
