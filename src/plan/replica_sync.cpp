@@ -21,6 +21,8 @@ std::vector<ReplicaSyncBucket> replica_sync_buckets(const Plan& plan, const Serv
   const bool sparse = plan.replica_sync != ReplicaSync::dense;
   std::map<std::vector<int>, ReplicaSyncBucket> by_gpus;
   std::vector<double> served;  // GPUs each replica of a set serves
+  std::vector<std::size_t> place_in_set(shards.size(), 0);
+  std::map<double, double> touched_by_count;
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     if (set.shards.size() < 2) continue;
@@ -37,15 +39,18 @@ std::vector<ReplicaSyncBucket> replica_sync_buckets(const Plan& plan, const Serv
     const RowSpace space =
         set.rows.begin == 0 && set.rows.end == profile.num_rows() ? RowSpace::rank : set.row_space;
     const double per_gpu = workload.batch_per_gpu * model.tables[set.table].pooling.expected();
+    // The GPUs each replica serves: a replica's place in the set by its shard index (a search
+    // of the set per GPU would be O(GPUs^2) for a block copied to every GPU).
     served.assign(set.shards.size(), 0.0);
-    for (int g = 0; g < n; ++g) {
-      const std::size_t s = serving.server(k, g);
-      const auto it = std::find(set.shards.begin(), set.shards.end(), s);
-      served[static_cast<std::size_t>(it - set.shards.begin())] += 1;
-    }
+    for (std::size_t i = 0; i < set.shards.size(); ++i) place_in_set[set.shards[i]] = i;
+    for (int g = 0; g < n; ++g) served[place_in_set[serving.server(k, g)]] += 1;
+    // Replicas serving as many GPUs touch as many rows: one query per count, not per replica.
+    touched_by_count.clear();
     for (double m : served) {
       if (m <= 0) continue;
-      const double touched = profile.expected_distinct(set.rows, space, m * per_gpu);
+      const auto [it, fresh] = touched_by_count.try_emplace(m, 0.0);
+      if (fresh) it->second = profile.expected_distinct(set.rows, space, m * per_gpu);
+      const double touched = it->second;
       b.sparse_bytes += touched * (row_bytes + p.index_bytes_per_lookup);
       b.index_bytes += touched * p.index_bytes_per_lookup;
     }
