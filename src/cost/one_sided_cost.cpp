@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "checks.hpp"
+#include "shardsim/hw/level_table.hpp"
 #include "topology_terms.hpp"
 
 namespace shardsim {
@@ -76,6 +77,10 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatri
   std::vector<double> in_up_rows(un, 0.0), out_up_rows(un, 0.0);
   std::vector<double> latency(un, 0.0);
   double bw_up = 0, bw_out = 0;  // looked up lazily: a preset may lack a level nobody uses
+  const LevelTable levels(cluster);
+  // Every route of one level crosses the same kinds of links and switches (hw/topology.hpp), so
+  // it has the same latency: one route per level, not one per pair.
+  std::vector<double> latency_of_level;
   for (int src = 0; src < n; ++src) {
     for (int dst = 0; dst < n; ++dst) {
       if (src == dst) continue;
@@ -87,7 +92,7 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatri
                         src, dst, b, r));
       }
       if (b <= 0 && r <= 0) continue;
-      const int level = cluster.level_between(src, dst);
+      const int level = levels.level(src, dst);
       double& bw = level == 1 ? bw_up : bw_out;
       if (bw == 0) bw = one_sided_pair_Bps(cluster, level) * p.one_sided_bandwidth_efficiency;
       const double t = b / bw + r * overhead_s(level, p);
@@ -105,7 +110,10 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatri
         in_out[dst] += t;
         out_out[src] += t;
       }
-      latency[dst] = std::max(latency[dst], route_latency_s(cluster, src, dst));
+      const auto lv = static_cast<std::size_t>(level);
+      if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
+      if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);
+      latency[dst] = std::max(latency[dst], latency_of_level[lv]);
     }
   }
   if (mesh) {

@@ -151,13 +151,21 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
     if (everywhere && last_everywhere) {
       const auto first = plan.shards.end() - n;
       if (first->table == part.table && first->rows.end == part.ranks.begin) {
+        // Without activation buffers to share (served == 0: one-sided), every copy adds the
+        // same bytes: computed once, not once per GPU.
+        const Shard copy{part.table, part.ranks, RowSpace::rank,         cols,
+                         owner,      1,          ShardKind::fine_grained};
+        const double copy_bytes = served > 0 ? 0.0 : placed.shard_bytes(copy, served);
         for (auto it = first; it != plan.shards.end(); ++it) {
           it->rows.end = part.ranks.end;
-          if (it->gpu != owner) {
+          if (it->gpu == owner) continue;
+          if (served > 0) {
             placed.place(it->gpu,
                          Shard{part.table, part.ranks, RowSpace::rank, cols, it->gpu, 1,
                                ShardKind::fine_grained},
                          served);
+          } else {
+            placed.add(it->gpu, copy_bytes);
           }
         }
         continue;
