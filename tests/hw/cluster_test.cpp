@@ -36,6 +36,30 @@ TEST(ClusterRoute, SameGpuIsLevelZeroWithNoLinks) {
   EXPECT_EQ(c.level_name(0), "self");
 }
 
+TEST(ClusterRoute, LatencyDependsOnTheLevelAlone) {
+  // cost/one_sided_cost.cpp computes one route per level and reuses its latency for every pair
+  // of that level: true of every built-in preset (every route of a level crosses the same kinds
+  // of links and switches), here with enough nodes for every tier.
+  for (const std::string& name : builtin_preset_names()) {
+    const HardwarePreset preset = builtin_preset(name);
+    // 64 nodes, or as many as the preset's network takes (rtx2080ti-8: 16).
+    const int nodes = name == "rtx2080ti-8" ? 16 : 64;
+    const Cluster c(preset, nodes);
+    std::vector<double> of_level;
+    const int n = c.num_gpus();
+    for (int src = 0; src < n; src += 3) {
+      for (int dst = 0; dst < n; dst += 5) {
+        const Route r = c.route(src, dst);
+        const auto lv = static_cast<std::size_t>(r.level);
+        if (lv >= of_level.size()) of_level.resize(lv + 1, -1.0);
+        if (of_level[lv] < 0) of_level[lv] = r.latency_s;
+        EXPECT_EQ(r.latency_s, of_level[lv]) << name << ": " << src << " -> " << dst;
+      }
+    }
+    EXPECT_GE(of_level.size(), 3u) << name;
+  }
+}
+
 // dgx-a100: GPU 0 -> GPU 5 in node 0 crosses NVSwitch 0: two links of 300 GB/s; latency is one
 // NVSwitch traversal (1 us, split 0.5 + 0.5 over the two links).
 TEST(ClusterRoute, SameNodeGoesThroughTheNvswitch) {
