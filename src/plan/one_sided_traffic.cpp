@@ -38,10 +38,45 @@ class DistinctCache {
 
 }  // namespace
 
-IterationLookups expected_lookups(const ServingMap& serving, const Cluster& cluster,
-                                  const DlrmModel& model, const Workload& workload,
-                                  const TraceSource& trace) {
+IterationLookups drawn_lookups(const ServingMap& serving, const PlanRowBlocks& blocks, int num_gpus,
+                               std::uint32_t batch_per_gpu, const TraceSource& trace,
+                               int iteration) {
+  const int n = num_gpus;
+  const auto un = static_cast<std::size_t>(n);
+  IterationLookups out;
+  out.num_gpus = n;
+  out.uniform = trace.same_draw_for_every_gpu();
+  const std::size_t per = out.uniform ? 1 : un;
+  out.set_lookups.assign(serving.sets.size() * per, 0.0);
+  out.table_lookups.assign(blocks.of_table.size() * per, 0.0);
+  for (std::size_t t = 0; t < blocks.of_table.size(); ++t) {
+    const auto& of_table = blocks.of_table[t];
+    if (of_table.empty()) continue;  // a table the plan does not place (validated elsewhere)
+    const TableIterationDraw draw = trace.draw(t, iteration, n, batch_per_gpu, of_table);
+    double* table = out.table_lookups.data() + t * per;
+    for (std::size_t b = 0; b < of_table.size(); ++b) {
+      for (std::size_t g = 0; g < per; ++g) table[g] += draw.lookups_by_block_gpu[b * un + g];
+    }
+    for (std::size_t k : blocks.sets_of_table[t]) {
+      std::copy_n(draw.lookups_by_block_gpu.begin() +
+                      static_cast<std::ptrdiff_t>(blocks.block_of_set[k] * un),
+                  per, out.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * per));
+    }
+  }
+  return out;
+}
+
+bool draws_are_expectations(const TraceSource& trace) {
+  return trace.same_draw_every_iteration() && trace.same_draw_for_every_gpu();
+}
+
+IterationLookups expected_lookups(const ServingMap& serving, const PlanRowBlocks& blocks,
+                                  const Cluster& cluster, const DlrmModel& model,
+                                  const Workload& workload, const TraceSource& trace) {
   const int n = cluster.num_gpus();
+  if (draws_are_expectations(trace)) {
+    return drawn_lookups(serving, blocks, n, workload.batch_per_gpu, trace, 0);
+  }
   IterationLookups out;
   out.num_gpus = n;
   out.uniform = true;
@@ -95,7 +130,11 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
     std::size_t index = 0;   // into bwd_works[gpu]
     bool bags_read = false;  // its bags' gradients are counted
   };
-  std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, BwdWork> bwd_work_of;
+  // Keyed by (GPU, table, columns) packed into one integer through a dense id of each
+  // (table, columns) pair: millions of shards at thousands of GPUs (a block copied to every GPU).
+  std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, std::uint64_t> columns_id;
+  std::unordered_map<std::uint64_t, BwdWork> bwd_work_of;
+  bwd_work_of.reserve(shards.size());
   std::vector<double> own(shards.size(), 0.0), own_distinct(shards.size(), 0.0);
   std::vector<double> received(shards.size(), 0.0), served_table(shards.size(), 0.0);
   // Uniform lookups, a set with one holder h: every other GPU gets the same rows from h and
@@ -110,6 +149,9 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
     DistinctCache distinct(profile, set.rows, query_space(set, profile));
     const double row_bytes = set.cols.size() * row_elem;
     const double grad_bytes = set.cols.size() * grad_elem + p.index_bytes_per_lookup;
+    const std::uint64_t cols_id =
+        columns_id.try_emplace({set.table, set.cols.begin, set.cols.end}, columns_id.size())
+            .first->second;
     for (std::size_t s : set.shards) own[s] = own_distinct[s] = received[s] = served_table[s] = 0;
     if (lookups.uniform && set.shards.size() == 1) {
       const std::size_t s = set.shards.front();
@@ -160,9 +202,8 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
       }
       const double updates = own[s] + received[s];
       if (training && updates > 0) {
-        const auto [it, fresh] =
-            bwd_work_of.try_emplace(std::make_tuple(h, set.table, set.cols.begin, set.cols.end),
-                                    BwdWork{out.bwd_works[h].size(), false});
+        const auto [it, fresh] = bwd_work_of.try_emplace(
+            cols_id * un + static_cast<std::uint64_t>(h), BwdWork{out.bwd_works[h].size(), false});
         if (fresh) {
           out.bwd_works[h].push_back(
               EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision});
@@ -180,17 +221,24 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
       }
     }
   }
+  // Row by row (the matrices are row-major): holder h's gets to every g, then g's puts to every
+  // holder h.
+  std::vector<int> holders;
   for (std::size_t h = 0; h < get_rows_of.size(); ++h) {
-    if (!(get_rows_of[h] > 0)) continue;
-    const int hi = static_cast<int>(h);
+    if (get_rows_of[h] > 0) holders.push_back(static_cast<int>(h));
+  }
+  for (int h : holders) {
     for (int g = 0; g < n; ++g) {
-      if (g == hi) continue;
-      out.get_rows.at(hi, g) += get_rows_of[h];
-      out.get_bytes.at(hi, g) += get_bytes_of[h];
-      if (training) {
-        out.put_rows.at(g, hi) += put_rows_of[h];
-        out.put_bytes.at(g, hi) += put_bytes_of[h];
-      }
+      if (g == h) continue;
+      out.get_rows.at(h, g) += get_rows_of[static_cast<std::size_t>(h)];
+      out.get_bytes.at(h, g) += get_bytes_of[static_cast<std::size_t>(h)];
+    }
+  }
+  for (int g = 0; training && g < n; ++g) {
+    for (int h : holders) {
+      if (g == h) continue;
+      out.put_rows.at(g, h) += put_rows_of[static_cast<std::size_t>(h)];
+      out.put_bytes.at(g, h) += put_bytes_of[static_cast<std::size_t>(h)];
     }
   }
   return out;

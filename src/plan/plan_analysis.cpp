@@ -1,37 +1,9 @@
 // The per-plan analysis, computed once (plan/plan_analysis.hpp).
 #include "shardsim/plan/plan_analysis.hpp"
 
-#include <map>
-#include <utility>
-
 namespace shardsim {
 
 namespace {
-
-PlanRowBlocks row_blocks(const ServingMap& serving, std::size_t tables) {
-  PlanRowBlocks out;
-  out.of_table.resize(tables);
-  out.block_of_set.resize(serving.sets.size());
-  out.sets_of_table.resize(tables);
-  std::vector<std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t>> seen(tables);
-  for (const ReplicaSet& set : serving.sets) {
-    seen[set.table].try_emplace({set.rows.begin, set.rows.end}, 0);
-  }
-  std::vector<RowSpace> space_of_table(tables, RowSpace::row_id);
-  for (const ReplicaSet& set : serving.sets) space_of_table[set.table] = set.row_space;
-  for (std::size_t t = 0; t < tables; ++t) {
-    for (auto& [range, idx] : seen[t]) {
-      idx = out.of_table[t].size();
-      out.of_table[t].push_back(RowBlock{{range.first, range.second}, space_of_table[t]});
-    }
-  }
-  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
-    const ReplicaSet& set = serving.sets[k];
-    out.block_of_set[k] = seen[set.table].at({set.rows.begin, set.rows.end});
-    out.sets_of_table[set.table].push_back(k);
-  }
-  return out;
-}
 
 std::vector<double> served_gpus(const Plan& plan, const ServingMap& serving, int n) {
   std::vector<double> served(plan.shards.size(), 0.0);
@@ -60,13 +32,13 @@ PlanAnalysis analyze_plan(const Plan& plan, const Cluster& cluster, const DlrmMo
   const int n = cluster.num_gpus();
   PlanAnalysis a;
   a.serving = build_serving_map(plan, cluster);
-  a.blocks = row_blocks(a.serving, model.tables.size());
+  a.blocks = plan_row_blocks(a.serving, model.tables.size());
   a.served_gpus_by_shard = served_gpus(plan, a.serving, n);
   a.memory = plan_memory(plan, a.serving, cluster, model, workload);
   if (plan.lookup_comm == LookupComm::one_sided) {
-    a.one_sided_expected =
-        one_sided_traffic(plan, a.serving, cluster, model, workload, trace,
-                          expected_lookups(a.serving, cluster, model, workload, trace), cost);
+    a.one_sided_expected = one_sided_traffic(
+        plan, a.serving, cluster, model, workload, trace,
+        expected_lookups(a.serving, a.blocks, cluster, model, workload, trace), cost);
   }
   if (workload.mode == Mode::training) {
     a.replica_syncs = replica_sync_buckets(plan, a.serving, cluster, model, workload, trace, cost);

@@ -11,11 +11,10 @@ namespace shardsim {
 
 namespace {
 
-// What the draw of every table adds up to, per shard (and, for one-sided plans, per set and GPU).
+// What the draw of every table adds up to, per shard.
 struct ShardDraw {
   std::vector<double> lookups;   // per shard
   std::vector<double> distinct;  // per shard
-  IterationLookups one_sided;    // OPER: the drawn lookups, per (replica set | table, GPU)
 };
 
 // GPU g sends its indices of each block of table t (and one offset per bag) to the GPU serving
@@ -77,24 +76,13 @@ void add_shard_work(const SimulationInputs& in, const PlanAnalysis& a, std::size
   }
 }
 
-// Every table's draw: shard work, the input AlltoAll's traffic, one-sided lookups.
+// Every table's draw: shard work and the input AlltoAll's traffic (pooled plans).
 ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const LevelTable& levels,
                       int iteration, ReplicaDistinctMemo& memo, IterationDraw& out) {
   const int n = in.cluster.num_gpus();
-  const bool one_sided = in.plan.lookup_comm == LookupComm::one_sided;
   ShardDraw sd;
   sd.lookups.assign(in.plan.shards.size(), 0.0);
   sd.distinct.assign(in.plan.shards.size(), 0.0);
-  // Draws that give every GPU the same lookups (expected mode): one-sided plans keep one value
-  // per set.
-  const bool uniform = one_sided && in.trace.same_draw_for_every_gpu();
-  if (one_sided) {
-    const std::size_t per = uniform ? 1 : static_cast<std::size_t>(n);
-    sd.one_sided.num_gpus = n;
-    sd.one_sided.uniform = uniform;
-    sd.one_sided.set_lookups.assign(a.serving.sets.size() * per, 0.0);
-    sd.one_sided.table_lookups.assign(a.blocks.of_table.size() * per, 0.0);
-  }
   std::vector<double> table_lookups_by_gpu(n);
   std::vector<double> served_table_lookups(in.plan.shards.size());
   for (std::size_t t = 0; t < a.blocks.of_table.size(); ++t) {
@@ -104,29 +92,10 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
         in.trace.draw(t, iteration, n, in.workload.batch_per_gpu, blocks);
     std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      for (int g = 0; g < (uniform ? 1 : n); ++g) {
-        table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
-      }
-    }
-    if (uniform) {
-      sd.one_sided.table_lookups[t] = table_lookups_by_gpu[0];
-      for (std::size_t k : a.blocks.sets_of_table[t]) {
-        sd.one_sided.set_lookups[k] = draw.lookups_by_block_gpu[a.blocks.block_of_set[k] * n];
-      }
-    } else if (one_sided) {
-      std::copy(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(),
-                sd.one_sided.table_lookups.begin() + static_cast<std::ptrdiff_t>(t * n));
-      for (std::size_t k : a.blocks.sets_of_table[t]) {
-        const std::size_t b = a.blocks.block_of_set[k];
-        std::copy_n(draw.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * n), n,
-                    sd.one_sided.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * n));
-      }
+      for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
     }
     if (out.inputs) add_input_traffic(in, a, t, draw, levels, out);
-    // One-sided plans cost their kernels from the one-sided traffic (one_sided_times).
-    if (!one_sided) {
-      add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, memo, sd);
-    }
+    add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, memo, sd);
   }
   return sd;
 }
@@ -161,11 +130,11 @@ void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const Shard
 
 // OPER one-sided plans: the all-in-one kernel with its gets, the update kernel with the
 // received gradients, and the puts (issued as the backward collective).
-void one_sided_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
+void one_sided_times(const SimulationInputs& in, const OneSidedTraffic& traffic,
                      IterationDraw& out) {
   const int n = in.cluster.num_gpus();
   const bool training = in.workload.mode == Mode::training;
-  const OneSidedIteration it = one_sided_iteration(in, a.serving, sd.one_sided);
+  const OneSidedIteration it = one_sided_iteration(in, traffic);
   out.lookups_by_gpu = it.lookups_served;
   for (int g = 0; g < n; ++g) {
     out.lookup_fwd_s[g] = it.lookup_fwd_s[g];
@@ -207,12 +176,21 @@ IterationDraw unslowed_draw(const SimulationInputs& in, const PlanAnalysis& a,
       out.input_pairs.assign(groups, ByteMatrix(n));
     }
   }
-  const ShardDraw sd = draw_tables(in, a, levels, iteration, memo, out);
   if (one_sided) {
-    one_sided_times(in, a, sd, out);
-  } else {
-    kernel_times(in, a, sd, out);
+    // Expected mode: the analysis's expected traffic is this draw's (plan/one_sided_traffic.hpp).
+    if (a.one_sided_expected && draws_are_expectations(in.trace)) {
+      one_sided_times(in, *a.one_sided_expected, out);
+    } else {
+      const IterationLookups lookups =
+          drawn_lookups(a.serving, a.blocks, n, in.workload.batch_per_gpu, in.trace, iteration);
+      one_sided_times(in,
+                      one_sided_traffic(in.plan, a.serving, in.cluster, in.model, in.workload,
+                                        in.trace, lookups, in.cost),
+                      out);
+    }
+    return out;
   }
+  kernel_times(in, a, draw_tables(in, a, levels, iteration, memo, out), out);
   return out;
 }
 

@@ -9,12 +9,9 @@
 
 namespace shardsim {
 
-OneSidedIteration one_sided_iteration(const SimulationInputs& in, const ServingMap& serving,
-                                      const IterationLookups& lookups) {
+OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSidedTraffic& traffic) {
   const int n = in.cluster.num_gpus();
   const bool training = in.workload.mode == Mode::training;
-  const OneSidedTraffic traffic = one_sided_traffic(in.plan, serving, in.cluster, in.model,
-                                                    in.workload, in.trace, lookups, in.cost);
   const std::vector<double> get_s =
       one_sided_transfer_s(in.cluster, traffic.get_bytes, traffic.get_rows, in.cost);
   OneSidedIteration out;

@@ -37,7 +37,8 @@ TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
   const CostParams cost = testing::hand_cost_params();
   const auto work = [&](const Plan& plan) {
     const ServingMap serving = build_serving_map(plan, cluster);
-    const IterationLookups lookups = expected_lookups(serving, cluster, model, wl, trace);
+    const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
+    const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
     return one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups, cost);
   };
   const OneSidedTraffic whole = work(one_sided({rows_on(0, 1000, 0)}));
@@ -79,7 +80,8 @@ TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
         Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, g, replica++, ShardKind::fine_grained});
   }
   const ServingMap serving = build_serving_map(plan, cluster);
-  const IterationLookups uniform = expected_lookups(serving, cluster, model, wl, trace);
+  const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
+  const IterationLookups uniform = expected_lookups(serving, blocks, cluster, model, wl, trace);
   ASSERT_TRUE(uniform.uniform);
   IterationLookups dense;
   dense.num_gpus = 4;

@@ -5,6 +5,7 @@
 // kernel and of its update kernel. Shared by the plan statistics (expected lookups) and the
 // iteration builder (each iteration's drawn lookups), so both agree (docs/model.md,
 // "One-sided gets").
+#include <cstdint>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
@@ -14,6 +15,7 @@
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/plan_row_blocks.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
@@ -37,11 +39,24 @@ struct IterationLookups {
   }
 };
 
-// The expectations (every GPU's batch: batch_per_gpu · E[pooling] lookups of each table, split
-// over the blocks by their access mass), as plan statistics and planners use them.
-IterationLookups expected_lookups(const ServingMap& serving, const Cluster& cluster,
-                                  const DlrmModel& model, const Workload& workload,
-                                  const TraceSource& trace);
+// The lookups of `iteration` as the trace draws them over the plan's row blocks: a table's
+// lookups from GPU g are the sum of its blocks' (uniform when the trace gives every GPU the same
+// draw). What the simulation costs each iteration of a one-sided plan.
+IterationLookups drawn_lookups(const ServingMap& serving, const PlanRowBlocks& blocks, int num_gpus,
+                               std::uint32_t batch_per_gpu, const TraceSource& trace,
+                               int iteration);
+
+// Whether the trace's draws are the expectations (the same every iteration and for every GPU:
+// expected mode). Then expected_lookups() is drawn_lookups() itself, bit for bit, and the
+// simulation reuses the plan analysis's traffic instead of computing it again.
+bool draws_are_expectations(const TraceSource& trace);
+
+// The expectations, as plan statistics and the plan analysis use them: the draw itself when
+// draws_are_expectations(); otherwise every GPU's batch looks up batch_per_gpu · E[pooling] of
+// each table, split over the blocks by their access mass.
+IterationLookups expected_lookups(const ServingMap& serving, const PlanRowBlocks& blocks,
+                                  const Cluster& cluster, const DlrmModel& model,
+                                  const Workload& workload, const TraceSource& trace);
 
 struct OneSidedTraffic {
   // Forward: rows GPU h sends to requester g (get_bytes.at(h, g)) and how many.

@@ -16,20 +16,12 @@
 #include "shardsim/plan/one_sided_traffic.hpp"
 #include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/plan_row_blocks.hpp"
 #include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
 namespace shardsim {
-
-// The distinct row ranges of each table's replica sets, sorted by begin: what the trace draws
-// lookups for each iteration. Sets that differ only in columns share a block (the same lookups
-// reach every column shard).
-struct PlanRowBlocks {
-  std::vector<std::vector<RowBlock>> of_table;          // per table
-  std::vector<std::size_t> block_of_set;                // per replica set: its block in its table
-  std::vector<std::vector<std::size_t>> sets_of_table;  // per table: its replica sets, in order
-};
 
 struct PlanAnalysis {
   ServingMap serving;

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "shardsim/plan/one_sided_traffic.hpp"
-#include "shardsim/plan/serving.hpp"
 #include "shardsim/sim/simulation_inputs.hpp"
 
 namespace shardsim {
@@ -22,7 +21,7 @@ struct OneSidedIteration {
   double puts_bytes = 0;               // all puts' bytes
 };
 
-OneSidedIteration one_sided_iteration(const SimulationInputs& in, const ServingMap& serving,
-                                      const IterationLookups& lookups);
+// `traffic`: the iteration's (plan/one_sided_traffic.hpp), from its drawn lookups.
+OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSidedTraffic& traffic);
 
 }  // namespace shardsim
