@@ -52,15 +52,25 @@ IterationLookups drawn_lookups(const ServingMap& serving, const PlanRowBlocks& b
   for (std::size_t t = 0; t < blocks.of_table.size(); ++t) {
     const auto& of_table = blocks.of_table[t];
     if (of_table.empty()) continue;  // a table the plan does not place (validated elsewhere)
-    const TableIterationDraw draw = trace.draw(t, iteration, n, batch_per_gpu, of_table);
     double* table = out.table_lookups.data() + t * per;
+    if (out.uniform) {
+      // One GPU's lookups of each block, not the draw's blocks x GPUs copies of them.
+      const std::vector<double> by_block =
+          trace.uniform_lookups_by_block(t, iteration, n, batch_per_gpu, of_table);
+      for (double l : by_block) table[0] += l;
+      for (std::size_t k : blocks.sets_of_table[t]) {
+        out.set_lookups[k] = by_block[blocks.block_of_set[k]];
+      }
+      continue;
+    }
+    const TableIterationDraw draw = trace.draw(t, iteration, n, batch_per_gpu, of_table);
     for (std::size_t b = 0; b < of_table.size(); ++b) {
-      for (std::size_t g = 0; g < per; ++g) table[g] += draw.lookups_by_block_gpu[b * un + g];
+      for (std::size_t g = 0; g < un; ++g) table[g] += draw.lookups_by_block_gpu[b * un + g];
     }
     for (std::size_t k : blocks.sets_of_table[t]) {
       std::copy_n(draw.lookups_by_block_gpu.begin() +
                       static_cast<std::ptrdiff_t>(blocks.block_of_set[k] * un),
-                  per, out.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * per));
+                  un, out.set_lookups.begin() + static_cast<std::ptrdiff_t>(k * un));
     }
   }
   return out;

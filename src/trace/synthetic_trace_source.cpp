@@ -102,13 +102,11 @@ TableIterationDraw SyntheticTraceSource::draw(std::size_t table, int iteration, 
   return out;
 }
 
-void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
-                                          std::uint32_t samples_per_gpu,
-                                          std::span<const RowBlock> blocks,
-                                          TableIterationDraw& out) const {
-  const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
+std::vector<double> SyntheticTraceSource::expected_block_lookups(const Table& t,
+                                                                 std::uint32_t samples_per_gpu,
+                                                                 std::span<const RowBlock> blocks,
+                                                                 const BlockIndex& index) const {
   const std::size_t num_blocks = blocks.size();
-  const auto gpus = static_cast<std::size_t>(num_gpus);
   // Every GPU's local batch looks up its expectation, B·E[pooling] (docs/traces.md §7).
   const double local = static_cast<double>(samples_per_gpu) * t.pooling_mean;
   // Share of a bag's lookups in each block: the block's mass, or under unique_in_bag the expected
@@ -127,10 +125,38 @@ void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
   for (std::size_t b = 0; b < num_blocks; ++b) {
     // One block holds every lookup whatever its computed mass (a sum of rounded terms).
     const double share = num_blocks == 1 ? 1.0 : (weights > 0 ? weight[b] / weights : 0.0);
+    weight[b] = local * share;
+  }
+  return weight;
+}
+
+std::vector<double> SyntheticTraceSource::uniform_lookups_by_block(
+    std::size_t table, int iteration, int num_gpus, std::uint32_t samples_per_gpu,
+    std::span<const RowBlock> blocks) const {
+  const Table& t = table_at(table);
+  if (workload_.trace.mode != TraceMode::expected) {
+    return TraceSource::uniform_lookups_by_block(table, iteration, num_gpus, samples_per_gpu,
+                                                 blocks);
+  }
+  const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
+  return expected_block_lookups(t, samples_per_gpu, blocks, index);
+}
+
+void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
+                                          std::uint32_t samples_per_gpu,
+                                          std::span<const RowBlock> blocks,
+                                          TableIterationDraw& out) const {
+  const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
+  const std::size_t num_blocks = blocks.size();
+  const auto gpus = static_cast<std::size_t>(num_gpus);
+  const std::vector<double> per_gpu = expected_block_lookups(t, samples_per_gpu, blocks, index);
+  for (std::size_t b = 0; b < num_blocks; ++b) {
     std::fill_n(out.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * gpus), gpus,
-                local * share);
+                per_gpu[b]);
   }
   // Under unique_in_bag a bag of L rows counts as nu(L) independent draws: L_total · nu / L̄.
+  const bool unique = workload_.trace.unique_in_bag;
+  const double local = static_cast<double>(samples_per_gpu) * t.pooling_mean;
   const double total = local * static_cast<double>(gpus);
   const double draws =
       unique && t.pooling_mean > 0

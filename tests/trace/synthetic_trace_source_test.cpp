@@ -98,6 +98,30 @@ TEST(SyntheticTrace, ExpectedModeDrawsExpectationsTheSameEveryIteration) {
             sampled.draw(0, 1, 8, 512, blocks).lookups_by_block_gpu);
 }
 
+TEST(SyntheticTrace, UniformLookupsByBlockAreOneGpusDraw) {
+  // What one-sided plans read instead of the blocks x GPUs draw: bit for bit any GPU's column,
+  // with and without unique_in_bag, for one block and many; refused when GPUs draw differently.
+  DlrmModel model;
+  model.tables = {table(100'000, 1.05, lognormal(15, 0.5))};
+  for (bool unique : {false, true}) {
+    Workload w = workload(HotRowLayout::scattered, TraceMode::expected);
+    w.trace.unique_in_bag = unique;
+    const SyntheticTraceSource source(model, w);
+    for (std::uint64_t count : {1, 7}) {
+      const auto blocks = equal_blocks(100'000, count);
+      const auto d = source.draw(0, 3, 6, 512, blocks);
+      const std::vector<double> by_block = source.uniform_lookups_by_block(0, 3, 6, 512, blocks);
+      ASSERT_EQ(by_block.size(), blocks.size());
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        for (int g = 0; g < 6; ++g) EXPECT_EQ(by_block[b], d.lookups_by_block_gpu[b * 6 + g]);
+      }
+    }
+  }
+  const SyntheticTraceSource sampled(model, workload(HotRowLayout::scattered, TraceMode::sampled));
+  EXPECT_THROW(sampled.uniform_lookups_by_block(0, 0, 6, 512, equal_blocks(100'000, 2)),
+               std::logic_error);
+}
+
 TEST(SyntheticTrace, DeterministicAndIndependentOfCallOrder) {
   DlrmModel model;
   model.tables = {table(100'000, 1.05, lognormal(10, 0.5)), table(5000, 0.8, fixed(2))};

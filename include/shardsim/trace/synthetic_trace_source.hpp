@@ -30,6 +30,8 @@
 
 namespace shardsim {
 
+class BlockIndex;
+
 struct SyntheticTraceOptions {
   PowerLawOptions profile;
 };
@@ -47,6 +49,9 @@ class SyntheticTraceSource final : public TraceSource {
   TableIterationDraw draw(std::size_t table, int iteration, int num_gpus,
                           std::uint32_t samples_per_gpu,
                           std::span<const RowBlock> blocks) const override;
+  std::vector<double> uniform_lookups_by_block(std::size_t table, int iteration, int num_gpus,
+                                               std::uint32_t samples_per_gpu,
+                                               std::span<const RowBlock> blocks) const override;
   // Expected mode's draws are expectations: the same every iteration, and for every GPU.
   bool same_draw_every_iteration() const override {
     return workload_.trace.mode == TraceMode::expected;
@@ -63,6 +68,10 @@ class SyntheticTraceSource final : public TraceSource {
  private:
   struct Table;
   const Table& table_at(std::size_t table) const;
+  // Expected mode: one GPU's lookups of each block (B·E[pooling] split by the blocks' shares).
+  std::vector<double> expected_block_lookups(const Table& t, std::uint32_t samples_per_gpu,
+                                             std::span<const RowBlock> blocks,
+                                             const BlockIndex& index) const;
   void split_expected(const Table& t, int num_gpus, std::uint32_t samples_per_gpu,
                       std::span<const RowBlock> blocks, TableIterationDraw& out) const;
   void split_sampled(const Table& t, int iteration, int num_gpus, std::uint32_t samples_per_gpu,

@@ -38,6 +38,12 @@ class TraceSource {
   virtual TableIterationDraw draw(std::size_t table, int iteration, int num_gpus,
                                   std::uint32_t samples_per_gpu,
                                   std::span<const RowBlock> blocks) const = 0;
+  // When same_draw_for_every_gpu(): the lookups one GPU's batch sends to each block in
+  // `iteration` (what draw() gives every GPU: lookups_by_block_gpu[b * num_gpus + g] for any g),
+  // without draw()'s blocks x GPUs copies and distinct rows. The default takes draw()'s.
+  virtual std::vector<double> uniform_lookups_by_block(std::size_t table, int iteration,
+                                                       int num_gpus, std::uint32_t samples_per_gpu,
+                                                       std::span<const RowBlock> blocks) const;
   // Whether draw() returns the same for every iteration (then a simulation draws once per plan).
   virtual bool same_draw_every_iteration() const { return false; }
   // Whether draw() gives every GPU the same lookups of each block (then one-sided plans keep one
