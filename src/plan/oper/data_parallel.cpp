@@ -239,14 +239,13 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
     }
     cut[p] = hot;
   }
-  std::vector<int> identity(static_cast<std::size_t>(n));
-  std::iota(identity.begin(), identity.end(), 0);
   for (std::size_t p = 0; p < partitions.size(); ++p) {
     const Partition& part = partitions[p];
     if (cut[p] == 0) {
       out.partitions.push_back(part);
       out.placement.owner.push_back(owner[p]);
       out.placement.fetch.emplace_back();
+      out.placement.everywhere.push_back(false);
       out.duplicated.push_back(false);
       continue;
     }
@@ -260,7 +259,8 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
     hot.bytes = static_cast<double>(cut[p]) * fp;
     out.partitions.push_back(hot);
     out.placement.owner.push_back(owner[p]);
-    out.placement.fetch.push_back(identity);
+    out.placement.fetch.emplace_back();
+    out.placement.everywhere.push_back(true);
     out.duplicated.push_back(true);
     if (cut[p] < part.ranks.size()) {
       Partition rest = part;
@@ -270,6 +270,7 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
       out.partitions.push_back(rest);
       out.placement.owner.push_back(owner[p]);
       out.placement.fetch.emplace_back();
+      out.placement.everywhere.push_back(false);
       out.duplicated.push_back(false);
     }
   }

@@ -2,6 +2,7 @@
 #include "shardsim/plan/oper/oper_model.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "shardsim/cost/one_sided_cost.hpp"
 
@@ -47,8 +48,13 @@ double CostMatrix::row_s(int i, int j, double row_bytes) const {
 }
 
 std::vector<int> Placement::holders(std::size_t p, int num_gpus) const {
-  if (fetch[p].empty()) return {owner[p]};
   std::vector<int> out;
+  if (on_every_gpu(p)) {
+    out.resize(static_cast<std::size_t>(num_gpus));
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  if (fetch[p].empty()) return {owner[p]};
   for (int g = 0; g < num_gpus; ++g) {
     if (fetch[p][g] == g || g == owner[p]) out.push_back(g);
   }

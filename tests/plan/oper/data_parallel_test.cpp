@@ -146,7 +146,12 @@ TEST(OperTrainingRule, DuplicatesOnlyRowsAboveTheThreshold) {
   ASSERT_EQ(dp.partitions.size(), 2u);
   EXPECT_EQ(dp.partitions[0].ranks, (RowRange{0, 2}));
   EXPECT_TRUE(dp.duplicated[0]);
-  EXPECT_EQ(dp.placement.fetch[0], (std::vector<int>{0, 1}));
+  EXPECT_TRUE(dp.placement.on_every_gpu(0));  // each GPU serves itself from its copy
+  EXPECT_EQ(dp.placement.source(0, 0), 0);
+  EXPECT_EQ(dp.placement.source(0, 1), 1);
+  EXPECT_EQ(dp.placement.holders(0, 2), (std::vector<int>{0, 1}));
+  EXPECT_FALSE(dp.placement.on_every_gpu(1));
+  EXPECT_EQ(dp.placement.source(1, 1), 0);
   EXPECT_EQ(dp.partitions[1].ranks, (RowRange{2, 1000}));
   EXPECT_FALSE(dp.duplicated[1]);
   EXPECT_NEAR(dp.partitions[0].access + dp.partitions[1].access, 1000, 1e-9);

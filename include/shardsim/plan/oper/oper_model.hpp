@@ -55,8 +55,16 @@ struct Partition {
 struct Placement {
   std::vector<int> owner;               // per partition
   std::vector<std::vector<int>> fetch;  // per partition: per GPU; empty = every GPU -> owner
+  // Per partition (or empty: none): copied to every GPU, each GPU serving itself (the training
+  // rule's duplicated prefixes, §4.3), kept as a flag rather than fetch's GPUs-long identity
+  // (thousands of GPUs x tens of thousands of partitions). fetch[p] is then empty.
+  std::vector<bool> everywhere;
 
-  int source(std::size_t p, int gpu) const { return fetch[p].empty() ? owner[p] : fetch[p][gpu]; }
+  bool on_every_gpu(std::size_t p) const { return !everywhere.empty() && everywhere[p]; }
+  int source(std::size_t p, int gpu) const {
+    if (on_every_gpu(p)) return gpu;
+    return fetch[p].empty() ? owner[p] : fetch[p][gpu];
+  }
   // The GPUs holding a copy of p, ascending.
   std::vector<int> holders(std::size_t p, int num_gpus) const;
 };
