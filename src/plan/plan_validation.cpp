@@ -206,9 +206,32 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   // table -> row block -> column ranges (first replica of each block only), and the shard that
   // first placed each block (for messages).
   std::vector<TableBlocks> blocks(tables.size());
-  std::set<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t, int>>
-      on_gpu;
-  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int>
+  // Per block (table, rows, columns): its replicas' GPUs, to find a block placed twice on one
+  // GPU. A short list while the block has few replicas, a bitmap of the GPUs once it has many
+  // (a block copied to every GPU: thousands), never one set entry per shard.
+  struct BlockGpus {
+    int count = 0;
+    std::vector<int> few;
+    std::vector<bool> many;
+    bool add(int gpu, int num_gpus) {  // false when `gpu` holds the block already
+      ++count;
+      if (many.empty()) {
+        if (std::find(few.begin(), few.end(), gpu) != few.end()) return false;
+        few.push_back(gpu);
+        if (few.size() > 32) {
+          many.assign(static_cast<std::size_t>(num_gpus), false);
+          for (int g : few) many[static_cast<std::size_t>(g)] = true;
+          few.clear();
+        }
+        return true;
+      }
+      if (many[static_cast<std::size_t>(gpu)]) return false;
+      many[static_cast<std::size_t>(gpu)] = true;
+      return true;
+    }
+  };
+  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>,
+           BlockGpus>
       replicas;
   std::vector<int> space_of(tables.size(), -1);
   std::vector<std::size_t> first_shard_of(tables.size(), 0);
@@ -230,8 +253,9 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
                       first_shard_of[sh.table], sh.row_space == RowSpace::rank ? "row id" : "rank"),
           "all shards of a table use one row space (row_space: rank or row_id)");
     }
-    if (!on_gpu.emplace(sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu)
-             .second) {
+    BlockGpus& block = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
+    if (block.count == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
+    if (!block.add(sh.gpu, n)) {
       report.shard(
           i,
           fmt::format("table '{}': {} [{}, {}) columns [{}, {}) are placed twice on "
@@ -239,8 +263,6 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
                       t.name, unit, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end, sh.gpu),
           "replicas of a block must be on different GPUs");
     }
-    auto& count = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
-    if (count++ == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
   }
   check_coverage(report, tables, blocks, space_of);
   check_groups(report, plan, source, n);
