@@ -120,6 +120,20 @@ double PowerLawProfile::probability(std::uint64_t rank) const {
 std::uint64_t PowerLawProfile::row_of_rank(std::uint64_t rank) const {
   return layout_.row_of_rank(rank);
 }
+double PowerLawProfile::prefix_shape(double ranks) const {
+  const double s = 1.0 - alpha_;
+  const double x = ranks + q_ + 1.0;
+  if (std::abs(s) < 1e-6) return std::log(x);
+  return s > 0 ? std::pow(x, s) : -std::pow(x, s);
+}
+
+double PowerLawProfile::prefix_shape_inverse(double shape) const {
+  const double s = 1.0 - alpha_;
+  if (std::abs(s) < 1e-6) return std::exp(shape) - q_ - 1.0;
+  const double base = s > 0 ? shape : -shape;
+  return (base > 0 ? std::pow(base, 1.0 / s) : 0.0) - q_ - 1.0;
+}
+
 std::uint64_t PowerLawProfile::rank_of_row(std::uint64_t row) const {
   return layout_.rank_of_row(row);
 }

@@ -27,8 +27,15 @@ class AccessProfile {
   virtual std::uint64_t rank_of_row(std::uint64_t row) const { return row; }
 
   // The smallest r such that the r hottest ranks carry at least `target_mass` (clamped to
-  // [0, 1]); binary search on mass() over rank prefixes.
+  // [0, 1]); a bracketing search on mass() over rank prefixes.
   std::uint64_t ranks_covering(double target_mass) const;
+
+  // A non-decreasing transform of a rank count r in which the prefix mass is close to linear,
+  // for ranks_covering's interpolation (a speed hint only: any monotone transform gives the same
+  // answer). The default, log(1 + r), fits a Zipf law of exponent 1. prefix_shape_inverse is
+  // its inverse.
+  virtual double prefix_shape(double ranks) const;
+  virtual double prefix_shape_inverse(double shape) const;
 };
 
 // The analytic Zipf–Mandelbrot profile of a table (with heavy hitters), under a layout and a

@@ -40,6 +40,10 @@ class PowerLawProfile final : public AccessProfile {
   double expected_distinct(RowRange rows, RowSpace space, double lookups) const override;
   std::uint64_t row_of_rank(std::uint64_t rank) const override;
   std::uint64_t rank_of_row(std::uint64_t row) const override;
+  // The prefix mass of (k + q)^-alpha grows like the integral, (r + q + 1)^(1 - alpha) (its
+  // logarithm at alpha = 1), negated where that falls so the shape rises.
+  double prefix_shape(double ranks) const override;
+  double prefix_shape_inverse(double shape) const override;
 
   // Probability that one lookup hits the row of 0-based rank `rank`.
   double probability(std::uint64_t rank) const;
