@@ -123,14 +123,18 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatri
       out_up[g] = std::max(out_up[g], out_up_rows[g] * p.one_sided_scale_up_overhead_s);
     }
   }
+  // The slowest sender of each GPU, row by row (the matrices are row-major).
   std::vector<double> done(un, 0.0);
-  for (int dst = 0; dst < n; ++dst) {
-    double t = std::max(in_up[dst], in_out[dst]);
-    for (int src = 0; src < n; ++src) {
+  for (std::size_t dst = 0; dst < un; ++dst) done[dst] = std::max(in_up[dst], in_out[dst]);
+  for (int src = 0; src < n; ++src) {
+    const double sender = std::max(out_up[src], out_out[src]);
+    for (int dst = 0; dst < n; ++dst) {
       if (src == dst || (bytes.at(src, dst) <= 0 && rows.at(src, dst) <= 0)) continue;
-      t = std::max({t, out_up[src], out_out[src]});
+      done[dst] = std::max(done[dst], sender);
     }
-    done[dst] = t > 0 ? t + latency[dst] : 0.0;
+  }
+  for (std::size_t dst = 0; dst < un; ++dst) {
+    done[dst] = done[dst] > 0 ? done[dst] + latency[dst] : 0.0;
   }
   return done;
 }
