@@ -73,17 +73,15 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
                                    const Workload& workload) {
   const int n = cluster.num_gpus();
   std::vector<GpuMemory> mem(n, base_gpu_memory(cluster, model, workload));
+  for (const Shard& sh : plan.shards) {
+    GpuMemory& m = mem.at(sh.gpu);
+    m.weights_bytes += shard_weight_bytes(sh, model);
+    m.optimizer_bytes += shard_optimizer_bytes(sh, model, workload.mode);
+  }
   // One-sided plans (OPER §5): the requester fetches rows and pools them itself, so a shard
   // keeps no buffers for the samples it serves; each GPU's own pooled embeddings are part of
   // base_gpu_memory.
-  if (plan.lookup_comm == LookupComm::one_sided) {
-    for (const Shard& sh : plan.shards) {
-      GpuMemory& m = mem.at(sh.gpu);
-      m.weights_bytes += shard_weight_bytes(sh, model);
-      m.optimizer_bytes += shard_optimizer_bytes(sh, model, workload.mode);
-    }
-    return mem;
-  }
+  if (plan.lookup_comm == LookupComm::one_sided) return mem;
   std::vector<double> served_gpus(plan.shards.size(), 0.0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     if (serving.single_server(k)) {
@@ -98,9 +96,6 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
   std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, std::size_t> group;
   for (std::size_t s = 0; s < plan.shards.size(); ++s) {
     const Shard& sh = plan.shards[s];
-    GpuMemory& m = mem.at(sh.gpu);
-    m.weights_bytes += shard_weight_bytes(sh, model);
-    m.optimizer_bytes += shard_optimizer_bytes(sh, model, workload.mode);
     auto [it, fresh] = group.try_emplace({sh.gpu, sh.table, sh.cols.begin, sh.cols.end}, s);
     if (!fresh && served_gpus[s] > served_gpus[it->second]) it->second = s;
   }

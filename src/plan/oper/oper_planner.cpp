@@ -152,7 +152,8 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
       const auto first = plan.shards.end() - n;
       if (first->table == part.table && first->rows.end == part.ranks.begin) {
         // Without activation buffers to share (served == 0: one-sided), every copy adds the
-        // same bytes: computed once, not once per GPU.
+        // same bytes: computed once, not once per GPU (place() per copy is 170 M calls at 4096
+        // GPUs, ~2 s of the hybrid-4096 run; docs/performance.md).
         const Shard copy{part.table, part.ranks, RowSpace::rank,         cols,
                          owner,      1,          ShardKind::fine_grained};
         const double copy_bytes = served > 0 ? 0.0 : placed.shard_bytes(copy, served);
