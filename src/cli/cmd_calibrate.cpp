@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "shardsim/cli/calibration_json.hpp"
 #include "shardsim/cli/cmd_calibrate_kernels.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -189,16 +190,9 @@ void print_json(const CalibrationResult& r, const CostParams& start,
     if (!loo.empty()) p["left_out_s"] = loo[i];
     out["points"].push_back(p);
   }
-  out["median_abs_error"] = {{"start", median_abs_error(r.before_s, ms)},
-                             {"fitted", median_abs_error(r.after_s, ms)}};
-  if (!loo.empty()) out["median_abs_error"]["left_out"] = median_abs_error(loo, ms);
-  out["rms_log_error"] = {{"start", r.rms_log_error_before}, {"fitted", r.rms_log_error_after}};
-  out["iterations"] = r.iterations;
-  out["parameters"] = nlohmann::ordered_json::object();
-  for (const std::string& name : r.fitted) {
-    out["parameters"][name] = {{"start", cost_param_value(start, name)},
-                               {"fitted", cost_param_value(r.params, name)}};
-  }
+  add_fit_summary_json(
+      out, r, start, median_abs_error(r.before_s, ms), median_abs_error(r.after_s, ms),
+      loo.empty() ? std::nullopt : std::optional<double>(median_abs_error(loo, ms)));
   std::cout << out.dump(2) << "\n";
 }
 

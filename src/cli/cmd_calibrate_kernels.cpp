@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "shardsim/cli/calibration_json.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/kernel_calibration.hpp"
@@ -275,16 +276,10 @@ void print_kernel_json(const KernelCalibrationResult& r, const CostParams& start
     if (!loo.empty()) p["left_out_s"] = loo[i];
     out["points"].push_back(p);
   }
-  out["median_abs_error"] = {{"start", kernel_median_abs_error(r.before_s, ms)},
-                             {"fitted", kernel_median_abs_error(r.after_s, ms)}};
-  if (!loo.empty()) out["median_abs_error"]["left_out"] = kernel_median_abs_error(loo, ms);
-  out["rms_log_error"] = {{"start", r.rms_log_error_before}, {"fitted", r.rms_log_error_after}};
-  out["iterations"] = r.iterations;
-  out["parameters"] = nlohmann::ordered_json::object();
-  for (const std::string& name : r.fitted) {
-    out["parameters"][name] = {{"start", cost_param_value(start, name)},
-                               {"fitted", cost_param_value(r.params, name)}};
-  }
+  add_fit_summary_json(
+      out, r, start, kernel_median_abs_error(r.before_s, ms),
+      kernel_median_abs_error(r.after_s, ms),
+      loo.empty() ? std::nullopt : std::optional<double>(kernel_median_abs_error(loo, ms)));
   std::cout << out.dump(2) << "\n";
 }
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "levenberg_marquardt.hpp"
+#include "log_parameter_fit.hpp"
 
 namespace shardsim {
 
@@ -66,63 +66,6 @@ std::vector<const Knob*> chosen_knobs(const CalibrationOptions& o, const CostPar
   return out;
 }
 
-// The fit in log-parameter space: x_j = exp(theta_j), fractions capped at 1.
-class Fit {
- public:
-  Fit(std::span<const CalibrationPoint> points, const CostParams& start,
-      std::vector<const Knob*> knobs, double prior_weight, double robust_scale)
-      : points_(points),
-        start_(start),
-        knobs_(std::move(knobs)),
-        prior_weight_(prior_weight),
-        robust_scale_(robust_scale) {
-    theta0_.resize(static_cast<Eigen::Index>(knobs_.size()));
-    for (std::size_t j = 0; j < knobs_.size(); ++j) {
-      theta0_[static_cast<Eigen::Index>(j)] = std::log(start.*(knobs_[j]->member));
-    }
-  }
-  const Eigen::VectorXd& theta0() const { return theta0_; }
-
-  CostParams params_at(const Eigen::VectorXd& theta) const {
-    CostParams p = start_;
-    for (std::size_t j = 0; j < knobs_.size(); ++j) {
-      double t = theta[static_cast<Eigen::Index>(j)];
-      if (knobs_[j]->fraction) t = std::min(t, 0.0);
-      p.*(knobs_[j]->member) = std::exp(t);
-    }
-    return p;
-  }
-
-  // log errors of the points, then the ridge terms.
-  Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
-    const CostParams p = params_at(theta);
-    const auto n = static_cast<Eigen::Index>(points_.size());
-    Eigen::VectorXd r(n + theta.size());
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const CalibrationPoint& pt = points_[static_cast<std::size_t>(i)];
-      r[i] = robust(std::log(price(pt.terms, p) / pt.measured_s));
-    }
-    r.tail(theta.size()) = prior_weight_ * (theta - theta0_);
-    return r;
-  }
-
-  // Cauchy's loss as a residual: sign(e)·c·sqrt(log(1 + (e/c)²)), so that ‖r‖² = Σ ρ(e) and a
-  // point off by 3× pulls far less than its square would; plain squares when c = 0.
-  double robust(double e) const {
-    if (robust_scale_ <= 0) return e;
-    const double c = robust_scale_;
-    return std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
-  }
-
- private:
-  std::span<const CalibrationPoint> points_;
-  CostParams start_;
-  std::vector<const Knob*> knobs_;
-  double prior_weight_;
-  double robust_scale_;
-  Eigen::VectorXd theta0_;
-};
-
 double rms_log_error(std::span<const CalibrationPoint> points, const CostParams& p,
                      std::vector<double>& predicted) {
   double sum = 0;
@@ -164,7 +107,7 @@ const std::vector<std::string>& calibratable_cost_params(CollectiveModelKind mod
   return model == CollectiveModelKind::ideal ? kIdeal : kNccl;
 }
 
-// Levenberg–Marquardt (levenberg_marquardt.hpp) over the log-parameters.
+// Levenberg–Marquardt over the log-parameters (log_parameter_fit.hpp).
 CalibrationResult calibrate_collectives(std::span<const CalibrationPoint> points,
                                         const CostParams& start,
                                         const CalibrationOptions& options) {
@@ -172,13 +115,20 @@ CalibrationResult calibrate_collectives(std::span<const CalibrationPoint> points
   const std::vector<const Knob*> knobs = chosen_knobs(options, start);
   CalibrationResult out;
   out.rms_log_error_before = rms_log_error(points, start, out.before_s);
-  Fit fit(points, start, knobs, options.prior_weight, options.robust_scale);
-  const cost_detail::LevenbergMarquardtResult lm = cost_detail::levenberg_marquardt(
-      [&](const Eigen::VectorXd& theta) { return fit.residuals(theta); }, fit.theta0(),
-      options.max_iterations);
-  const Eigen::VectorXd& theta = lm.theta;
-  out.iterations = lm.iterations;
-  out.params = fit.params_at(theta);
+  std::vector<cost_detail::FittedParam> fitted;
+  Eigen::VectorXd theta0(static_cast<Eigen::Index>(knobs.size()));
+  for (std::size_t j = 0; j < knobs.size(); ++j) {
+    fitted.push_back({knobs[j]->member, knobs[j]->fraction});
+    theta0[static_cast<Eigen::Index>(j)] = std::log(start.*(knobs[j]->member));
+  }
+  const cost_detail::LogParameterFitResult fit = cost_detail::fit_log_parameters(
+      points.size(),
+      [&](std::size_t i, const CostParams& p) {
+        return std::log(price(points[i].terms, p) / points[i].measured_s);
+      },
+      start, fitted, theta0, {options.prior_weight, options.robust_scale, options.max_iterations});
+  out.iterations = fit.iterations;
+  out.params = fit.params;
   for (const Knob* k : knobs) out.fitted.emplace_back(k->name);
   out.rms_log_error_after = rms_log_error(points, out.params, out.after_s);
   return out;

@@ -9,7 +9,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "levenberg_marquardt.hpp"
+#include "log_parameter_fit.hpp"
 
 namespace shardsim {
 
@@ -43,68 +43,6 @@ const KernelKnob& kernel_knob(std::string_view name) {
 }
 
 constexpr double kFractionStart = 0.999;
-
-// The fit in log-parameter space: x_j = exp(theta_j), fractions capped at 1.
-class KernelFit {
- public:
-  KernelFit(const GpuSpec& gpu, std::span<const KernelPoint> points, const CostParams& start,
-            std::vector<const KernelKnob*> knobs, double prior_weight, double robust_scale)
-      : gpu_(gpu),
-        points_(points),
-        start_(start),
-        knobs_(std::move(knobs)),
-        prior_weight_(prior_weight),
-        robust_scale_(robust_scale) {
-    theta0_.resize(static_cast<Eigen::Index>(knobs_.size()));
-    for (std::size_t j = 0; j < knobs_.size(); ++j) {
-      double x = start.*(knobs_[j]->member);
-      if (!(x > 0)) x = knobs_[j]->seed;
-      // A fraction at its cap of 1 starts just below it: at the cap's kink the forward
-      // difference sees no slope, and the fit could never lower it.
-      if (knobs_[j]->fraction) x = std::min(x, kFractionStart);
-      theta0_[static_cast<Eigen::Index>(j)] = std::log(x);
-    }
-  }
-  const Eigen::VectorXd& theta0() const { return theta0_; }
-
-  CostParams params_at(const Eigen::VectorXd& theta) const {
-    CostParams p = start_;
-    for (std::size_t j = 0; j < knobs_.size(); ++j) {
-      double t = theta[static_cast<Eigen::Index>(j)];
-      if (knobs_[j]->fraction) t = std::min(t, 0.0);
-      p.*(knobs_[j]->member) = std::exp(t);
-    }
-    return p;
-  }
-
-  Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
-    const CostParams p = params_at(theta);
-    const auto n = static_cast<Eigen::Index>(points_.size());
-    Eigen::VectorXd r(n + theta.size());
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const KernelPoint& pt = points_[static_cast<std::size_t>(i)];
-      r[i] = robust(std::log(predict_kernel_s(gpu_, pt, p) / pt.measured_s));
-    }
-    r.tail(theta.size()) = prior_weight_ * (theta - theta0_);
-    return r;
-  }
-
- private:
-  // Cauchy's loss as a residual (as calibration.cpp): ‖r‖² = Σ c²·log(1 + (e/c)²).
-  double robust(double e) const {
-    if (robust_scale_ <= 0) return e;
-    const double c = robust_scale_;
-    return std::copysign(c * std::sqrt(std::log1p((e / c) * (e / c))), e);
-  }
-
-  const GpuSpec& gpu_;
-  std::span<const KernelPoint> points_;
-  CostParams start_;
-  std::vector<const KernelKnob*> knobs_;
-  double prior_weight_;
-  double robust_scale_;
-  Eigen::VectorXd theta0_;
-};
 
 double kernel_rms_log_error(const GpuSpec& gpu, std::span<const KernelPoint> points,
                             const CostParams& p, std::vector<double>& predicted) {
@@ -200,12 +138,25 @@ KernelCalibrationResult calibrate_kernels(const GpuSpec& gpu, std::span<const Ke
   }
   KernelCalibrationResult out;
   out.rms_log_error_before = kernel_rms_log_error(gpu, points, start, out.before_s);
-  KernelFit fit(gpu, points, start, knobs, options.prior_weight, options.robust_scale);
-  const cost_detail::LevenbergMarquardtResult lm = cost_detail::levenberg_marquardt(
-      [&](const Eigen::VectorXd& theta) { return fit.residuals(theta); }, fit.theta0(),
-      options.max_iterations);
-  out.iterations = lm.iterations;
-  out.params = fit.params_at(lm.theta);
+  std::vector<cost_detail::FittedParam> fitted;
+  Eigen::VectorXd theta0(static_cast<Eigen::Index>(knobs.size()));
+  for (std::size_t j = 0; j < knobs.size(); ++j) {
+    fitted.push_back({knobs[j]->member, knobs[j]->fraction});
+    double x = start.*(knobs[j]->member);
+    if (!(x > 0)) x = knobs[j]->seed;
+    // A fraction at its cap of 1 starts just below it: at the cap's kink the forward
+    // difference sees no slope, and the fit could never lower it.
+    if (knobs[j]->fraction) x = std::min(x, kFractionStart);
+    theta0[static_cast<Eigen::Index>(j)] = std::log(x);
+  }
+  const cost_detail::LogParameterFitResult fit = cost_detail::fit_log_parameters(
+      points.size(),
+      [&](std::size_t i, const CostParams& p) {
+        return std::log(predict_kernel_s(gpu, points[i], p) / points[i].measured_s);
+      },
+      start, fitted, theta0, {options.prior_weight, options.robust_scale, options.max_iterations});
+  out.iterations = fit.iterations;
+  out.params = fit.params;
   for (const KernelKnob* k : knobs) out.fitted.emplace_back(k->name);
   out.rms_log_error_after = kernel_rms_log_error(gpu, points, out.params, out.after_s);
   return out;

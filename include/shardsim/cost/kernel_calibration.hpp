@@ -32,14 +32,8 @@ struct KernelPoint {
 // each one fused kernel.
 double predict_kernel_s(const GpuSpec& gpu, const KernelPoint& point, const CostParams& p);
 
-struct KernelCalibrationResult {
-  CostParams params;
-  std::vector<std::string> fitted;        // the parameters the fit moved
-  std::vector<double> before_s, after_s;  // per point: predicted at the start and after
-  double rms_log_error_before = 0;        // sqrt(mean(log(pred / measured)^2))
-  double rms_log_error_after = 0;
-  int iterations = 0;
-};
+// The same fields as the collective fit's result (cost/calibration.hpp).
+using KernelCalibrationResult = CalibrationResult;
 
 // The parameters a kernel fit may move: kernel_hbm_efficiency, kernel_dim_half_cols,
 // kernel_pooling_half, kernel_distinct_penalty, kernel_tables_half, repeat_lookup_hbm_fraction.
