@@ -28,7 +28,7 @@ double overhead_s(int level, const CostParams& p) {
   return level <= 1 ? p.one_sided_scale_up_overhead_s : p.one_sided_scale_out_overhead_s;
 }
 
-void check_matrix(const Cluster& cluster, const ByteMatrix& m, const char* what) {
+void check_matrix(const Cluster& cluster, const PairMatrix& m, const char* what) {
   if (m.size() != cluster.num_gpus()) {
     throw std::invalid_argument(fmt::format("one-sided {} matrix is {}x{} for {} GPUs", what,
                                             m.size(), m.size(), cluster.num_gpus()));
@@ -64,8 +64,8 @@ double local_row_lookup_s(const GpuSpec& gpu, double row_bytes, const CostParams
   return (row_bytes + p.index_bytes_per_lookup) / hbm;
 }
 
-std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatrix& bytes,
-                                         const ByteMatrix& rows, const CostParams& p) {
+std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatrix& bytes,
+                                         const PairMatrix& rows, const CostParams& p) {
   check_matrix(cluster, bytes, "byte");
   check_matrix(cluster, rows, "row");
   const int n = cluster.num_gpus();

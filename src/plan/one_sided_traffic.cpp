@@ -117,14 +117,22 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   const auto& shards = plan.shards;
 
   OneSidedTraffic out;
-  out.get_bytes = ByteMatrix(n);
-  out.get_rows = ByteMatrix(n);
-  out.put_bytes = ByteMatrix(n);
-  out.put_rows = ByteMatrix(n);
+  out.get_bytes = PairMatrix(n);
+  out.get_rows = PairMatrix(n);
+  out.put_bytes = PairMatrix(n);
+  out.put_rows = PairMatrix(n);
   out.fwd_works.resize(un);
   out.bwd_works.resize(un);
   out.lookups_served.assign(un, 0.0);
 
+  // Each GPU's works: one pooling per table, at most one lookup and one update per shard it
+  // holds. Reserved up front: millions of shards at thousands of GPUs.
+  std::vector<std::size_t> shards_on(un, 0);
+  for (const Shard& sh : shards) ++shards_on[static_cast<std::size_t>(sh.gpu)];
+  for (std::size_t g = 0; g < un; ++g) {
+    out.fwd_works[g].reserve(model.tables.size() + shards_on[g]);
+    if (training) out.bwd_works[g].reserve(shards_on[g]);
+  }
   // Every GPU pools all of its own bags (one per sample per table), wherever the rows came from.
   for (int g = 0; g < n; ++g) {
     for (const EmbeddingTable& t : model.tables) {
@@ -135,120 +143,123 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   // The backward's work of each (GPU, table, columns), an index into bwd_works[gpu]: several
   // shards of one table on one GPU are one table of the fused kernel, updated from the same
   // bags (read once, as the forward pools them once), so their work is summed, not costed
-  // shard by shard.
+  // shard by shard. A dense id per (table, columns) pair, per set:
+  std::vector<std::uint64_t> cols_id_of_set(serving.sets.size());
+  bool cols_runs = true;  // the sets of each (table, columns) pair are adjacent
+  {
+    std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, std::uint64_t> ids;
+    for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+      const ReplicaSet& set = serving.sets[k];
+      const auto [it, fresh] =
+          ids.try_emplace({set.table, set.cols.begin, set.cols.end}, ids.size());
+      cols_id_of_set[k] = it->second;
+      if (!fresh && k > 0 && cols_id_of_set[k - 1] != it->second) cols_runs = false;
+    }
+  }
   struct BwdWork {
+    std::uint64_t cols_id = ~std::uint64_t{0};
     std::size_t index = 0;   // into bwd_works[gpu]
     bool bags_read = false;  // its bags' gradients are counted
   };
-  // Keyed by (GPU, table, columns) packed into one integer through a dense id of each
-  // (table, columns) pair: millions of shards at thousands of GPUs (a block copied to every GPU).
-  std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, std::uint64_t> columns_id;
+  // When the pairs come in runs (every plan a planner makes), a GPU's work of the current pair
+  // is its last one; otherwise a map keyed by (pair, GPU). No map entry per shard: a block
+  // copied to every GPU of 4096 is 4096 shards.
+  std::vector<BwdWork> last_bwd(training ? un : 0);
   std::unordered_map<std::uint64_t, BwdWork> bwd_work_of;
-  bwd_work_of.reserve(shards.size());
-  std::vector<double> own(shards.size(), 0.0), own_distinct(shards.size(), 0.0);
-  std::vector<double> received(shards.size(), 0.0), served_table(shards.size(), 0.0);
+  // Per shard of the current set, by its position in the set: own lookups, their distinct rows,
+  // gradient rows received and the table lookups it serves.
+  std::vector<std::uint32_t> position(shards.size(), 0);
+  std::vector<double> own, own_distinct, received, served_table;
   // Uniform lookups, a set with one holder h: every other GPU gets the same rows from h and
-  // puts the same gradients back, so the pairs' sums are kept per holder and spread over its
-  // row and column of the matrices once at the end (O(sets + GPUs^2), not O(sets x GPUs)).
-  std::vector<double> get_rows_of(lookups.uniform ? un : 0, 0.0);
-  std::vector<double> get_bytes_of(get_rows_of.size(), 0.0), put_rows_of(get_rows_of.size(), 0.0);
-  std::vector<double> put_bytes_of(get_rows_of.size(), 0.0);
+  // puts the same gradients back, a broadcast and a gather of the pair matrices.
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
     DistinctCache distinct(profile, set.rows, query_space(set, profile));
     const double row_bytes = set.cols.size() * row_elem;
     const double grad_bytes = set.cols.size() * grad_elem + p.index_bytes_per_lookup;
-    const std::uint64_t cols_id =
-        columns_id.try_emplace({set.table, set.cols.begin, set.cols.end}, columns_id.size())
-            .first->second;
-    for (std::size_t s : set.shards) own[s] = own_distinct[s] = received[s] = served_table[s] = 0;
-    if (lookups.uniform && set.shards.size() == 1) {
-      const std::size_t s = set.shards.front();
-      const auto h = static_cast<std::size_t>(shards[s].gpu);
+    const std::uint64_t cols_id = cols_id_of_set[k];
+    const std::size_t m = set.shards.size();
+    own.assign(m, 0.0);
+    own_distinct.assign(m, 0.0);
+    received.assign(m, 0.0);
+    served_table.assign(m, 0.0);
+    for (std::size_t i = 0; i < m; ++i) position[set.shards[i]] = static_cast<std::uint32_t>(i);
+    if (lookups.uniform && m == 1) {
+      const auto h = shards[set.shards.front()].gpu;
+      const auto uh = static_cast<std::size_t>(h);
       const double l = lookups.set(k, 0);
       const double table_l = lookups.table(set.table, 0);
       const double others = n - 1.0;
-      out.lookups_served[h] += n * l;
-      served_table[s] = n * table_l;
-      own[s] = l;
-      own_distinct[s] = std::min(distinct(table_l), l);
-      get_rows_of[h] += l;
-      get_bytes_of[h] += l * row_bytes;
+      out.lookups_served[uh] += n * l;
+      served_table[0] = n * table_l;
+      own[0] = l;
+      own_distinct[0] = std::min(distinct(table_l), l);
+      if (others > 0 && l > 0) {
+        out.get_rows.add_to_every_other(h, l);
+        out.get_bytes.add_to_every_other(h, l * row_bytes);
+      }
       if (training && others > 0) {
         const double d = std::min(distinct(table_l), l);
-        put_rows_of[h] += d;
-        put_bytes_of[h] += d * grad_bytes;
-        received[s] = others * d;
+        if (l > 0) {
+          out.put_rows.add_from_every_other(h, d);
+          out.put_bytes.add_from_every_other(h, d * grad_bytes);
+        }
+        received[0] = others * d;
       }
     } else {
       for (int g = 0; g < n; ++g) {
         const std::size_t s = serving.server(k, g);
+        const std::size_t i = position[s];
         const int h = shards[s].gpu;
         const double l = lookups.set(k, g);
         const double table_l = lookups.table(set.table, g);
-        out.lookups_served[h] += l;
-        served_table[s] += table_l;
+        out.lookups_served[static_cast<std::size_t>(h)] += l;
+        served_table[i] += table_l;
         if (h == g) {
-          own[s] += l;
-          own_distinct[s] = std::min(distinct(table_l), l);
+          own[i] += l;
+          own_distinct[i] = std::min(distinct(table_l), l);
           continue;
         }
-        out.get_rows.at(h, g) += l;
-        out.get_bytes.at(h, g) += l * row_bytes;
+        out.get_rows.add(h, g, l);
+        out.get_bytes.add(h, g, l * row_bytes);
         if (training) {
           const double d = std::min(distinct(table_l), l);
-          out.put_rows.at(g, h) += d;
-          out.put_bytes.at(g, h) += d * grad_bytes;
-          received[s] += d;
+          out.put_rows.add(g, h, d);
+          out.put_bytes.add(g, h, d * grad_bytes);
+          received[i] += d;
         }
       }
     }
-    for (std::size_t s : set.shards) {
-      const int h = shards[s].gpu;
-      if (own[s] > 0) {
-        out.fwd_works[h].push_back(
-            EmbeddingWork{own[s], own_distinct[s], 0, set.cols.size(), model.table_precision});
+    for (std::size_t i = 0; i < m; ++i) {
+      const int h = shards[set.shards[i]].gpu;
+      const auto uh = static_cast<std::size_t>(h);
+      if (own[i] > 0) {
+        out.fwd_works[uh].push_back(
+            EmbeddingWork{own[i], own_distinct[i], 0, set.cols.size(), model.table_precision});
       }
-      const double updates = own[s] + received[s];
+      const double updates = own[i] + received[i];
       if (training && updates > 0) {
-        const auto [it, fresh] = bwd_work_of.try_emplace(
-            cols_id * un + static_cast<std::uint64_t>(h), BwdWork{out.bwd_works[h].size(), false});
-        if (fresh) {
-          out.bwd_works[h].push_back(
+        BwdWork* work = &last_bwd[uh];
+        if (work->cols_id != cols_id && !cols_runs) {
+          work = &bwd_work_of.try_emplace(cols_id * un + uh).first->second;
+        }
+        if (work->cols_id != cols_id) {
+          *work = BwdWork{cols_id, out.bwd_works[uh].size(), false};
+          out.bwd_works[uh].push_back(
               EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision});
         }
-        EmbeddingWork& w = out.bwd_works[h][it->second.index];
+        EmbeddingWork& w = out.bwd_works[uh][work->index];
         // Own lookups read their bags' gradients (one bag per sample, once per GPU, table and
         // columns); each received row is a gradient read once.
-        if (own[s] > 0 && !it->second.bags_read) {
+        if (own[i] > 0 && !work->bags_read) {
           w.pooled_outputs += batch;
-          it->second.bags_read = true;
+          work->bags_read = true;
         }
-        w.pooled_outputs += received[s];
+        w.pooled_outputs += received[i];
         w.lookups += updates;
-        w.distinct_rows += std::min(distinct(served_table[s]), updates);
+        w.distinct_rows += std::min(distinct(served_table[i]), updates);
       }
-    }
-  }
-  // Row by row (the matrices are row-major): holder h's gets to every g, then g's puts to every
-  // holder h.
-  std::vector<int> holders;
-  for (std::size_t h = 0; h < get_rows_of.size(); ++h) {
-    if (get_rows_of[h] > 0) holders.push_back(static_cast<int>(h));
-  }
-  for (int h : holders) {
-    for (int g = 0; g < n; ++g) {
-      if (g == h) continue;
-      out.get_rows.at(h, g) += get_rows_of[static_cast<std::size_t>(h)];
-      out.get_bytes.at(h, g) += get_bytes_of[static_cast<std::size_t>(h)];
-    }
-  }
-  for (int g = 0; training && g < n; ++g) {
-    for (int h : holders) {
-      if (g == h) continue;
-      out.put_rows.at(g, h) += put_rows_of[static_cast<std::size_t>(h)];
-      out.put_bytes.at(g, h) += put_bytes_of[static_cast<std::size_t>(h)];
     }
   }
   return out;

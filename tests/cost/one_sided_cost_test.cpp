@@ -57,13 +57,15 @@ TEST(OneSidedCost, TransferTimesReceiveSendAndLatency) {
   preset.scale_up.latency_s = 1e-6;
   const Cluster cluster(preset, 2);
   const CostParams p = params();
-  ByteMatrix bytes(4), rows(4);
-  bytes.at(1, 0) = 64e3;
-  rows.at(1, 0) = 1000;
-  bytes.at(2, 0) = 64e3;
-  rows.at(2, 0) = 1000;
-  bytes.at(2, 1) = 32e3;
-  rows.at(2, 1) = 500;
+  PairMatrix bytes(4), rows(4), b2(4), r2(4);
+  bytes.add(1, 0, 64e3);
+  rows.add(1, 0, 1000);
+  bytes.add(2, 0, 64e3);
+  rows.add(2, 0, 1000);
+  b2 = bytes;
+  r2 = rows;
+  bytes.add(2, 1, 32e3);
+  rows.add(2, 1, 500);
   const std::vector<double> t = one_sided_transfer_s(cluster, bytes, rows, p);
   // GPU 0 receives: in-node 64e3 / 100e9 + 1000 · 1 ns = 0.64 + 1 = 1.64 us;
   //                 via NIC 64e3 / 10e9 + 1000 · 10 ns = 6.4 + 10 = 16.4 us.
@@ -76,17 +78,57 @@ TEST(OneSidedCost, TransferTimesReceiveSendAndLatency) {
   EXPECT_DOUBLE_EQ(t[2], 0);  // receives nothing
   EXPECT_DOUBLE_EQ(t[3], 0);
   // Without GPU 1's fetch, GPU 0 is bound by its own NIC: 16.4 us.
-  ByteMatrix b2 = bytes, r2 = rows;
-  b2.at(2, 1) = 0;
-  r2.at(2, 1) = 0;
   EXPECT_NEAR(one_sided_transfer_s(cluster, b2, r2, p)[0], 16.4e-6 + lat0, 1e-15);
-  // The diagonal is local and ignored; a bad entry or size is rejected.
-  bytes.at(0, 0) = 1e12;
-  EXPECT_NEAR(one_sided_transfer_s(cluster, bytes, rows, p)[0], 24.6e-6 + lat0, 1e-15);
-  bytes.at(1, 0) = -1;
+  // The diagonal is local: a matrix with one is rejected, as are a bad entry and a bad size.
+  ByteMatrix diagonal(4);
+  diagonal.at(0, 0) = 1e12;
+  EXPECT_THROW(PairMatrix{diagonal}, std::invalid_argument);
+  bytes.add(1, 0, -1e6);
   EXPECT_THROW(one_sided_transfer_s(cluster, bytes, rows, p), std::invalid_argument);
-  EXPECT_THROW(one_sided_transfer_s(cluster, ByteMatrix(3), ByteMatrix(3), p),
+  EXPECT_THROW(one_sided_transfer_s(cluster, PairMatrix(3), PairMatrix(3), p),
                std::invalid_argument);
+}
+
+// A broadcast (one GPU sends the same to every other) and a gather (every other GPU sends the
+// same to one) cost what the same entries written one by one cost.
+TEST(OneSidedCost, BroadcastAndGatherPartsCostAsTheirEntries) {
+  HardwarePreset preset = round_preset(2, 64, 1, 0);
+  preset.scale_up.latency_s = 1e-6;
+  const Cluster cluster(preset, 3);
+  const CostParams p = params();
+  const int n = cluster.num_gpus();
+  PairMatrix parts(n), rows_parts(n), dense(n), rows_dense(n);
+  parts.add(4, 1, 5e3);
+  rows_parts.add(4, 1, 80);
+  dense.add(4, 1, 5e3);
+  rows_dense.add(4, 1, 80);
+  parts.add_to_every_other(2, 64e3);
+  rows_parts.add_to_every_other(2, 1000);
+  parts.add_from_every_other(5, 16e3);
+  rows_parts.add_from_every_other(5, 250);
+  for (int g = 0; g < n; ++g) {
+    if (g != 2) {
+      dense.add(2, g, 64e3);
+      rows_dense.add(2, g, 1000);
+    }
+  }
+  for (int g = 0; g < n; ++g) {
+    if (g != 5) {
+      dense.add(g, 5, 16e3);
+      rows_dense.add(g, 5, 250);
+    }
+  }
+  for (int a = 0; a < n; ++a) {
+    EXPECT_DOUBLE_EQ(parts.sent_by(a), dense.sent_by(a)) << a;
+    EXPECT_DOUBLE_EQ(parts.received_by(a), dense.received_by(a)) << a;
+    for (int b = 0; b < n; ++b) EXPECT_DOUBLE_EQ(parts.at(a, b), dense.at(a, b)) << a << b;
+  }
+  EXPECT_DOUBLE_EQ(parts.total(), dense.total());
+  EXPECT_DOUBLE_EQ(parts.total(), 5e3 + (n - 1) * (64e3 + 16e3));
+  const std::vector<double> a = one_sided_transfer_s(cluster, parts, rows_parts, p);
+  const std::vector<double> b = one_sided_transfer_s(cluster, dense, rows_dense, p);
+  for (int g = 0; g < n; ++g) EXPECT_DOUBLE_EQ(a[g], b[g]) << g;
+  EXPECT_GT(a[0], 0);
 }
 
 TEST(OneSidedCost, DirectMeshPairsHaveTheirOwnLinks) {
@@ -95,17 +137,17 @@ TEST(OneSidedCost, DirectMeshPairsHaveTheirOwnLinks) {
   const Cluster cluster(mesh, 1);
   CostParams p = params();
   p.one_sided_scale_up_overhead_s = 0;
-  ByteMatrix bytes(4), rows(4);
+  PairMatrix bytes(4), rows(4);
   for (int s = 1; s < 4; ++s) {
-    bytes.at(s, 0) = 1e6;
-    rows.at(s, 0) = 1;
+    bytes.add(s, 0, 1e6);
+    rows.add(s, 0, 1);
   }
   // Three peers each send 1 MB over their own 33.3 GB/s link, in parallel: 30 us, not 90.
   EXPECT_NEAR(one_sided_transfer_s(cluster, bytes, rows, p)[0], 30e-6, 1e-12);
   // With 2000 rows from each peer at 10 ns a row, the GPU's issue rate binds:
   // 6000 · 10 ns = 60 us > 30 us.
   p.one_sided_scale_up_overhead_s = 10e-9;
-  for (int s = 1; s < 4; ++s) rows.at(s, 0) = 2000;
+  for (int s = 1; s < 4; ++s) rows.add(s, 0, 1999);
   EXPECT_NEAR(one_sided_transfer_s(cluster, bytes, rows, p)[0], 60e-6, 1e-12);
 }
 

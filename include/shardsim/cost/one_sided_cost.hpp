@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/core/pair_matrix.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
 
@@ -41,8 +41,8 @@ double local_row_lookup_s(const GpuSpec& gpu, double row_bytes, const CostParams
 //   + the route latency of the farthest GPU it receives from.
 // The result is the time from the start of the phase until each GPU has received everything.
 // Both matrices must be num_gpus x num_gpus with entries >= 0 (std::invalid_argument otherwise).
-std::vector<double> one_sided_transfer_s(const Cluster& cluster, const ByteMatrix& bytes,
-                                         const ByteMatrix& rows, const CostParams& p);
+std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatrix& bytes,
+                                         const PairMatrix& rows, const CostParams& p);
 
 // OPER §5.2's all-in-one lookup kernel, which overlaps local lookups with remote gets:
 //   max(local, remote) + (1 − one_sided_overlap_fraction) · min(local, remote).

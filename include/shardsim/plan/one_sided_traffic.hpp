@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/core/pair_matrix.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/hw/cluster.hpp"
@@ -59,11 +59,13 @@ IterationLookups expected_lookups(const ServingMap& serving, const PlanRowBlocks
                                   const Workload& workload, const TraceSource& trace);
 
 struct OneSidedTraffic {
-  // Forward: rows GPU h sends to requester g (get_bytes.at(h, g)) and how many.
-  ByteMatrix get_bytes, get_rows;
+  // Forward: rows GPU h sends to requester g (get_bytes.at(h, g)) and how many. A block on one
+  // GPU that every GPU looks up the same (expected mode) is a broadcast of its holder, not
+  // num_gpus - 1 entries (core/pair_matrix.hpp).
+  PairMatrix get_bytes, get_rows;
   // Backward (training): the gradients requester g returns to holder h, one per distinct row
   // its batch touched there (aggregated locally), each with its index.
-  ByteMatrix put_bytes, put_rows;
+  PairMatrix put_bytes, put_rows;
   // Per GPU, the works of its fused kernels: forward, its own lookups of the rows it holds and
   // the pooled outputs of its whole batch; backward, the update of the rows it holds with its own
   // lookups' gradients and the gradient rows it received.
