@@ -60,6 +60,46 @@ TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
   EXPECT_TRUE(cut.bwd_works[1].empty());  // GPU 1 holds nothing
 }
 
+TEST(OneSidedTraffic, ColumnsInterleavedWithRowsAreStillOneUpdateEach) {
+  // One table of 1000 rows x 32 columns on GPU 0, cut into two row ranges x two column halves.
+  // Listed column half by column half, or interleaved (row range by row range), GPU 0's update
+  // kernel has one table per column half with the same work.
+  const Cluster cluster(testing::hand_preset(2), 1);
+  const DlrmModel model = testing::hand_model(1, 1000, 32, 4);
+  Workload wl;
+  wl.batch_per_gpu = 256;
+  wl.mode = Mode::training;
+  const testing::UniformTrace trace({1000}, {4});
+  const CostParams cost = testing::hand_cost_params();
+  const auto block = [](std::uint64_t begin, std::uint64_t end, std::uint32_t col) {
+    return Shard{0, {begin, end}, RowSpace::rank, {col, col + 16}, 0, 0, ShardKind::fine_grained};
+  };
+  const auto work = [&](const Plan& plan) {
+    const ServingMap serving = build_serving_map(plan, cluster);
+    const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
+    const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
+    return one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups, cost);
+  };
+  const OneSidedTraffic by_columns = work(
+      one_sided({block(0, 400, 0), block(400, 1000, 0), block(0, 400, 16), block(400, 1000, 16)}));
+  const OneSidedTraffic interleaved = work(
+      one_sided({block(0, 400, 0), block(0, 400, 16), block(400, 1000, 0), block(400, 1000, 16)}));
+  ASSERT_EQ(by_columns.bwd_works[0].size(), 2u);
+  ASSERT_EQ(interleaved.bwd_works[0].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const EmbeddingWork& a = by_columns.bwd_works[0][i];
+    const EmbeddingWork& b = interleaved.bwd_works[0][i];
+    EXPECT_EQ(a.cols, 16u);
+    EXPECT_EQ(b.cols, 16u);
+    EXPECT_NEAR(a.lookups, b.lookups, 1e-9);
+    EXPECT_NEAR(a.distinct_rows, b.distinct_rows, 1e-9);
+    EXPECT_NEAR(a.pooled_outputs, b.pooled_outputs, 1e-9);
+    EXPECT_GT(a.pooled_outputs, 256);  // GPU 0's bags once, plus GPU 1's returned rows
+  }
+  EXPECT_NEAR(by_columns.bwd_works[0][0].pooled_outputs, by_columns.bwd_works[0][1].pooled_outputs,
+              1e-9);
+}
+
 TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
   // 2 nodes x 2 GPUs, two tables cut into ranges held by different GPUs, one range copied to
   // every GPU: the same traffic and works from the expected lookups kept one value per set
