@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace shardsim {
 
@@ -9,6 +12,16 @@ std::uint64_t AccessProfile::ranks_covering(double target_mass) const {
   const std::uint64_t n = num_rows();
   if (!(target_mass > 0.0)) return 0;
   // Smallest r in [1, n] with mass([0, r)) >= target; n when rounding keeps the total below it.
+  return crossing_within(target_mass, 1, 0.0, n, mass({0, n}, RowSpace::rank)).rank;
+}
+
+AccessProfile::Crossing AccessProfile::crossing_within(double target_mass, std::uint64_t lo,
+                                                       double mass_below_lo, std::uint64_t hi,
+                                                       double mass_at_hi) const {
+  if (lo < 1 || lo > hi || hi > num_rows()) {
+    throw std::invalid_argument(
+        fmt::format("crossing_within: bracket [{}, {}] outside [1, {}]", lo, hi, num_rows()));
+  }
   // A bracketing search: the answer stays in [lo, hi], with m_lo the mass of the lo - 1 hottest
   // ranks (below the target) and m_hi that of the hi hottest. Each step tries the rank where the
   // line through the bracket's ends in (prefix_shape(r), mass) reaches the target (the prefix
@@ -17,10 +30,8 @@ std::uint64_t AccessProfile::ranks_covering(double target_mass) const {
   // calls it once per partition: issue 21). Any bracketing search of a non-decreasing prefix
   // mass returns the same rank as bisection (tested; where the mass is flat within rounding, near
   // 1, any crossing of the target).
-  std::uint64_t lo = 1;
-  std::uint64_t hi = n;
-  double m_lo = 0;
-  double m_hi = mass({0, n}, RowSpace::rank);
+  double m_lo = mass_below_lo;
+  double m_hi = mass_at_hi;
   bool bisect = false;
   while (lo < hi) {
     std::uint64_t mid = lo + (hi - lo) / 2;
@@ -45,7 +56,7 @@ std::uint64_t AccessProfile::ranks_covering(double target_mass) const {
     }
     bisect = !bisect && 2 * (hi - lo) > width;
   }
-  return lo;
+  return Crossing{lo, m_lo, m_hi};
 }
 
 double AccessProfile::prefix_shape(double ranks) const {

@@ -322,6 +322,46 @@ TEST(PowerLawProfile, RanksCoveringIsBisectionsAnswer) {
   EXPECT_EQ(checked, 5 * 7 * 2 * 10);
 }
 
+TEST(PowerLawProfile, CrossingWithinABracketIsTheWholeSearchsAnswer) {
+  // Walking a table from its hottest rank in steps of mass, as OPER's partitioning does: each
+  // crossing searched within [previous + 1, previous + cap] is ranks_covering()'s rank when that
+  // lies in the bracket, and the cap otherwise; the masses returned are mass()'s.
+  int checked = 0;
+  for (std::uint64_t rows : {7ULL, 1000ULL, 3'000'000ULL}) {
+    for (double alpha : {0.0, 0.95, 1.3}) {
+      const PowerLawProfile p(table(rows, alpha, 2.0, {0.05}), HotRowLayout::clustered, 1);
+      for (std::uint64_t cap : {std::uint64_t{1}, std::uint64_t{3}, rows / 10 + 1, rows}) {
+        std::uint64_t begin = 0;
+        double before = 0;
+        for (int step = 1; step < 60 && begin < rows; ++step) {
+          const double target = before + 0.024;
+          const std::uint64_t hi = std::min(rows, begin + cap);
+          const double at_hi = p.mass({0, hi}, RowSpace::rank);
+          if (target >= 1 || at_hi < target) {
+            begin = hi;
+            before = at_hi;
+            continue;
+          }
+          const AccessProfile::Crossing c = p.crossing_within(target, begin + 1, before, hi, at_hi);
+          EXPECT_EQ(c.rank, p.ranks_covering(target)) << rows << " " << alpha << " " << cap;
+          EXPECT_EQ(c.mass_at, p.mass({0, c.rank}, RowSpace::rank));
+          EXPECT_EQ(c.mass_below, p.mass({0, c.rank - 1}, RowSpace::rank));
+          EXPECT_GE(c.mass_at, target);
+          EXPECT_LT(c.mass_below, target);
+          begin = c.rank;
+          before = c.mass_at;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+  const PowerLawProfile p(table(1000, 1.0), HotRowLayout::clustered, 1);
+  EXPECT_THROW(p.crossing_within(0.5, 0, 0.0, 10, 1.0), std::invalid_argument);
+  EXPECT_THROW(p.crossing_within(0.5, 11, 0.0, 10, 1.0), std::invalid_argument);
+  EXPECT_THROW(p.crossing_within(0.5, 1, 0.0, 1001, 1.0), std::invalid_argument);
+}
+
 TEST(PowerLawProfile, RejectsBadTablesAndRanges) {
   EXPECT_THROW(PowerLawProfile(table(0, 1.0), HotRowLayout::clustered, 1), std::invalid_argument);
   EXPECT_THROW(PowerLawProfile(table(10, -1.0), HotRowLayout::clustered, 1), std::invalid_argument);

@@ -30,6 +30,22 @@ class AccessProfile {
   // [0, 1]); a bracketing search on mass() over rank prefixes.
   std::uint64_t ranks_covering(double target_mass) const;
 
+  // The crossing of `target_mass` within a bracket of ranks: the smallest r in [lo, hi] with
+  // mass([0, r)) >= target, hi when none (rounding), with the prefix masses on either side of it
+  // as mass() gives them: mass_below = mass([0, r - 1)), mass_at = mass([0, r)). The caller
+  // passes what it already knows: mass_below_lo = mass([0, lo - 1)), below the target, and
+  // mass_at_hi = mass([0, hi)); 1 <= lo <= hi <= num_rows(). Where the prefix mass is monotone,
+  // the rank is ranks_covering()'s whenever that lies in the bracket; a partitioning that walks
+  // the table from its hottest rank brackets each step by the previous one and saves most of
+  // the search (OPER §4.1: issue 21).
+  struct Crossing {
+    std::uint64_t rank = 0;
+    double mass_below = 0;
+    double mass_at = 0;
+  };
+  Crossing crossing_within(double target_mass, std::uint64_t lo, double mass_below_lo,
+                           std::uint64_t hi, double mass_at_hi) const;
+
   // A non-decreasing transform of a rank count r in which the prefix mass is close to linear,
   // for ranks_covering's interpolation (a speed hint only: any monotone transform gives the same
   // answer). The default, log(1 + r), fits a Zipf law of exponent 1. prefix_shape_inverse is

@@ -52,23 +52,34 @@ std::vector<Partition> partition_tables(const PlanningContext& ctx, double thres
     std::uint64_t begin = 0;
     double mass_before = 0;  // mass of ranks [0, begin), queried directly (no drift)
     while (begin < table.rows) {
-      // The largest end whose access stays within the threshold: ranks_covering gives the
-      // smallest prefix reaching the target mass; one rank less stays below it.
+      // The largest end whose access stays within the threshold, and at most max_rows rows: the
+      // crossing of the target mass gives the smallest prefix reaching it; one rank less stays
+      // below it. The memory cap brackets the crossing: a cap below the target ends the
+      // partition there with one query (most of a table's cold tail).
       const double target = mass_before + mass_step;
-      std::uint64_t by_access = table.rows;
+      const std::uint64_t cap = begin + std::min(max_rows, table.rows - begin);
+      std::uint64_t end = cap;
+      double prefix = 1.0;  // mass of ranks [0, end)
       if (target < 1) {
-        by_access = profile.ranks_covering(target);
-        if (by_access > begin + 1 &&
-            profile.mass({0, by_access}, RowSpace::rank) > target * (1 + 1e-12)) {
-          --by_access;
+        const double mass_at_cap = profile.mass({0, cap}, RowSpace::rank);
+        prefix = mass_at_cap;
+        if (mass_at_cap >= target) {
+          const AccessProfile::Crossing c =
+              profile.crossing_within(target, begin + 1, mass_before, cap, mass_at_cap);
+          end = c.rank;
+          prefix = c.mass_at;
+          if (end > begin + 1 && c.mass_at > target * (1 + 1e-12)) {
+            --end;
+            prefix = c.mass_below;
+          }
         }
+      } else if (end < table.rows) {
+        prefix = profile.mass({0, end}, RowSpace::rank);
       }
-      const std::uint64_t end =
-          std::max(begin + 1, std::min({by_access, begin + max_rows, table.rows}));
+      if (end == table.rows) prefix = 1.0;
       Partition p;
       p.table = t;
       p.ranks = {begin, end};
-      const double prefix = end == table.rows ? 1.0 : profile.mass({0, end}, RowSpace::rank);
       p.access = table_access * std::max(0.0, prefix - mass_before);
       p.bytes = static_cast<double>(end - begin) * row_bytes;
       p.row_bytes = fetch_bytes;
