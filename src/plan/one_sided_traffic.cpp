@@ -7,6 +7,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "shardsim/cost/one_sided_cost.hpp"
+
 namespace shardsim {
 
 namespace {
@@ -37,6 +39,17 @@ class DistinctCache {
 };
 
 }  // namespace
+
+OneSidedTransferTimes one_sided_transfer_times(const Cluster& cluster,
+                                               const OneSidedTraffic& traffic, Mode mode,
+                                               const CostParams& p) {
+  OneSidedTransferTimes out;
+  out.get_s = one_sided_transfer_s(cluster, traffic.get_bytes, traffic.get_rows, p);
+  if (mode == Mode::training) {
+    out.put_s = one_sided_transfer_s(cluster, traffic.put_bytes, traffic.put_rows, p);
+  }
+  return out;
+}
 
 IterationLookups drawn_lookups(const ServingMap& serving, const PlanRowBlocks& blocks, int num_gpus,
                                std::uint32_t batch_per_gpu, const TraceSource& trace,

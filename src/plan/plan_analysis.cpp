@@ -39,6 +39,8 @@ PlanAnalysis analyze_plan(const Plan& plan, const Cluster& cluster, const DlrmMo
     a.one_sided_expected = one_sided_traffic(
         plan, a.serving, cluster, model, workload, trace,
         expected_lookups(a.serving, a.blocks, cluster, model, workload, trace), cost);
+    a.one_sided_expected_times =
+        one_sided_transfer_times(cluster, *a.one_sided_expected, workload.mode, cost);
   }
   if (workload.mode == Mode::training) {
     a.replica_syncs = replica_sync_buckets(plan, a.serving, cluster, model, workload, trace, cost);

@@ -169,14 +169,12 @@ void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const
 }
 
 // One-sided plans (OPER §5): each GPU fetches the rows it looks up; gradients go back as puts.
-void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic, const Cluster& cluster,
+void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic,
+                     const OneSidedTransferTimes& times, const Cluster& cluster,
                      const DlrmModel& model, const Workload& workload, const CostParams& p) {
   const int n = cluster.num_gpus();
   const bool training = workload.mode == Mode::training;
-  const std::vector<double> get_s =
-      one_sided_transfer_s(cluster, traffic.get_bytes, traffic.get_rows, p);
-  std::vector<double> put_s(static_cast<std::size_t>(n), 0.0);
-  if (training) put_s = one_sided_transfer_s(cluster, traffic.put_bytes, traffic.put_rows, p);
+  const std::vector<double>& get_s = times.get_s;
   const GpuSpec& spec = cluster.gpu();
   for (int g = 0; g < n; ++g) {
     GpuPlanStats& s = st.gpus[g];
@@ -188,7 +186,7 @@ void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic, const Cluste
       s.bwd_compute_s = embedding_backward_s(spec, traffic.bwd_works[g], model.optimizer, p);
     }
     s.fwd_comm_s = get_s[g];
-    s.bwd_comm_s = put_s[g];
+    s.bwd_comm_s = training ? times.put_s[g] : 0.0;
     s.comm_sent_bytes = traffic.get_bytes.sent_by(g) + traffic.put_bytes.sent_by(g);
     s.comm_received_bytes = traffic.get_bytes.received_by(g) + traffic.put_bytes.received_by(g);
   }
@@ -255,7 +253,8 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
   // Work and traffic per GPU: pooled (AlltoAll) or one-sided (gets and puts), from the lookups
   // of the GPUs each replica serves (serving.hpp), expected.
   if (analysis.one_sided_expected) {
-    one_sided_stats(st, *analysis.one_sided_expected, cluster, model, workload, p);
+    one_sided_stats(st, *analysis.one_sided_expected, *analysis.one_sided_expected_times, cluster,
+                    model, workload, p);
   } else {
     pooled_stats(st, plan, analysis.serving, cluster, model, workload, trace, p);
   }

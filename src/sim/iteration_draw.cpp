@@ -131,10 +131,10 @@ void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const Shard
 // OPER one-sided plans: the all-in-one kernel with its gets, the update kernel with the
 // received gradients, and the puts (issued as the backward collective).
 void one_sided_times(const SimulationInputs& in, const OneSidedTraffic& traffic,
-                     IterationDraw& out) {
+                     const OneSidedTransferTimes& times, IterationDraw& out) {
   const int n = in.cluster.num_gpus();
   const bool training = in.workload.mode == Mode::training;
-  const OneSidedIteration it = one_sided_iteration(in, traffic);
+  const OneSidedIteration it = one_sided_iteration(in, traffic, times);
   out.lookups_by_gpu = it.lookups_served;
   for (int g = 0; g < n; ++g) {
     out.lookup_fwd_s[g] = it.lookup_fwd_s[g];
@@ -179,13 +179,14 @@ IterationDraw unslowed_draw(const SimulationInputs& in, const PlanAnalysis& a,
   if (one_sided) {
     // Expected mode: the analysis's expected traffic is this draw's (plan/one_sided_traffic.hpp).
     if (a.one_sided_expected && draws_are_expectations(in.trace)) {
-      one_sided_times(in, *a.one_sided_expected, out);
+      one_sided_times(in, *a.one_sided_expected, *a.one_sided_expected_times, out);
     } else {
       const IterationLookups lookups =
           drawn_lookups(a.serving, a.blocks, n, in.workload.batch_per_gpu, in.trace, iteration);
-      one_sided_times(in,
-                      one_sided_traffic(in.plan, a.serving, in.cluster, in.model, in.workload,
-                                        in.trace, lookups, in.cost),
+      const OneSidedTraffic traffic = one_sided_traffic(in.plan, a.serving, in.cluster, in.model,
+                                                        in.workload, in.trace, lookups, in.cost);
+      one_sided_times(in, traffic,
+                      one_sided_transfer_times(in.cluster, traffic, in.workload.mode, in.cost),
                       out);
     }
     return out;

@@ -9,11 +9,11 @@
 
 namespace shardsim {
 
-OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSidedTraffic& traffic) {
+OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSidedTraffic& traffic,
+                                      const OneSidedTransferTimes& times) {
   const int n = in.cluster.num_gpus();
   const bool training = in.workload.mode == Mode::training;
-  const std::vector<double> get_s =
-      one_sided_transfer_s(in.cluster, traffic.get_bytes, traffic.get_rows, in.cost);
+  const std::vector<double>& get_s = times.get_s;
   OneSidedIteration out;
   out.lookup_fwd_s.assign(n, 0.0);
   out.update_bwd_s.assign(n, 0.0);
@@ -34,8 +34,7 @@ OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSided
     }
   }
   if (training) {
-    const std::vector<double> put_s =
-        one_sided_transfer_s(in.cluster, traffic.put_bytes, traffic.put_rows, in.cost);
+    const std::vector<double>& put_s = times.put_s;
     out.puts_s = *std::max_element(put_s.begin(), put_s.end());
     out.puts_bytes = traffic.put_bytes.total();
   }

@@ -74,6 +74,15 @@ struct OneSidedTraffic {
   std::vector<double> lookups_served;
 };
 
+// Each GPU's transfer times of one iteration (cost/one_sided_cost.hpp, one_sided_transfer_s):
+// its gets, and in training its puts (empty in inference).
+struct OneSidedTransferTimes {
+  std::vector<double> get_s, put_s;
+};
+OneSidedTransferTimes one_sided_transfer_times(const Cluster& cluster,
+                                               const OneSidedTraffic& traffic, Mode mode,
+                                               const CostParams& p);
+
 // Rows move at the table precision (a get reads the stored row); gradients at the communication
 // precision, each with index_bytes_per_lookup bytes of index.
 OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,

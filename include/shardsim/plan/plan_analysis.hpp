@@ -31,6 +31,8 @@ struct PlanAnalysis {
   std::vector<GpuMemory> memory;  // per GPU (plan_memory)
   // One-sided plans (Plan::lookup_comm == one_sided): the expected gets and puts; empty otherwise.
   std::optional<OneSidedTraffic> one_sided_expected;
+  // ... and their transfer times, for the plan statistics and the expected-mode simulation.
+  std::optional<OneSidedTransferTimes> one_sided_expected_times;
   // Training only: the gradient AllReduces of replicas inside a group, one per distinct set of
   // replica GPUs, in the plan's ReplicaSync variant (plan/replica_sync.hpp).
   std::vector<ReplicaSyncBucket> replica_syncs;

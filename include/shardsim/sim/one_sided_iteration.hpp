@@ -21,7 +21,9 @@ struct OneSidedIteration {
   double puts_bytes = 0;               // all puts' bytes
 };
 
-// `traffic`: the iteration's (plan/one_sided_traffic.hpp), from its drawn lookups.
-OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSidedTraffic& traffic);
+// `traffic`: the iteration's (plan/one_sided_traffic.hpp), from its drawn lookups; `times`: its
+// transfer times (one_sided_transfer_times).
+OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSidedTraffic& traffic,
+                                      const OneSidedTransferTimes& times);
 
 }  // namespace shardsim
