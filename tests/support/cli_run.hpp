@@ -21,10 +21,15 @@ struct Result {
 
 // A scratch path unique to this test process and call: ctest runs the tests of this file in
 // parallel processes, so a shared file name would let one test read another's stderr.
+// Process ids come back, and earlier runs leave their scratch directories behind, so a name
+// already taken is skipped.
 inline std::string unique_temp(const std::string& stem) {
   static int counter = 0;
-  return ::testing::TempDir() + "/" + stem + "_" + std::to_string(::getpid()) + "_" +
-         std::to_string(counter++);
+  for (;;) {
+    std::string path = ::testing::TempDir() + "/" + stem + "_" + std::to_string(::getpid()) + "_" +
+                       std::to_string(counter++);
+    if (!std::filesystem::exists(path) && !std::filesystem::exists(path + ".txt")) return path;
+  }
 }
 
 // Runs the binary with `args`; stdout and stderr are captured (stderr through a scratch file),

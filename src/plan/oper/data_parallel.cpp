@@ -2,11 +2,14 @@
 #include "shardsim/plan/oper/data_parallel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <set>
+#include <span>
+#include <stdexcept>
 
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/collective_cost.hpp"
@@ -197,11 +200,31 @@ double duplication_threshold(const Cluster& cluster, const CostMatrix& L, double
   return row_bytes / (bw_ar * t_p2p);
 }
 
+namespace {
+
+// The lowest value (infinity for none), with independent running minima so the loop vectorises
+// (a minimum is exact in any order).
+double lowest(std::span<const double> values) {
+  constexpr std::size_t kLanes = 8;
+  std::array<double, kLanes> m;
+  m.fill(std::numeric_limits<double>::infinity());
+  std::size_t i = 0;
+  for (; i + kLanes <= values.size(); i += kLanes) {
+    for (std::size_t k = 0; k < kLanes; ++k) m[k] = std::min(m[k], values[i + k]);
+  }
+  for (; i < values.size(); ++i) m[0] = std::min(m[0], values[i]);
+  return *std::min_element(m.begin(), m.end());
+}
+
+}  // namespace
+
 TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
                                             std::span<const Partition> partitions,
                                             std::span<const int> owner, const CostMatrix& L,
                                             std::vector<double> available, double sync_bytes) {
-  const int n = L.num_gpus();
+  if (available.size() != static_cast<std::size_t>(L.num_gpus())) {
+    throw std::invalid_argument("training_data_parallel: one available memory per GPU expected");
+  }
   const CostParams& cost = ctx.cost_params();
   std::map<double, double> threshold_by_row;  // row bytes -> A threshold
   TrainingDataParallel out;
@@ -229,14 +252,14 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
     const std::uint64_t hot = lo - part.ranks.begin;
     if (hot == 0) continue;
     const double bytes = static_cast<double>(hot) * row_footprint_bytes(ctx, part.table);
-    bool fits = true;
-    for (int g = 0; g < n && fits; ++g) {
-      if (g != owner[p] && !(bytes < available[g])) fits = false;
-    }
-    if (!fits) continue;
-    for (int g = 0; g < n; ++g) {
-      if (g != owner[p]) available[g] -= bytes;
-    }
+    // Fits on every GPU but the owner; then taken from each: passes over the GPUs on either
+    // side of the owner that vectorise (41,562 duplications x 4096 GPUs at issue 21's scale).
+    const auto o = static_cast<std::size_t>(owner[p]);
+    const std::span<double> before(available.data(), o);
+    const std::span<double> after(available.data() + o + 1, available.size() - o - 1);
+    if (!(bytes < std::min(lowest(before), lowest(after)))) continue;
+    for (double& a : before) a -= bytes;
+    for (double& a : after) a -= bytes;
     cut[p] = hot;
   }
   for (std::size_t p = 0; p < partitions.size(); ++p) {
