@@ -81,8 +81,12 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
     const bool whole = set.rows.begin == 0 && set.rows.end == profile.num_rows();
     const RowSpace space = whole ? RowSpace::rank : set.row_space;
     const double mass = profile.mass(set.rows, space);
-    for (std::size_t s : set.shards) served[s] = 0;
-    for (int g = 0; g < n; ++g) served[serving.server(k, g)] += 1;
+    if (serving.single_server(k)) {
+      served[set.shards.front()] = n;
+    } else {
+      for (std::size_t s : set.shards) served[s] = 0;
+      for (int g = 0; g < n; ++g) served[serving.server(k, g)] += 1;
+    }
     std::unordered_map<double, double> distinct_by_served;  // replicas often serve alike
     for (std::size_t s : set.shards) {
       EmbeddingWork& w = work[s];
@@ -96,8 +100,8 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       w.precision = model.table_precision;
     }
   }
-  for_each_pooled_transfer(plan, serving, n, [&](std::size_t k, int owner, int g) {
-    const double vector_bytes = batch * serving.sets[k].cols.size() * comm_elem;
+  for_each_pooled_transfer(plan, serving, n, [&](int owner, int g, double cols) {
+    const double vector_bytes = batch * cols * comm_elem;
     fwd.at(owner, g) += vector_bytes;
     if (domain[owner] == domain[g]) {
       sent_up[owner] += vector_bytes;

@@ -90,9 +90,9 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
                         units.unit_of[static_cast<std::size_t>(dst)]) += bytes;
     }
   };
-  for_each_pooled_transfer(in.plan, serving, n, [&](std::size_t k, int owner, int g) {
-    const double fwd_bytes = batch * serving.sets[k].cols.size() * fwd_elem_bytes;
-    const double bwd_bytes = batch * serving.sets[k].cols.size() * bwd_elem_bytes;
+  for_each_pooled_transfer(in.plan, serving, n, [&](int owner, int g, double cols) {
+    const double fwd_bytes = batch * cols * fwd_elem_bytes;
+    const double bwd_bytes = batch * cols * bwd_elem_bytes;
     const int level = levels.level(owner, g);
     const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
     add(comm.fwd, comm.fwd_matrix, gt.fwd, gt.pair_fwd, owner, g, level, grp, fwd_bytes);
