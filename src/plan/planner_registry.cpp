@@ -71,10 +71,30 @@ PlanShapeBound columns_in_a_node(const PlanShapeInput& in) {
 PlanShapeBound cuts_where_a_gpu_is_full(const PlanShapeInput& in) {
   return {in.tables + in.gpus, in.gpus, false};
 }
-// T + chunks_per_gpu x N chunks, chunks_per_gpu at most 4096 (docs/planners.md); one table may
-// be cut into all of them.
+// A chunk ends by access carrying at least 1/(chunks_per_gpu N) of the lookups, or by memory
+// holding max_rows rows, at least half of its 1/chunks_per_gpu of a GPU's free bytes; plus each
+// table's last chunk: T + c N + 2 c table_bytes / free per GPU chunks (merged neighbours only
+// lower it). One table may be cut into all of them. Without the memory figures (or with no free
+// memory, where a chunk is a row), the bound of chunks_per_gpu 4096 with access cuts alone.
 PlanShapeBound rank_chunks(const PlanShapeInput& in) {
-  const double chunks = in.tables + 4096 * in.gpus;
+  double per_gpu = 16;  // AccessGreedyPlanner's default chunks_per_gpu
+  double headroom = 0;
+  if (in.options.is_map()) {
+    try {
+      if (auto v = in.options.find("chunks_per_gpu"); v && v->is_scalar()) {
+        per_gpu = v->as_double();
+      }
+      if (auto v = in.options.find("headroom"); v && v->is_scalar()) headroom = v->as_double();
+    } catch (const InputError&) {  // not a number: the planner reports it
+    }
+  }
+  const double free_bytes = in.hbm_bytes_per_gpu * (1 - headroom) - in.base_bytes_per_gpu;
+  if (!(per_gpu >= 1 && per_gpu <= 4096) || !(headroom >= 0 && headroom < 1) || !(free_bytes > 0)) {
+    const double chunks = in.tables + 4096 * in.gpus;
+    return {chunks, chunks, false};
+  }
+  const double chunks =
+      in.tables + per_gpu * in.gpus + 2 * per_gpu * in.table_bytes / free_bytes + in.tables;
   return {chunks, chunks, false};
 }
 // One option a table: at most one shard on every GPU (row-wise, data-parallel), or the column

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "plan/plan_fixture.hpp"
+#include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim {
@@ -22,7 +23,15 @@ PlanShapeInput shape_of(const PlanFixture& f, const std::string& options_yaml) {
   in.tables = static_cast<double>(f.model.tables.size());
   in.gpus = f.cluster.num_gpus();
   in.gpus_per_node = f.cluster.preset().gpus_per_node;
-  for (const auto& t : f.model.tables) in.column_blocks += std::ceil(t.dim / 4.0);
+  for (std::size_t t = 0; t < f.model.tables.size(); ++t) {
+    const EmbeddingTable& table = f.model.tables[t];
+    in.column_blocks += std::ceil(table.dim / 4.0);
+    const Shard whole = whole_table_shard(t, table.rows, table.dim);
+    in.table_bytes +=
+        shard_weight_bytes(whole, f.model) + shard_optimizer_bytes(whole, f.model, f.workload.mode);
+  }
+  in.hbm_bytes_per_gpu = f.cluster.gpu().hbm_capacity_bytes;
+  in.base_bytes_per_gpu = base_gpu_memory(f.cluster, f.model, f.workload).total_bytes();
   in.options = YamlValue(options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml),
                          "test.yaml", "placement.options");
   return in;
@@ -63,6 +72,28 @@ TEST(PlanShapeBound, HoldsForEveryRegisteredPlanner) {
   }
   expect_within_bound(f, "oper", "{threshold: 0.01}");
   expect_within_bound(f, "access_greedy", "{chunks_per_gpu: 64}");
+  expect_within_bound(f, "access_greedy", "{chunks_per_gpu: 4096, headroom: 0.5}");
+}
+
+TEST(PlanShapeBound, AccessGreedyChunksFollowItsOptionsAndTheFreeMemory) {
+  PlanShapeInput in;
+  in.tables = 10;
+  in.gpus = 100;
+  in.table_bytes = 50e9;
+  in.hbm_bytes_per_gpu = 80e9;
+  in.base_bytes_per_gpu = 30e9;
+  const auto bound = [&](const std::string& options) {
+    in.options = YamlValue(YAML::Load(options), "test.yaml", "placement.options");
+    return find_planner("access_greedy", {}, "test").shape_bound(in).max_shards;
+  };
+  // 10 + 16 x 100 + 2 x 16 x 50 / 50 + 10 = 1652.
+  EXPECT_DOUBLE_EQ(bound("{}"), 1652);
+  // headroom 0.25: 30 GB free, 2 x 64 x 50 / 30 more by memory.
+  EXPECT_DOUBLE_EQ(bound("{chunks_per_gpu: 64, headroom: 0.25}"),
+                   10 + 6400 + 2 * 64 * 50.0 / 30 + 10);
+  // No free memory: a chunk may be a row; the access-only bound of the largest chunks_per_gpu.
+  in.base_bytes_per_gpu = 90e9;
+  EXPECT_DOUBLE_EQ(bound("{}"), 10 + 4096 * 100);
 }
 
 TEST(PlanShapeBound, WorstCaseIsTheMostAnyPlanCanHold) {

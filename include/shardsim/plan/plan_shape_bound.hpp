@@ -13,6 +13,11 @@ struct PlanShapeInput {
   double gpus = 0;           // N
   double gpus_per_node = 0;  // G
   double column_blocks = 0;  // sum over tables of ceil(dim / 4): most column shards possible
+  // Weights and optimizer state of every table, and what each GPU's HBM has left for them
+  // before any headroom (HBM less what every GPU holds before any shard); 0 when unknown.
+  double table_bytes = 0;
+  double hbm_bytes_per_gpu = 0;
+  double base_bytes_per_gpu = 0;
   // The planner's own options (run/planner_options.hpp); null when none were given.
   YamlValue options = YamlValue::absent("", "placement.options");
 };
