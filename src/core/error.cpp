@@ -34,9 +34,16 @@ InputError::InputError(SourceLocation where, std::string key, std::string proble
 
 DoesNotFitError::DoesNotFitError(int gpu, double needed_bytes, double available_bytes,
                                  std::string detail)
-    : std::runtime_error(fmt::format(
-          "the plan does not fit: GPU {} needs {:.3f} GB but has {:.3f} GB available{}{}", gpu,
-          needed_bytes / 1e9, available_bytes / 1e9, detail.empty() ? "" : ": ", detail)),
+    : std::runtime_error(
+          (gpu >= 0 ? fmt::format("the plan does not fit: GPU {} needs {:.3f} GB but has {:.3f} "
+                                  "GB available",
+                                  gpu, needed_bytes / 1e9, available_bytes / 1e9)
+           : needed_bytes > available_bytes
+               ? fmt::format("the plan does not fit: it needs {:.3f} GB where {:.3f} GB are "
+                             "available",
+                             needed_bytes / 1e9, available_bytes / 1e9)
+               : std::string("the plan does not fit")) +
+          (detail.empty() ? "" : ": " + detail)),
       gpu_(gpu),
       needed_bytes_(needed_bytes),
       available_bytes_(available_bytes) {}

@@ -39,7 +39,8 @@ class InputError : public std::runtime_error {
   std::string hint_;
 };
 
-// A plan that does not fit in a GPU's memory: exit code 3.
+// A plan that does not fit in a GPU's memory: exit code 3. `gpu` < 0: no particular GPU (the
+// tables together, or a planner's search that found no placement).
 class DoesNotFitError : public std::runtime_error {
  public:
   DoesNotFitError(int gpu, double needed_bytes, double available_bytes, std::string detail);

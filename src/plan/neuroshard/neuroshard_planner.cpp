@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <limits>
 #include <numeric>
 
 #include <cmath>
@@ -118,6 +119,43 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
                       "activations) but the {} GPUs have {} for tables together; no sharding "
                       "fits: add GPUs (cluster.nodes) or lower the headroom",
                       whole.size(), bytes_text(total), n, bytes_text(room * n)));
+    }
+  }
+
+  // Pre-search filter: no GPU takes a sub-table wider than the grid's largest max device dim,
+  // grid_end x the mean device dim (which halving does not change), and the beam search halves
+  // one sub-table a step. A table d columns wide needs 2^k - 1 halvings to become 2^k pieces
+  // no wider than that; when all tables together need more than L, no column plan the search can
+  // reach is placeable, and the search (17 s at 4096 GPUs) is not run.
+  {
+    const SubTableSet whole = initial_sub_tables(ctx, budget, compute);
+    const double mean_dim = static_cast<double>(whole.total_dim) / n;
+    const double max_dim = grid_scales(o.beam.grid).back() * mean_dim;
+    double halvings = 0;
+    std::size_t widest = 0;
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+      SubTable piece = whole.subs[i];
+      double pieces = 1;
+      while (piece.dim() > max_dim && can_halve(piece)) {
+        piece.cols.end = piece.cols.begin + piece.dim() / 2;
+        pieces *= 2;
+      }
+      halvings += piece.dim() > max_dim ? std::numeric_limits<double>::infinity() : pieces - 1;
+      if (whole.subs[i].dim() > whole.subs[widest].dim()) widest = i;
+    }
+    if (halvings > o.beam.steps) {
+      const double room = budget.capacity_bytes() - budget.base_bytes();
+      throw DoesNotFitError(
+          -1, whole.bytes[widest], room,
+          fmt::format("neuroshard: on {} GPUs a GPU takes at most {:.1f} columns ({:g} x the mean "
+                      "device dim {:.1f}), and the tables wider than that need {} halvings in "
+                      "all (the widest, '{}', is {} columns), more than the search's {} (one a "
+                      "step, L); raise steps (L) or grid_end, or use fewer GPUs",
+                      n, max_dim, grid_scales(o.beam.grid).back(), mean_dim,
+                      std::isfinite(halvings) ? fmt::format("{:.0f}", halvings)
+                                              : std::string("more than any number of"),
+                      ctx.model.tables[whole.subs[widest].table].name, whole.subs[widest].dim(),
+                      o.beam.steps));
     }
   }
 
