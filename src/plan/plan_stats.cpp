@@ -73,6 +73,8 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
   // Pooled-embedding bytes per GPU and level (0: in its scale-up domain, 1: outside), forward.
   std::vector<double> sent_up(un, 0.0), sent_off(un, 0.0), recv_up(un, 0.0), recv_off(un, 0.0);
   ByteMatrix fwd(n);
+  std::vector<double> group_size(static_cast<std::size_t>(serving.num_groups), 0.0);
+  for (int g : serving.group_of) group_size[static_cast<std::size_t>(g)] += 1;
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
@@ -83,6 +85,11 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
     const double mass = profile.mass(set.rows, space);
     if (serving.single_server(k)) {
       served[set.shards.front()] = n;
+    } else if (!serving.by_group[k].empty()) {
+      for (std::size_t s : serving.by_group[k]) {
+        served[s] = group_size[static_cast<std::size_t>(
+            serving.group_of[static_cast<std::size_t>(shards[s].gpu)])];
+      }
     } else {
       for (std::size_t s : set.shards) served[s] = 0;
       for (int g = 0; g < n; ++g) served[serving.server(k, g)] += 1;

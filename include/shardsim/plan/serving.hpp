@@ -51,22 +51,31 @@ ServingMap build_serving_map(const Plan& plan, const Cluster& cluster);
 
 // The pooled-embedding transfers of a pooled (send-based) plan, forward: for every GPU g that a
 // replica on another GPU (`owner`) serves, f(owner, g, cols): the embedding columns of the pooled
-// vectors owner sends g per sample, summed over the sets. Sets with several replicas are visited
-// set by set, then GPU by GPU; the sets with one replica, which serves every GPU, are summed per
-// owner first and visited last, owner by owner, so a plan of S such sets costs O(S + owners x
-// GPUs), not O(S x GPUs) (issue 21: 52,000 blocks x 4096 GPUs). Columns are integers, so the
+// vectors owner sends g per sample, summed over the sets. Sets served GPU by GPU (served_by) are
+// visited set by set, then GPU by GPU; the sets with one replica, which serves every GPU, and
+// those with one replica in each group, which serves its group (by_group), are summed per owner
+// first and visited last, owner by owner, so a plan of S such sets costs O(S + owners x GPUs),
+// not O(S x GPUs) (issue 21: 52,000 blocks x 4096 GPUs). Columns are integers, so the
 // bytes each view accumulates (batch x columns x element bytes, integers) are exact in any
 // order. Plan statistics and the iteration's AlltoAlls both sum what this visits, so they agree
 // on which pairs exchange pooled vectors; each accumulates its own view (per GPU and level, per
 // group, per pair). Backward, gradients go the same pairs in reverse.
 template <typename F>
 void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int num_gpus, F&& f) {
-  std::vector<std::uint64_t> broadcast_cols(static_cast<std::size_t>(num_gpus), 0);
+  const auto un = static_cast<std::size_t>(num_gpus);
+  std::vector<std::uint64_t> to_all_cols(un, 0), to_group_cols(un, 0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const std::uint32_t cols = serving.sets[k].cols.size();
     if (serving.single_server(k)) {
-      broadcast_cols[static_cast<std::size_t>(plan.shards[serving.sets[k].shards.front()].gpu)] +=
+      to_all_cols[static_cast<std::size_t>(plan.shards[serving.sets[k].shards.front()].gpu)] +=
           cols;
+      continue;
+    }
+    if (!serving.by_group[k].empty()) {
+      // Group G's replica is in G (serving.cpp) and serves G's GPUs.
+      for (std::size_t s : serving.by_group[k]) {
+        to_group_cols[static_cast<std::size_t>(plan.shards[s].gpu)] += cols;
+      }
       continue;
     }
     for (int g = 0; g < num_gpus; ++g) {
@@ -74,11 +83,23 @@ void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int n
       if (owner != g) f(owner, g, static_cast<double>(cols));
     }
   }
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(serving.num_groups));
+  for (int g = 0; g < num_gpus; ++g) {
+    members[static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)])].push_back(g);
+  }
   for (int owner = 0; owner < num_gpus; ++owner) {
-    const std::uint64_t cols = broadcast_cols[static_cast<std::size_t>(owner)];
-    if (cols == 0) continue;
-    for (int g = 0; g < num_gpus; ++g) {
-      if (g != owner) f(owner, g, static_cast<double>(cols));
+    const std::uint64_t all = to_all_cols[static_cast<std::size_t>(owner)];
+    if (all > 0) {
+      for (int g = 0; g < num_gpus; ++g) {
+        if (g != owner) f(owner, g, static_cast<double>(all));
+      }
+    }
+    const std::uint64_t group = to_group_cols[static_cast<std::size_t>(owner)];
+    if (group > 0) {
+      const int grp = serving.group_of[static_cast<std::size_t>(owner)];
+      for (int g : members[static_cast<std::size_t>(grp)]) {
+        if (g != owner) f(owner, g, static_cast<double>(group));
+      }
     }
   }
 }
