@@ -82,14 +82,7 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
   // keeps no buffers for the samples it serves; each GPU's own pooled embeddings are part of
   // base_gpu_memory.
   if (plan.lookup_comm == LookupComm::one_sided) return mem;
-  std::vector<double> served_gpus(plan.shards.size(), 0.0);
-  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
-    if (serving.single_server(k)) {
-      served_gpus[serving.sets[k].shards.front()] = n;
-      continue;
-    }
-    for (int g = 0; g < n; ++g) served_gpus[serving.server(k, g)] += 1;
-  }
+  const std::vector<double> served_gpus = served_gpu_counts(plan, serving, n);
   // Shards of one table with the same columns on one GPU (OPER-style rank chunks, or any
   // hand-made plan) pool into one output buffer: their activations are counted once, for the
   // most samples any of them serves.

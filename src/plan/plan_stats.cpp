@@ -58,8 +58,8 @@ void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const
 
 // Pooled (send-based) plans: each shard's pooled vectors to the GPUs it serves, an AlltoAll.
 void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
-                  const Cluster& cluster, const DlrmModel& model, const Workload& workload,
-                  const TraceSource& trace, const CostParams& p) {
+                  const std::vector<double>& served, const Cluster& cluster, const DlrmModel& model,
+                  const Workload& workload, const TraceSource& trace, const CostParams& p) {
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const double batch = workload.batch_per_gpu;
@@ -67,14 +67,11 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
   const auto& shards = plan.shards;
   // Work per shard: the lookups of the GPUs each replica serves (serving.hpp), expected.
   std::vector<EmbeddingWork> work(shards.size());
-  std::vector<double> served(shards.size(), 0.0);
   std::vector<int> domain(un);
   for (int g = 0; g < n; ++g) domain[g] = cluster.scale_up_domain_of(g);
   // Pooled-embedding bytes per GPU and level (0: in its scale-up domain, 1: outside), forward.
   std::vector<double> sent_up(un, 0.0), sent_off(un, 0.0), recv_up(un, 0.0), recv_off(un, 0.0);
   ByteMatrix fwd(n);
-  std::vector<double> group_size(static_cast<std::size_t>(serving.num_groups), 0.0);
-  for (int g : serving.group_of) group_size[static_cast<std::size_t>(g)] += 1;
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
@@ -83,17 +80,6 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
     const bool whole = set.rows.begin == 0 && set.rows.end == profile.num_rows();
     const RowSpace space = whole ? RowSpace::rank : set.row_space;
     const double mass = profile.mass(set.rows, space);
-    if (serving.single_server(k)) {
-      served[set.shards.front()] = n;
-    } else if (!serving.by_group[k].empty()) {
-      for (std::size_t s : serving.by_group[k]) {
-        served[s] = group_size[static_cast<std::size_t>(
-            serving.group_of[static_cast<std::size_t>(shards[s].gpu)])];
-      }
-    } else {
-      for (std::size_t s : set.shards) served[s] = 0;
-      for (int g = 0; g < n; ++g) served[serving.server(k, g)] += 1;
-    }
     std::unordered_map<double, double> distinct_by_served;  // replicas often serve alike
     for (std::size_t s : set.shards) {
       EmbeddingWork& w = work[s];
@@ -267,7 +253,8 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
     one_sided_stats(st, *analysis.one_sided_expected, *analysis.one_sided_expected_times, cluster,
                     model, workload, p);
   } else {
-    pooled_stats(st, plan, analysis.serving, cluster, model, workload, trace, p);
+    pooled_stats(st, plan, analysis.serving, analysis.served_gpus_by_shard, cluster, model,
+                 workload, trace, p);
   }
   if (training) sync_stats(st, analysis, cluster, p);
   balance_stats(st, cluster, model, workload);

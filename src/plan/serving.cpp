@@ -111,4 +111,23 @@ ServingMap build_serving_map(const Plan& plan, const Cluster& cluster) {
   return map;
 }
 
+std::vector<double> served_gpu_counts(const Plan& plan, const ServingMap& serving, int n) {
+  std::vector<double> served(plan.shards.size(), 0.0);
+  // Counts of GPUs: whole numbers, exact in a double whatever the order of the additions.
+  std::vector<double> group_size(static_cast<std::size_t>(serving.num_groups), 0.0);
+  for (int g = 0; g < n; ++g) group_size[static_cast<std::size_t>(serving.group_of[g])] += 1;
+  for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    if (serving.single_server(k)) {
+      served[serving.sets[k].shards.front()] += n;
+    } else if (!serving.by_group[k].empty()) {
+      for (std::size_t grp = 0; grp < serving.by_group[k].size(); ++grp) {
+        served[serving.by_group[k][grp]] += group_size[grp];
+      }
+    } else {
+      for (int g = 0; g < n; ++g) served[serving.served_by[k][static_cast<std::size_t>(g)]] += 1;
+    }
+  }
+  return served;
+}
+
 }  // namespace shardsim

@@ -49,6 +49,10 @@ struct ServingMap {
 
 ServingMap build_serving_map(const Plan& plan, const Cluster& cluster);
 
+// Per shard: how many GPUs' lookups it serves (whole numbers). O(sets + shards) but for sets
+// served GPU by GPU (served_by), O(GPUs) each.
+std::vector<double> served_gpu_counts(const Plan& plan, const ServingMap& serving, int num_gpus);
+
 // The pooled-embedding transfers of a pooled (send-based) plan, forward: for every GPU g that a
 // replica on another GPU (`owner`) serves, f(owner, g, cols): the embedding columns of the pooled
 // vectors owner sends g per sample, summed over the sets. Sets served GPU by GPU (served_by) are
