@@ -105,22 +105,13 @@ double RunFootprint::output_bytes() const {
 
 PlanShapeBound plan_shape_bound(const std::string& planner, const Scenario& s) {
   PlanShapeInput in;
-  in.tables = static_cast<double>(s.model.tables.size());
-  in.gpus = num_gpus(s);
-  in.gpus_per_node = s.cluster.preset.gpus_per_node;
-  for (std::size_t t = 0; t < s.model.tables.size(); ++t) {
-    const EmbeddingTable& table = s.model.tables[t];
-    in.column_blocks += std::ceil(table.dim / 4.0);
-    const Shard whole = whole_table_shard(t, table.rows, table.dim);
-    in.table_bytes +=
-        shard_weight_bytes(whole, s.model) + shard_optimizer_bytes(whole, s.model, s.workload.mode);
-  }
   try {
-    in.base_bytes_per_gpu =
-        base_gpu_memory(Cluster(s.cluster.preset, s.cluster.nodes), s.model, s.workload)
-            .total_bytes();
-    in.hbm_bytes_per_gpu = s.cluster.preset.gpu.hbm_capacity_bytes;
-  } catch (const std::exception&) {  // a cluster the run itself rejects: memory unknown
+    in = plan_shape_input(Cluster(s.cluster.preset, s.cluster.nodes), s.model, s.workload);
+  } catch (const std::exception&) {  // a cluster the run itself rejects: its memory unknown
+    in.tables = static_cast<double>(s.model.tables.size());
+    in.gpus = num_gpus(s);
+    in.gpus_per_node = s.cluster.preset.gpus_per_node;
+    for (const auto& table : s.model.tables) in.column_blocks += std::ceil(table.dim / 4.0);
   }
   if (planner.empty()) return worst_case_shape(in);
   in.options = planner_options(s.placement, planner);

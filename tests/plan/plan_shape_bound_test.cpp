@@ -8,7 +8,6 @@
 #include <set>
 
 #include "plan/plan_fixture.hpp"
-#include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim {
@@ -19,19 +18,7 @@ using testing::options_for;
 using testing::PlanFixture;
 
 PlanShapeInput shape_of(const PlanFixture& f, const std::string& options_yaml) {
-  PlanShapeInput in;
-  in.tables = static_cast<double>(f.model.tables.size());
-  in.gpus = f.cluster.num_gpus();
-  in.gpus_per_node = f.cluster.preset().gpus_per_node;
-  for (std::size_t t = 0; t < f.model.tables.size(); ++t) {
-    const EmbeddingTable& table = f.model.tables[t];
-    in.column_blocks += std::ceil(table.dim / 4.0);
-    const Shard whole = whole_table_shard(t, table.rows, table.dim);
-    in.table_bytes +=
-        shard_weight_bytes(whole, f.model) + shard_optimizer_bytes(whole, f.model, f.workload.mode);
-  }
-  in.hbm_bytes_per_gpu = f.cluster.gpu().hbm_capacity_bytes;
-  in.base_bytes_per_gpu = base_gpu_memory(f.cluster, f.model, f.workload).total_bytes();
+  PlanShapeInput in = plan_shape_input(f.cluster, f.model, f.workload);
   in.options = YamlValue(options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml),
                          "test.yaml", "placement.options");
   return in;

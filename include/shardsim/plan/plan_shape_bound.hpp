@@ -4,6 +4,9 @@
 // declares its own in its PlannerInfo (plan/planner.hpp); tests/plan/plan_shape_bound_test.cpp
 // checks every registered planner's bound against the plans it actually makes.
 #include "shardsim/core/yaml_reader.hpp"
+#include "shardsim/hw/cluster.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
 
 namespace shardsim {
 
@@ -27,6 +30,10 @@ struct PlanShapeBound {
   double max_blocks_per_table = 0;  // distinct row ranges one table may be cut into
   bool may_replicate = true;        // whether a block may be held by several GPUs
 };
+
+// The shape of a model on a cluster (options left empty).
+PlanShapeInput plan_shape_input(const Cluster& cluster, const DlrmModel& model,
+                                const Workload& workload);
 
 // The bound of a plan nothing is known about (plan files, planners without a bound): T x N
 // shards, N row blocks a table, replicas.
