@@ -43,8 +43,13 @@ double shard_activation_bytes(const Shard& shard, const DlrmModel& model, Mode m
 
 GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model,
                           const Workload& workload) {
+  return base_gpu_memory(cluster.preset(), model, workload);
+}
+
+GpuMemory base_gpu_memory(const HardwarePreset& preset, const DlrmModel& model,
+                          const Workload& workload) {
   GpuMemory m;
-  m.reserved_bytes = cluster.preset().reserved_memory_bytes;
+  m.reserved_bytes = preset.reserved_memory_bytes;
   const double per_param =
       workload.mode == Mode::training ? kDenseTrainingBytesPerParam : kDenseInferenceBytesPerParam;
   m.dense_bytes = static_cast<double>(model.dense_parameter_count()) * per_param;

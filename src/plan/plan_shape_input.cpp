@@ -7,12 +7,12 @@
 
 namespace shardsim {
 
-PlanShapeInput plan_shape_input(const Cluster& cluster, const DlrmModel& model,
+PlanShapeInput plan_shape_input(const HardwarePreset& preset, int nodes, const DlrmModel& model,
                                 const Workload& workload) {
   PlanShapeInput in;
   in.tables = static_cast<double>(model.tables.size());
-  in.gpus = cluster.num_gpus();
-  in.gpus_per_node = cluster.preset().gpus_per_node;
+  in.gpus = static_cast<double>(nodes) * preset.gpus_per_node;
+  in.gpus_per_node = preset.gpus_per_node;
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
     const EmbeddingTable& table = model.tables[t];
     in.column_blocks += std::ceil(table.dim / 4.0);
@@ -20,8 +20,8 @@ PlanShapeInput plan_shape_input(const Cluster& cluster, const DlrmModel& model,
     in.table_bytes +=
         shard_weight_bytes(whole, model) + shard_optimizer_bytes(whole, model, workload.mode);
   }
-  in.hbm_bytes_per_gpu = cluster.gpu().hbm_capacity_bytes;
-  in.base_bytes_per_gpu = base_gpu_memory(cluster, model, workload).total_bytes();
+  in.hbm_bytes_per_gpu = preset.gpu.hbm_capacity_bytes;
+  in.base_bytes_per_gpu = base_gpu_memory(preset, model, workload).total_bytes();
   return in;
 }
 

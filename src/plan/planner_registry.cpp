@@ -94,7 +94,7 @@ PlanShapeBound rank_chunks(const PlanShapeInput& in) {
     return {chunks, chunks, false};
   }
   const double chunks =
-      in.tables + per_gpu * in.gpus + 2 * per_gpu * in.table_bytes / free_bytes + in.tables;
+      2 * in.tables + per_gpu * in.gpus + 2 * per_gpu * in.table_bytes / free_bytes;
   return {chunks, chunks, false};
 }
 // One option a table: at most one shard on every GPU (row-wise, data-parallel), or the column

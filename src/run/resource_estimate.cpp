@@ -104,15 +104,7 @@ double RunFootprint::output_bytes() const {
 }
 
 PlanShapeBound plan_shape_bound(const std::string& planner, const Scenario& s) {
-  PlanShapeInput in;
-  try {
-    in = plan_shape_input(Cluster(s.cluster.preset, s.cluster.nodes), s.model, s.workload);
-  } catch (const std::exception&) {  // a cluster the run itself rejects: its memory unknown
-    in.tables = static_cast<double>(s.model.tables.size());
-    in.gpus = num_gpus(s);
-    in.gpus_per_node = s.cluster.preset.gpus_per_node;
-    for (const auto& table : s.model.tables) in.column_blocks += std::ceil(table.dim / 4.0);
-  }
+  PlanShapeInput in = plan_shape_input(s.cluster.preset, s.cluster.nodes, s.model, s.workload);
   if (planner.empty()) return worst_case_shape(in);
   in.options = planner_options(s.placement, planner);
   return find_planner(planner, SourceLocation{s.source, 0, 0}, "placement.planner").shape_bound(in);

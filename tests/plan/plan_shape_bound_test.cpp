@@ -18,7 +18,8 @@ using testing::options_for;
 using testing::PlanFixture;
 
 PlanShapeInput shape_of(const PlanFixture& f, const std::string& options_yaml) {
-  PlanShapeInput in = plan_shape_input(f.cluster, f.model, f.workload);
+  PlanShapeInput in =
+      plan_shape_input(f.cluster.preset(), f.cluster.num_nodes(), f.model, f.workload);
   in.options = YamlValue(options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml),
                          "test.yaml", "placement.options");
   return in;

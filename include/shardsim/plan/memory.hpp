@@ -32,6 +32,9 @@ double shard_activation_bytes(const Shard& shard, const DlrmModel& model, Mode m
 // What every GPU needs whatever it holds: MLP state and activations, the pooled embeddings of its
 // own batch, and the reserve.
 GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model, const Workload& workload);
+// The same from the preset alone (it depends on nothing else of the cluster).
+GpuMemory base_gpu_memory(const HardwarePreset& preset, const DlrmModel& model,
+                          const Workload& workload);
 
 // Samples a shard serves: all samples of the GPUs it serves (see fetch rules in plan.hpp).
 // Shards of one table with the same columns on one GPU share one output buffer: their

@@ -4,7 +4,7 @@
 // declares its own in its PlannerInfo (plan/planner.hpp); tests/plan/plan_shape_bound_test.cpp
 // checks every registered planner's bound against the plans it actually makes.
 #include "shardsim/core/yaml_reader.hpp"
-#include "shardsim/hw/cluster.hpp"
+#include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 
@@ -31,8 +31,9 @@ struct PlanShapeBound {
   bool may_replicate = true;        // whether a block may be held by several GPUs
 };
 
-// The shape of a model on a cluster (options left empty).
-PlanShapeInput plan_shape_input(const Cluster& cluster, const DlrmModel& model,
+// The shape of a model on `nodes` nodes of `preset` (options left empty). From the preset
+// alone: the resource guard sizes every loaded scenario and planner without building a cluster.
+PlanShapeInput plan_shape_input(const HardwarePreset& preset, int nodes, const DlrmModel& model,
                                 const Workload& workload);
 
 // The bound of a plan nothing is known about (plan files, planners without a bound): T x N

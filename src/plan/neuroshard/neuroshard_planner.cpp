@@ -105,11 +105,11 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
   ComputeCost compute(ctx, o.cache);
   const int n = ctx.cluster.num_gpus();
 
-  // Pre-sharding filter: halving changes where bytes go, never how many there are, so tables
-  // that do not fit the GPUs together cannot be sharded at all (the released task generator
-  // drops such tasks before sharding).
   {
     const SubTableSet whole = initial_sub_tables(ctx, budget, compute);
+    // Pre-sharding filter: halving changes where bytes go, never how many there are, so tables
+    // that do not fit the GPUs together cannot be sharded at all (the released task generator
+    // drops such tasks before sharding).
     const double total = std::accumulate(whole.bytes.begin(), whole.bytes.end(), 0.0);
     const double room = budget.capacity_bytes() - budget.base_bytes();
     if (total > room * n) {
@@ -120,17 +120,14 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
                       "fits: add GPUs (cluster.nodes) or lower the headroom",
                       whole.size(), bytes_text(total), n, bytes_text(room * n)));
     }
-  }
-
-  // Pre-search filter: no GPU takes a sub-table wider than the grid's largest max device dim,
-  // grid_end x the mean device dim (which halving does not change), and the beam search halves
-  // one sub-table a step. A table d columns wide needs 2^k - 1 halvings to become 2^k pieces
-  // no wider than that; when all tables together need more than L, no column plan the search can
-  // reach is placeable, and the search (17 s at 4096 GPUs) is not run.
-  {
-    const SubTableSet whole = initial_sub_tables(ctx, budget, compute);
+    // Pre-search filter: no GPU takes a sub-table wider than the grid's largest max device dim,
+    // grid_end x the mean device dim (which halving does not change), and the beam search
+    // halves one sub-table a step. A table d columns wide needs 2^k - 1 halvings to become 2^k
+    // pieces no wider than that; when all tables together need more than L, no column plan the
+    // search can reach is placeable, and the search (17 s at 4096 GPUs) is not run.
     const double mean_dim = static_cast<double>(whole.total_dim) / n;
-    const double max_dim = grid_scales(o.beam.grid).back() * mean_dim;
+    const double grid_end = grid_scales(o.beam.grid).back();
+    const double max_dim = grid_end * mean_dim;
     double halvings = 0;
     std::size_t widest = 0;
     for (std::size_t i = 0; i < whole.size(); ++i) {
@@ -144,14 +141,13 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
       if (whole.subs[i].dim() > whole.subs[widest].dim()) widest = i;
     }
     if (halvings > o.beam.steps) {
-      const double room = budget.capacity_bytes() - budget.base_bytes();
       throw DoesNotFitError(
           -1, whole.bytes[widest], room,
           fmt::format("neuroshard: on {} GPUs a GPU takes at most {:.1f} columns ({:g} x the mean "
                       "device dim {:.1f}), and the tables wider than that need {} halvings in "
                       "all (the widest, '{}', is {} columns), more than the search's {} (one a "
                       "step, L); raise steps (L) or grid_end, or use fewer GPUs",
-                      n, max_dim, grid_scales(o.beam.grid).back(), mean_dim,
+                      n, max_dim, grid_end, mean_dim,
                       std::isfinite(halvings) ? fmt::format("{:.0f}", halvings)
                                               : std::string("more than any number of"),
                       ctx.model.tables[whole.subs[widest].table].name, whole.subs[widest].dim(),
