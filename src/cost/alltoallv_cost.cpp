@@ -36,8 +36,10 @@ int first_sender_at(const LevelTraffic& t, int level) {
 //   GPU <-> NIC  the GPU's off-domain sends / receives
 //   NIC <-> tier 0   the sum over the GPUs sharing the NIC
 //   tier k uplink / downlink (k below the top)   bytes leaving / entering the tier-k group,
-//                i.e. at levels >= 3 + k
-void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const LevelTraffic& t) {
+//                i.e. at levels >= 3 + k; as connections (for ECMP tiers), every sending
+//                participant of the group times the participants outside it (one per peer)
+void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const LevelTraffic& t,
+                         std::span<const int> participants) {
   const Topology& topo = cluster.topology();
   const int n = cluster.num_gpus();
   const bool mesh = topo.direct_mesh();
@@ -69,20 +71,37 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
   // Tier k's uplink carries the traffic whose lowest common switch is above tier k. The top
   // tier has a single group: nothing leaves it.
   const int far = t.farthest_level();
+  const double members = participants.empty() ? n : static_cast<double>(participants.size());
   for (int tier = 0; tier + 1 < cluster.num_tiers(); ++tier) {
     const int from_level = kFirstScaleOut + tier + 1;
     if (from_level > far) break;
-    std::vector<double> out(static_cast<std::size_t>(cluster.num_tier_groups(tier)), 0.0);
-    std::vector<double> in(out.size(), 0.0);
+    const auto groups = static_cast<std::size_t>(cluster.num_tier_groups(tier));
+    std::vector<double> out(groups, 0.0);
+    std::vector<double> in(groups, 0.0);
+    std::vector<double> senders(groups, 0.0);
+    std::vector<double> receivers(groups, 0.0);
+    std::vector<double> inside(groups, 0.0);
+    if (participants.empty()) {
+      for (int g = 0; g < n; ++g)
+        inside[static_cast<std::size_t>(cluster.tier_group_of(g, tier))] += 1;
+    } else {
+      for (int g : participants)
+        inside[static_cast<std::size_t>(cluster.tier_group_of(g, tier))] += 1;
+    }
     for (int g = 0; g < n; ++g) {
       const auto grp = static_cast<std::size_t>(cluster.tier_group_of(g, tier));
-      out[grp] += t.sent_from(g, from_level);
-      in[grp] += t.received_from(g, from_level);
+      const double sent = t.sent_from(g, from_level);
+      const double received = t.received_from(g, from_level);
+      out[grp] += sent;
+      in[grp] += received;
+      if (sent > 0) senders[grp] += 1;
+      if (received > 0) receivers[grp] += 1;
     }
-    for (std::size_t grp = 0; grp < out.size(); ++grp) {
+    for (std::size_t grp = 0; grp < groups; ++grp) {
       const int v = topo.tier_switch_vertex(tier, static_cast<int>(grp));
-      stage.add_on_link(out[grp], topo.up_link(v));
-      stage.add_on_link(in[grp], topo.down_link(v));
+      const double outside = std::max(1.0, members - inside[grp]);
+      stage.add_on_link(out[grp], topo.up_link(v), senders[grp] * outside);
+      stage.add_on_link(in[grp], topo.down_link(v), receivers[grp] * outside);
     }
   }
 }
@@ -138,8 +157,8 @@ CollectiveDemand alltoallv_demand(const Cluster& cluster, const LevelTraffic& tr
   if (traffic.num_gpus() != cluster.num_gpus()) {
     throw std::invalid_argument("AlltoAll traffic shaped for another cluster");
   }
-  StageBuilder stage(cluster, FlowGranularity::aggregated);
-  add_alltoallv_loads(stage, cluster, traffic);
+  StageBuilder stage(cluster, FlowGranularity::aggregated, p);
+  add_alltoallv_loads(stage, cluster, traffic, participants);
   const int far = traffic.farthest_level();
   const double latency = level_latency_s(cluster, far, first_sender_at(traffic, far));
   return demand_with_stage(cluster, stage.finish(latency), traffic.total(), participants, p);
@@ -153,7 +172,7 @@ CollectiveDemand alltoallv_demand(const Cluster& cluster, const ByteMatrix& byte
     return alltoallv_demand(cluster, traffic, p, participants);
   }
   // Per flow: one flow per ordered pair with bytes, over the pair's route.
-  StageBuilder stage(cluster, FlowGranularity::per_flow);
+  StageBuilder stage(cluster, FlowGranularity::per_flow, p);
   const int n = cluster.num_gpus();
   for (int src = 0; src < n; ++src) {
     for (int dst = 0; dst < n; ++dst) {

@@ -21,10 +21,12 @@ enum class Range {
   fraction_closed,  // [0, 1]
   nonnegative,      // >= 0
   launch_count,     // integer in [0, kMaxLaunches]
+  flow_count,       // integer in [1, kMaxFlowsPerConnection]
   choice,           // a name (collective_model: ideal or nccl; host_launch_mode)
 };
 
 constexpr std::int64_t kMaxLaunches = 1000;
+constexpr std::int64_t kMaxFlowsPerConnection = 1024;
 
 struct Field {
   std::string_view name;
@@ -36,8 +38,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 40>& fields() {
-  static const std::array<Field, 40> kFields = {{
+const std::array<Field, 41>& fields() {
+  static const std::array<Field, 41> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -81,6 +83,7 @@ const std::array<Field, 40>& fields() {
       {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, Range::nonnegative},
       {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
       {"collective_jitter_cv", &CostParams::collective_jitter_cv, Range::nonnegative},
+      {"ecmp_flows_per_connection", &CostParams::ecmp_flows_per_connection, Range::flow_count},
       {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
        Range::fraction},
       {"one_sided_scale_up_overhead_s", &CostParams::one_sided_scale_up_overhead_s,
@@ -131,6 +134,7 @@ void check_keys(const YamlValue& node) {
                     "alltoall_peer_scale_up_s",
                     "alltoall_peer_scale_out_s",
                     "collective_jitter_cv",
+                    "ecmp_flows_per_connection",
                     "one_sided_bandwidth_efficiency",
                     "one_sided_scale_up_overhead_s",
                     "one_sided_scale_out_overhead_s",
@@ -160,6 +164,7 @@ double read_double(const YamlValue& v, Range range) {
     }
     case Range::nonnegative:
     case Range::launch_count:
+    case Range::flow_count:
     case Range::choice:
       return v.as_nonnegative_double();
   }
@@ -182,6 +187,16 @@ void read_field(const Field& f, const YamlValue& v, CostParams& out) {
     return;
   }
   const std::uint64_t n = v.as_nonnegative_int();
+  if (f.range == Range::flow_count) {
+    if (n < 1 || n > static_cast<std::uint64_t>(kMaxFlowsPerConnection)) {
+      throw v.error(
+          fmt::format("expected a flow count in [1, {}], found {}", kMaxFlowsPerConnection, n),
+          "flows (queue pairs) between two GPUs across the network: "
+          "NCCL_NCHANNELS_PER_NET_PEER x NCCL_IB_QPS_PER_CONNECTION, 2 by default");
+    }
+    out.*(std::get<int CostParams::*>(f.member)) = static_cast<int>(n);
+    return;
+  }
   if (n > static_cast<std::uint64_t>(kMaxLaunches)) {
     throw v.error(fmt::format("expected a kernel count in [0, {}], found {}", kMaxLaunches, n),
                   "this counts kernel launches per operation");

@@ -3,20 +3,51 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
+#include "shardsim/cost/ecmp_collisions.hpp"
 #include "shardsim/hw/topology.hpp"
 
 namespace shardsim::cost_detail {
 
-StageBuilder::StageBuilder(const Cluster& cluster, FlowGranularity granularity)
-    : cluster_(cluster), granularity_(granularity) {
-  if (granularity_ == FlowGranularity::aggregated) {
-    per_link_.assign(static_cast<std::size_t>(cluster.topology().num_links()), 0.0);
+namespace {
+
+// Per link id: the ports of each uplink of a tier with `load_balancing: ecmp` (0 for every other
+// link); empty when no tier hashes.
+std::vector<double> ecmp_uplink_ports(const Cluster& cluster) {
+  const Topology& topo = cluster.topology();
+  std::vector<double> ports;
+  for (int l = 0; l < topo.num_links(); ++l) {
+    if (topo.link_kind(l) != LinkKind::tier_tier) continue;
+    const int tier = topo.link_lower_tier(l);
+    if (cluster.preset().tiers[static_cast<std::size_t>(tier)].load_balancing !=
+        LoadBalancing::ecmp) {
+      continue;
+    }
+    if (ports.empty()) ports.assign(static_cast<std::size_t>(topo.num_links()), 0.0);
+    ports[static_cast<std::size_t>(l)] =
+        static_cast<double>(tier_uplink_ports(cluster.preset(), tier));
   }
+  return ports;
 }
 
-void StageBuilder::add(double bytes, std::span<const int> links) {
+}  // namespace
+
+StageBuilder::StageBuilder(const Cluster& cluster, FlowGranularity granularity, const CostParams& p)
+    : cluster_(cluster), granularity_(granularity) {
+  if (granularity_ != FlowGranularity::aggregated) return;
+  const auto links = static_cast<std::size_t>(cluster.topology().num_links());
+  per_link_.assign(links, 0.0);
+  if (p.collective_model != CollectiveModelKind::nccl) return;
+  ecmp_ports_ = ecmp_uplink_ports(cluster);
+  if (ecmp_ports_.empty()) return;
+  connections_.assign(links, 0.0);
+  flows_per_connection_ = p.ecmp_flows_per_connection;
+}
+
+void StageBuilder::add(double bytes, std::span<const int> links, double connections) {
   if (!(bytes > 0) || links.empty()) return;
   if (granularity_ == FlowGranularity::per_flow) {
     stage_.add_flow(bytes, links);
@@ -26,6 +57,7 @@ void StageBuilder::add(double bytes, std::span<const int> links) {
     double& b = per_link_[static_cast<std::size_t>(l)];
     if (b == 0) touched_.push_back(l);
     b += bytes;
+    if (!connections_.empty()) connections_[static_cast<std::size_t>(l)] += connections;
   }
 }
 
@@ -49,9 +81,25 @@ CollectiveStage StageBuilder::finish(double latency_s) {
     std::sort(touched_.begin(), touched_.end());
     out.flows.reserve(touched_.size());
     out.links.reserve(touched_.size());
+    // The stage waits for its busiest port on any hashed uplink: each uplink's slowdown is
+    // the expected maximum over as many independent throws as the stage loads hashed uplinks.
+    std::int64_t hashed = 0;
+    if (!connections_.empty()) {
+      for (int l : touched_) hashed += ecmp_ports_[static_cast<std::size_t>(l)] > 0 ? 1 : 0;
+    }
     for (int l : touched_) {
-      double& b = per_link_[static_cast<std::size_t>(l)];
-      out.add_flow(b, std::span<const int>(&l, 1));
+      const auto at = static_cast<std::size_t>(l);
+      double& b = per_link_[at];
+      double bytes = b;
+      if (!connections_.empty()) {
+        if (ecmp_ports_[at] > 0) {
+          const auto flows = static_cast<std::int64_t>(
+              std::llround(connections_[at] * static_cast<double>(flows_per_connection_)));
+          bytes *= ecmp_slowdown(flows, static_cast<std::int64_t>(ecmp_ports_[at]), hashed);
+        }
+        connections_[at] = 0;
+      }
+      out.add_flow(bytes, std::span<const int>(&l, 1));
       b = 0;
     }
     touched_.clear();

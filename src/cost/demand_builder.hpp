@@ -9,12 +9,20 @@
 
 namespace shardsim::cost_detail {
 
+// ECMP (aggregated granularity, nccl model): every addition also counts `connections` crossing
+// its links; on finish(), the bytes on the uplinks of a tier with `load_balancing: ecmp` are
+// multiplied by ecmp_slowdown(connections · p.ecmp_flows_per_connection, the uplink's ports)
+// (docs/model.md, "ECMP hash collisions"). The per-flow granularity, the reference model, shares
+// each uplink max-min fairly as one link (adaptive routing).
 class StageBuilder {
  public:
-  StageBuilder(const Cluster& cluster, FlowGranularity granularity);
-  // `bytes` over every link of `links` (one route). Nothing for bytes <= 0.
-  void add(double bytes, std::span<const int> links);
-  void add_on_link(double bytes, int link) { add(bytes, std::span<const int>(&link, 1)); }
+  StageBuilder(const Cluster& cluster, FlowGranularity granularity, const CostParams& p);
+  // `bytes` over every link of `links` (one route), as `connections` connections. Nothing for
+  // bytes <= 0.
+  void add(double bytes, std::span<const int> links, double connections = 1);
+  void add_on_link(double bytes, int link, double connections = 1) {
+    add(bytes, std::span<const int>(&link, 1), connections);
+  }
   // The bytes from `src` to `dst` over their route (a mesh pair: its direct link).
   void add_route(double bytes, int src, int dst);
   bool empty() const { return touched_.empty() && stage_.flows.empty(); }
@@ -24,10 +32,13 @@ class StageBuilder {
  private:
   const Cluster& cluster_;
   FlowGranularity granularity_;
-  std::vector<double> per_link_;  // aggregated: bytes per link id
-  std::vector<int> touched_;      // aggregated: links with bytes, unsorted
-  CollectiveStage stage_;         // per-flow: the flows so far
-  std::vector<int> route_;        // scratch
+  std::vector<double> per_link_;     // aggregated: bytes per link id
+  std::vector<double> connections_;  // aggregated with ECMP tiers: connections per link id
+  std::vector<double> ecmp_ports_;   // per link id: ports of a hashed uplink, else 0
+  int flows_per_connection_ = 1;
+  std::vector<int> touched_;  // aggregated: links with bytes, unsorted
+  CollectiveStage stage_;     // per-flow: the flows so far
+  std::vector<int> route_;    // scratch
 };
 
 // Adds a ring over `ring` (distinct ids, in ring order) carrying `hop_bytes` over every hop

@@ -30,8 +30,8 @@ CollectiveDemand message_demand(const Cluster& cluster, int src, int dst, double
   cost_detail::require_work(message_bytes, "message bytes");
   CollectiveDemand d;
   d.payload_bytes = messages * message_bytes;
-  if (src == dst || messages <= 0 || message_bytes <= 0) return d;      // local: free
-  cost_detail::StageBuilder stage(cluster, FlowGranularity::per_flow);  // one route, one flow
+  if (src == dst || messages <= 0 || message_bytes <= 0) return d;         // local: free
+  cost_detail::StageBuilder stage(cluster, FlowGranularity::per_flow, p);  // one route, one flow
   stage.add_route(messages * (message_bytes + small_message_half_bytes(cluster, src, dst, p)), src,
                   dst);
   d.launch_s = launch_s;

@@ -83,7 +83,7 @@ CollectiveShape cost_detail::flat_ring(const Cluster& cluster, std::span<const i
   const double steps = s.size - 1;
   const std::vector<std::vector<int>> rings = rail_rings(cluster, gpus, s);
   const double per_ring = phases * (steps / s.size * bytes) / static_cast<double>(rings.size());
-  StageBuilder stage(cluster, granularity);
+  StageBuilder stage(cluster, granularity, p);
   for (const std::vector<int>& ring : rings) add_ring(stage, cluster, ring, per_ring);
   shape.demand.launch_s = p.collective_launch_s;
   const double alpha = route_latency_s(cluster, s.far_src, s.far_dst);
@@ -109,7 +109,7 @@ CollectiveShape hierarchical(const Cluster& cluster, std::span<const int> gpus, 
   const int g_max = s.max_gpus_per_domain;
   const int g_min = s.min_gpus_per_domain;
   auto intra = [&]() {
-    StageBuilder stage(cluster, granularity);
+    StageBuilder stage(cluster, granularity, p);
     for (const std::vector<int>& members : domains) {
       const double g = static_cast<double>(members.size());
       add_ring(stage, cluster, members, (g - 1) / g * bytes);
@@ -122,7 +122,7 @@ CollectiveShape hierarchical(const Cluster& cluster, std::span<const int> gpus, 
   d.launch_s = p.collective_launch_s;
   d.stages.push_back(intra());
   {
-    StageBuilder stage(cluster, granularity);
+    StageBuilder stage(cluster, granularity, p);
     const double chunk = bytes / g_min;
     for (int r = 0; r < g_max; ++r) {
       std::vector<int> ring;

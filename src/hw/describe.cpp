@@ -65,9 +65,13 @@ std::string describe_preset(const HardwarePreset& p) {
     const double up_Bps = tier_uplink_Bps(p, k);
     const std::string children =
         k == 0 ? "nodes" : p.tiers[static_cast<std::size_t>(k - 1)].name + "s";
-    const std::string uplink = k == top ? "top tier (no uplink)"
-                                        : fmt::format("uplink {:g} Gbit/s ({:g} GB/s)",
-                                                      to_Gbitps(up_Bps), up_Bps / units::GB);
+    const std::string hashing = t.load_balancing == LoadBalancing::ecmp
+                                    ? fmt::format(", ECMP over {} ports", tier_uplink_ports(p, k))
+                                    : std::string(", adaptive");
+    const std::string uplink = k == top
+                                   ? "top tier (no uplink)"
+                                   : fmt::format("uplink {:g} Gbit/s ({:g} GB/s){}",
+                                                 to_Gbitps(up_Bps), up_Bps / units::GB, hashing);
     const double nodes = static_cast<double>(tier_capacity_nodes(p, k));
     line(
         "  {:<10} fanout {} {}, oversubscription {:g}:1, latency {:g} us, {}, {} {:.0f} nodes "

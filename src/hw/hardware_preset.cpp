@@ -103,12 +103,22 @@ void read_link(LinkSpec& link, const YamlValue& node, bool required, std::string
 std::vector<TierSpec> read_tiers(const YamlValue& node) {
   std::vector<TierSpec> tiers;
   for (const YamlValue& t : node.elements()) {
-    t.expect_keys({"name", "fanout", "oversubscription", "latency_us"});
+    t.expect_keys(
+        {"name", "fanout", "oversubscription", "latency_us", "load_balancing", "port_Gbitps"});
     TierSpec tier;
     tier.name = t.get("name").as_string();
     tier.fanout = read_count(t.get("fanout"), kMaxFanout);
     tier.oversubscription = t.get("oversubscription").as_positive_double();
     tier.latency_s = t.get("latency_us").as_nonnegative_double() * units::us;
+    // Optional (docs/hardware.md): how the switch spreads flows over its uplinks, and the rate
+    // of one uplink port (default: the NIC's).
+    if (auto lb = t.find("load_balancing")) {
+      tier.load_balancing = lb->as_choice({"adaptive", "ecmp"}) == "ecmp" ? LoadBalancing::ecmp
+                                                                          : LoadBalancing::adaptive;
+    }
+    if (auto port = t.find("port_Gbitps")) {
+      tier.port_Bps = port->as_positive_double() * units::gbit_per_s_to_Bps(1.0);
+    }
     tiers.push_back(std::move(tier));
   }
   return tiers;

@@ -1,6 +1,7 @@
 #include "shardsim/hw/topology.hpp"
 
 #include <fmt/format.h>
+#include <cmath>
 
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
@@ -23,6 +24,16 @@ double tier_uplink_Bps(const HardwarePreset& preset, int tier) {
     child_Bps = uplink_Bps;
   }
   return uplink_Bps;
+}
+
+std::int64_t tier_uplink_ports(const HardwarePreset& preset, int tier) {
+  const double uplink_Bps = tier_uplink_Bps(preset, tier);
+  const TierSpec& t = preset.tiers[static_cast<std::size_t>(tier)];
+  const double port_Bps = t.port_Bps > 0 ? t.port_Bps : preset.nic.bandwidth_Bps;
+  const double ports = std::round(uplink_Bps / port_Bps);
+  return ports < 1      ? 1
+         : ports > 1e15 ? static_cast<std::int64_t>(1e15)
+                        : static_cast<std::int64_t>(ports);
 }
 
 std::int64_t tier_capacity_nodes(const HardwarePreset& preset, int tier) {

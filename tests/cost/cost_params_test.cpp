@@ -38,6 +38,7 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_DOUBLE_EQ(p.one_sided_scale_up_overhead_s, 0.1e-9);
   EXPECT_DOUBLE_EQ(p.one_sided_scale_out_overhead_s, 5e-9);
   EXPECT_DOUBLE_EQ(p.one_sided_overlap_fraction, 0.8);
+  EXPECT_EQ(p.ecmp_flows_per_connection, 2);
 }
 
 TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
@@ -45,7 +46,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 40u);
+  EXPECT_EQ(names.size(), 41u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
@@ -124,6 +125,9 @@ TEST(CostParams, OutOfRangeAndMalformedValuesAreInputErrors) {
       {"cost:\n  kernels_per_embedding_backward: -2\n", "cost.kernels_per_embedding_backward"},
       {"cost:\n  kernels_per_embedding_backward: 100000\n", "cost.kernels_per_embedding_backward"},
       {"cost:\n  collective_launch_s: .nan\n", "cost.collective_launch_s"},
+      {"cost:\n  ecmp_flows_per_connection: 0\n", "cost.ecmp_flows_per_connection"},
+      {"cost:\n  ecmp_flows_per_connection: 2.5\n", "cost.ecmp_flows_per_connection"},
+      {"cost:\n  ecmp_flows_per_connection: 5000\n", "cost.ecmp_flows_per_connection"},
   };
   for (const Case& c : cases) {
     try {
@@ -139,10 +143,12 @@ TEST(CostParams, BoundaryValuesAreAccepted) {
   const CostParams p = apply_cost_overrides(default_cost_params(),
                                             cost_node("cost:\n  repeat_lookup_hbm_fraction: 0\n"
                                                       "  collective_bandwidth_efficiency: 1\n"
-                                                      "  kernels_per_embedding_op: 0\n"));
+                                                      "  kernels_per_embedding_op: 0\n"
+                                                      "  ecmp_flows_per_connection: 1024\n"));
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 0);
   EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 1);
   EXPECT_EQ(p.kernels_per_embedding_op, 0);
+  EXPECT_EQ(p.ecmp_flows_per_connection, 1024);
 }
 
 TEST(CostParams, CostMustBeAMap) {

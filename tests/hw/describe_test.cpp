@@ -32,11 +32,17 @@ TEST(DescribePreset, ShowsEveryFieldWithUnits) {
   EXPECT_EQ(count_lines_starting_with(s, "  rack "), 1) << s;
   EXPECT_EQ(count_lines_starting_with(s, "  pod "), 1) << s;
   EXPECT_EQ(count_lines_starting_with(s, "  building "), 1) << s;
-  EXPECT_NE(s.find("uplink 32000 Gbit/s (4000 GB/s)"), std::string::npos) << s;
+  EXPECT_NE(s.find("uplink 32000 Gbit/s (4000 GB/s), adaptive"), std::string::npos) << s;
   EXPECT_NE(s.find("oversubscription 4:1"), std::string::npos) << s;
   EXPECT_NE(s.find("top tier (no uplink), capacity 1120 nodes = 8960 GPUs"), std::string::npos)
       << s;
   EXPECT_EQ(s.back(), '\n');
+}
+
+TEST(DescribePreset, NamesAHashedTierAndItsPorts) {
+  // zionex's rack: 16 nodes x 8 NICs x 200 Gbit/s over 200 Gbit/s ports = 128 ports.
+  const std::string s = describe_preset(builtin_preset("zionex"));
+  EXPECT_NE(s.find("uplink 25600 Gbit/s (3200 GB/s), ECMP over 128 ports"), std::string::npos) << s;
 }
 
 TEST(DescribePreset, MarksUnsupportedPrecisions) {

@@ -152,6 +152,23 @@ TEST(PresetParsing, ScaleUpDomainNodesIsOptionalAndDefaultsToOne) {
   EXPECT_EQ(p.scale_up_domain_nodes, 1);
 }
 
+TEST(PresetParsing, LoadBalancingAndPortRateAreOptional) {
+  const HardwarePreset plain = preset_from_yaml(kSmallPresetYaml);
+  EXPECT_EQ(plain.tiers[0].load_balancing, LoadBalancing::adaptive);
+  EXPECT_EQ(plain.tiers[0].port_Bps, 0);
+  // Rack uplink: 2 nodes x 1 NIC x 100 Gbit/s / 4 = 50 Gbit/s: one 100 Gbit/s port (at least 1).
+  EXPECT_EQ(tier_uplink_ports(plain, 0), 1);
+  // Pod uplink: 4 x 50 / 2 = 100 Gbit/s.
+  EXPECT_EQ(tier_uplink_ports(plain, 1), 1);
+  const HardwarePreset hashed = preset_from_yaml(
+      replaced(kSmallPresetYaml, "    latency_us: 2\n",
+               "    latency_us: 2\n    load_balancing: ecmp\n    port_Gbitps: 25\n"));
+  EXPECT_EQ(hashed.tiers[0].load_balancing, LoadBalancing::adaptive);
+  EXPECT_EQ(hashed.tiers[1].load_balancing, LoadBalancing::ecmp);
+  EXPECT_DOUBLE_EQ(hashed.tiers[1].port_Bps, 25e9 / 8);
+  EXPECT_EQ(tier_uplink_ports(hashed, 1), 4);  // 100 Gbit/s over 25 Gbit/s ports
+}
+
 TEST(GpuSpec, PeakFlopsPerPrecision) {
   const HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
   EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::fp32), 10e12);
@@ -230,7 +247,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadPresetCase{"reserved_memory_too_large", "reserved_memory_GiB: 1",
                       "reserved_memory_GiB: 16", "reserved_memory_GiB", "leaves nothing"},
         BadPresetCase{"negative_latency", "latency_us: 2", "latency_us: -2", "tiers[1].latency_us",
-                      ">= 0"}),
+                      ">= 0"},
+        BadPresetCase{"load_balancing_typo", "latency_us: 2\n",
+                      "latency_us: 2\n    load_balancing: ecm\n", "tiers[1].load_balancing",
+                      "did you mean 'ecmp'"},
+        BadPresetCase{"zero_port_rate", "latency_us: 2\n", "latency_us: 2\n    port_Gbitps: 0\n",
+                      "tiers[1].port_Gbitps", "positive"}),
     [](const ::testing::TestParamInfo<BadPresetCase>& info) { return info.param.label; });
 
 TEST(BadPresetCrossField, MultiHostDomainNeedsNvswitch) {

@@ -89,6 +89,10 @@ struct CostParams {
   // Each participant's lognormal finishing factor (mean 1); a collective ends with the slowest
   // (cost/collective_tail.hpp). GUESS.
   double collective_jitter_cv = 0.02;
+  // Flows (queue pairs) per connection between two GPUs across the network, what an ECMP tier
+  // hashes (cost/ecmp_collisions.hpp): NCCL_NCHANNELS_PER_NET_PEER (2) x
+  // NCCL_IB_QPS_PER_CONNECTION (1), NCCL's defaults.
+  int ecmp_flows_per_connection = 2;
 
   // --- One-sided gets and puts of single rows (OPER §5; docs/model.md) ---
   // Fraction of link bandwidth fine-grained one-sided transfers achieve. GUESS.

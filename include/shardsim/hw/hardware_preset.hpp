@@ -10,12 +10,21 @@
 
 namespace shardsim {
 
+// How a tier's switches spread flows over their equal-cost uplinks (docs/hardware.md):
+//   adaptive  per packet or by load (InfiniBand adaptive routing, EFA's SRD spraying): the
+//             uplinks act as one link of their summed bandwidth (max-min sharing)
+//   ecmp      each flow hashed onto one uplink port (RoCE's ECMP): flows collide, and the
+//             busiest port sets the pace (cost/ecmp_collisions.hpp)
+enum class LoadBalancing { adaptive, ecmp };
+
 // A switching tier above the node (rack, pod/building, ...), from the bottom up.
 struct TierSpec {
   std::string name;             // "rack", "pod", ...
   int fanout = 1;               // children per switch: nodes for the first tier, groups above
   double oversubscription = 1;  // downlink bandwidth / uplink bandwidth of one switch (>= 1)
   double latency_s = 0;         // added per traversal of this tier's switch
+  LoadBalancing load_balancing = LoadBalancing::adaptive;  // over this tier's uplinks
+  double port_Bps = 0;  // one uplink port, per direction; 0 = the NIC's bandwidth
 };
 
 struct HardwarePreset {

@@ -47,6 +47,9 @@ struct TopoEdge {
 // (fanout x nics_per_node x NIC bandwidth); tier k's are the uplinks of tier k-1. The top tier's
 // value is the capacity of its (absent) uplink, reported for information only.
 double tier_uplink_Bps(const HardwarePreset& preset, int tier);
+// The ports of that uplink: its bandwidth over one port's (TierSpec::port_Bps, by default the
+// NIC's), rounded, at least 1. What an ECMP switch hashes flows onto (cost/ecmp_collisions.hpp).
+std::int64_t tier_uplink_ports(const HardwarePreset& preset, int tier);
 // Nodes in one group of tier `tier` at full fanout (product of fanouts up to it), saturating at
 // INT64_MAX / 2. The top tier's value is the cluster's capacity in nodes.
 std::int64_t tier_capacity_nodes(const HardwarePreset& preset, int tier);
