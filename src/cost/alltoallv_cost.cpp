@@ -30,6 +30,64 @@ int first_sender_at(const LevelTraffic& t, int level) {
   return 0;
 }
 
+// Rail-optimised fabrics (docs/model.md, "Rail-optimised fabrics"): the share of all
+// off-domain bytes that GPUs of each rail receive. Level traffic keeps no destinations, so a
+// GPU's off-domain sends are taken to split over the rails in these shares (exact for the
+// uniform AlltoAll, whose every GPU receives alike).
+std::vector<double> destination_rail_shares(const Cluster& cluster, const LevelTraffic& t) {
+  const Topology& topo = cluster.topology();
+  std::vector<double> share(static_cast<std::size_t>(topo.rails()), 0.0);
+  double total = 0;
+  for (int g = 0; g < cluster.num_gpus(); ++g) {
+    const double in = t.received_from(g, kFirstScaleOut);
+    share[static_cast<std::size_t>(topo.rail_of(g))] += in;
+    total += in;
+  }
+  for (double& s : share) s = total > 0 ? s / total : 1.0 / static_cast<double>(share.size());
+  return share;
+}
+
+// The sends of a rail-optimised fabric (NCCL's PXN): a GPU's off-domain bytes for rail q cross
+// the scale-up fabric to its node's first GPU on rail q (unless it is on rail q itself), which
+// pushes the node's rail-q bytes through its NIC: GPU -> NIC and NIC -> rail switch carry the
+// node's sends times rail q's share.
+void add_rail_sends(StageBuilder& stage, const Cluster& cluster, const LevelTraffic& t,
+                    std::span<const double> rail_share, std::vector<double>& nic_out) {
+  const Topology& topo = cluster.topology();
+  const int per_node = cluster.gpus_per_node();
+  const int rails = topo.rails();
+  const int per_rail = per_node / rails;
+  for (int node = 0; node < cluster.num_nodes(); ++node) {
+    const int first = node * per_node;
+    for (int r = 0; r < rails; ++r) {
+      const int proxy = first + r * per_rail;
+      const double share = rail_share[static_cast<std::size_t>(r)];
+      double through_nic = 0;
+      for (int g = first; g < first + per_node; ++g) {
+        const double bytes = t.sent_from(g, kFirstScaleOut) * share;
+        if (!(bytes > 0)) continue;
+        through_nic += bytes;
+        if (topo.rail_of(g) == r) {
+          if (g != proxy) stage.add_on_link(bytes, topo.up_link(g));  // its own NIC
+          continue;
+        }
+        if (topo.direct_mesh()) {
+          stage.add_on_link(bytes, topo.mesh_link(g, proxy));
+        } else {
+          stage.add_on_link(bytes, topo.scale_up_tx_link(g));
+          stage.add_on_link(bytes, topo.scale_up_rx_link(proxy));
+        }
+      }
+      // The proxy's GPU -> NIC link: everything of rail r but what its NIC-mates sent directly.
+      double direct = 0;
+      for (int g = proxy + 1; g < proxy + per_rail; ++g)
+        direct += t.sent_from(g, kFirstScaleOut) * share;
+      stage.add_on_link(through_nic - direct, topo.up_link(proxy));
+      nic_out[static_cast<std::size_t>(topo.nic_vertex(proxy))] += through_nic;
+    }
+  }
+}
+
 // The aggregated loads of one AlltoAll(v), link by link:
 //   scale-up     switched: GPU -> switch carries its in-domain sends, switch -> GPU its
 //                in-domain receives; direct mesh: each pair's bytes on the pair's link
@@ -46,6 +104,9 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
   const int per_domain = cluster.gpus_per_scale_up_domain();
   std::vector<double> nic_out(static_cast<std::size_t>(topo.num_vertices()), 0.0);
   std::vector<double> nic_in(nic_out.size(), 0.0);
+  const int rails = topo.rails();
+  const std::vector<double> rail_share =
+      rails > 1 ? destination_rail_shares(cluster, t) : std::vector<double>{};
   for (int g = 0; g < n; ++g) {
     if (mesh) {
       const int first = g / per_domain * per_domain;
@@ -56,14 +117,15 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
       stage.add_on_link(t.sent(g, kScaleUp), topo.scale_up_tx_link(g));
       stage.add_on_link(t.received(g, kScaleUp), topo.scale_up_rx_link(g));
     }
-    const double out = t.sent_from(g, kFirstScaleOut);
     const double in = t.received_from(g, kFirstScaleOut);
-    stage.add_on_link(out, topo.up_link(g));
     stage.add_on_link(in, topo.down_link(g));
-    const auto nic = static_cast<std::size_t>(topo.nic_vertex(g));
-    nic_out[nic] += out;
-    nic_in[nic] += in;
+    nic_in[static_cast<std::size_t>(topo.nic_vertex(g))] += in;
+    if (rails > 1) continue;  // sends below, by destination rail
+    const double out = t.sent_from(g, kFirstScaleOut);
+    stage.add_on_link(out, topo.up_link(g));
+    nic_out[static_cast<std::size_t>(topo.nic_vertex(g))] += out;
   }
+  if (rails > 1) add_rail_sends(stage, cluster, t, rail_share, nic_out);
   for (std::size_t v = 0; v < nic_out.size(); ++v) {
     if (nic_out[v] > 0) stage.add_on_link(nic_out[v], topo.up_link(static_cast<int>(v)));
     if (nic_in[v] > 0) stage.add_on_link(nic_in[v], topo.down_link(static_cast<int>(v)));
@@ -96,6 +158,30 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
       in[grp] += received;
       if (sent > 0) senders[grp] += 1;
       if (received > 0) receivers[grp] += 1;
+    }
+    if (tier == 0 && rails > 1) {
+      // One switch per rail: a group's sends leave on the destination's rail (PXN), its
+      // receives arrive on the receiver's.
+      std::vector<double> in_rail(groups * static_cast<std::size_t>(rails), 0.0);
+      std::vector<double> receivers_rail(in_rail.size(), 0.0);
+      for (int g = 0; g < n; ++g) {
+        const double received = t.received_from(g, from_level);
+        const auto at =
+            static_cast<std::size_t>(cluster.tier_group_of(g, 0) * rails + topo.rail_of(g));
+        in_rail[at] += received;
+        if (received > 0) receivers_rail[at] += 1;
+      }
+      for (std::size_t grp = 0; grp < groups; ++grp) {
+        const double outside = std::max(1.0, members - inside[grp]);
+        for (int r = 0; r < rails; ++r) {
+          const int v = topo.rail_switch_vertex(static_cast<int>(grp), r);
+          const double share = rail_share[static_cast<std::size_t>(r)];
+          const auto at = grp * static_cast<std::size_t>(rails) + static_cast<std::size_t>(r);
+          stage.add_on_link(out[grp] * share, topo.up_link(v), senders[grp] * outside * share);
+          stage.add_on_link(in_rail[at], topo.down_link(v), receivers_rail[at] * outside);
+        }
+      }
+      continue;
     }
     for (std::size_t grp = 0; grp < groups; ++grp) {
       const int v = topo.tier_switch_vertex(tier, static_cast<int>(grp));

@@ -27,8 +27,11 @@ std::vector<double> ecmp_uplink_ports(const Cluster& cluster) {
       continue;
     }
     if (ports.empty()) ports.assign(static_cast<std::size_t>(topo.num_links()), 0.0);
-    ports[static_cast<std::size_t>(l)] =
-        static_cast<double>(tier_uplink_ports(cluster.preset(), tier));
+    // The link's own ports (a rail switch's uplink is its rail's share of the group's).
+    const TierSpec& spec = cluster.preset().tiers[static_cast<std::size_t>(tier)];
+    const double port_Bps = spec.port_Bps > 0 ? spec.port_Bps : cluster.preset().nic.bandwidth_Bps;
+    const double link_Bps = cluster.links()[static_cast<std::size_t>(l)].spec.bandwidth_Bps;
+    ports[static_cast<std::size_t>(l)] = std::max(1.0, std::round(link_Bps / port_Bps));
   }
   return ports;
 }
@@ -135,13 +138,20 @@ void add_ring(StageBuilder& stage, const Cluster& cluster, std::span<const int> 
 double level_latency_s(const Cluster& cluster, int level, int src_hint) {
   if (level <= 0) return 0;
   const int n = cluster.num_gpus();
+  const Topology& topo = cluster.topology();
+  // On a rail-optimised fabric the slowest pairs of a scale-out level cross rails (PXN hop):
+  // take one of those when the level has any.
+  const bool rails = level >= 2 && topo.rails() > 1;
   for (int step = 0; step < n; ++step) {
     const int src = (src_hint + step) % n;
+    int same_rail = -1;
     for (int dst = 0; dst < n; ++dst) {
-      if (dst != src && cluster.level_between(src, dst) == level) {
+      if (dst == src || cluster.level_between(src, dst) != level) continue;
+      if (!rails || topo.rail_of(dst) != topo.rail_of(src))
         return cluster.route(src, dst).latency_s;
-      }
+      if (same_rail < 0) same_rail = dst;
     }
+    if (same_rail >= 0) return cluster.route(src, same_rail).latency_s;
   }
   throw std::logic_error(fmt::format("no GPU pair at level {} in this cluster", level));
 }

@@ -49,7 +49,8 @@ void add_ring(StageBuilder& stage, const Cluster& cluster, std::span<const int> 
               double hop_bytes);
 
 // The route latency of `level` (one representative pair: the first GPU with traffic at that
-// level to the first GPU at that level from it). 0 for level 0.
+// level to the first GPU at that level from it; on a rail-optimised fabric, the first on
+// another rail, whose route adds the PXN hop). 0 for level 0.
 double level_latency_s(const Cluster& cluster, int level, int src_hint = 0);
 
 }  // namespace shardsim::cost_detail

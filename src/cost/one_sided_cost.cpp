@@ -9,6 +9,7 @@
 
 #include "checks.hpp"
 #include "shardsim/hw/level_table.hpp"
+#include "shardsim/hw/topology.hpp"
 #include "topology_terms.hpp"
 
 namespace shardsim {
@@ -81,6 +82,8 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
   // Every route of one level crosses the same kinds of links and switches (hw/topology.hpp), so
   // it has the same latency: one route per level, not one per pair.
   std::vector<double> latency_of_level;
+  const Topology& topo = cluster.topology();
+  const int rails = topo.rails();
   for (int src = 0; src < n; ++src) {
     for (int dst = 0; dst < n; ++dst) {
       if (src == dst) continue;
@@ -110,7 +113,9 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
         in_out[dst] += t;
         out_out[src] += t;
       }
-      const auto lv = static_cast<std::size_t>(level);
+      // One route per level, and per same-rail / cross-rail pair on a rail-optimised fabric.
+      const bool cross = level >= 2 && rails > 1 && topo.rail_of(src) != topo.rail_of(dst);
+      const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
       if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
       if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);
       latency[dst] = std::max(latency[dst], latency_of_level[lv]);

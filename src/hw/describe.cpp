@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "shardsim/core/units.hpp"
@@ -68,10 +69,14 @@ std::string describe_preset(const HardwarePreset& p) {
     const std::string hashing = t.load_balancing == LoadBalancing::ecmp
                                     ? fmt::format(", ECMP over {} ports", tier_uplink_ports(p, k))
                                     : std::string(", adaptive");
-    const std::string uplink = k == top
-                                   ? "top tier (no uplink)"
-                                   : fmt::format("uplink {:g} Gbit/s ({:g} GB/s){}",
-                                                 to_Gbitps(up_Bps), up_Bps / units::GB, hashing);
+    const std::string rails = k == 0 && p.rail_optimized
+                                  ? fmt::format(", rail-optimised ({} rail switches a group)",
+                                                std::min(p.nics_per_node, p.gpus_per_node))
+                                  : std::string();
+    const std::string uplink =
+        k == top ? "top tier (no uplink)"
+                 : fmt::format("uplink {:g} Gbit/s ({:g} GB/s){}{}", to_Gbitps(up_Bps),
+                               up_Bps / units::GB, hashing, rails);
     const double nodes = static_cast<double>(tier_capacity_nodes(p, k));
     line(
         "  {:<10} fanout {} {}, oversubscription {:g}:1, latency {:g} us, {}, {} {:.0f} nodes "

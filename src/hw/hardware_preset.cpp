@@ -128,7 +128,7 @@ std::vector<TierSpec> read_tiers(const YamlValue& node) {
 // optional ones must be present (a preset file); otherwise any subset (overrides).
 void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   root.expect_keys({"name", "description", "gpu", "gpus_per_node", "scale_up_kind", "scale_up",
-                    "scale_up_domain_nodes", "nics_per_node", "nic", "tiers",
+                    "scale_up_domain_nodes", "nics_per_node", "nic", "scale_out_layout", "tiers",
                     "reserved_memory_GiB"});
   field(root, "name", required, [&](const YamlValue& v) { p.name = v.as_string(); });
   field(root, "description", false, [&](const YamlValue& v) { p.description = v.as_string(); });
@@ -145,6 +145,9 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
         [&](const YamlValue& v) { p.scale_up_domain_nodes = read_count(v, kMaxDomainNodes); });
   field(root, "nics_per_node", required,
         [&](const YamlValue& v) { p.nics_per_node = read_count(v, kMaxNicsPerNode); });
+  field(root, "scale_out_layout", false, [&](const YamlValue& v) {
+    p.rail_optimized = v.as_choice({"top_of_rack", "rail_optimized"}) == "rail_optimized";
+  });
   field(root, "nic", required, [&](const YamlValue& v) {
     read_link(p.nic, v, required, "bandwidth_Gbitps", units::gbit_per_s_to_Bps(1.0));
   });

@@ -110,17 +110,17 @@ Topology::Topology(const HardwarePreset& preset, int nodes) {
   }
   nic_base_ = num_vertices();
   for (int n = 0; n < nodes * nic_vertices_per_node_; ++n) add_vertex(VertexKind::nic, n, -1);
+  // Rail-optimised: tier 0 has one switch per rail (NIC vertex index within the node) per group.
+  rails_ = preset.rail_optimized ? nic_vertices_per_node_ : 1;
   for (int k = 0; k < num_tiers; ++k) {
     tier_base_.push_back(num_vertices());
-    for (int i = 0; i < groups_[static_cast<std::size_t>(k)]; ++i) {
-      add_vertex(VertexKind::tier_switch, i, k);
-    }
+    for (int i = 0; i < num_tier_switches(k); ++i) add_vertex(VertexKind::tier_switch, i, k);
   }
   traversal_s_.assign(static_cast<std::size_t>(num_vertices()), 0.0);
   for (int v = switch_base_; v < nic_base_; ++v) traversal_s_[v] = preset.scale_up.latency_s;
   for (int v = nic_base_; v < tier_base_[0]; ++v) traversal_s_[v] = preset.nic.latency_s;
   for (int k = 0; k < num_tiers; ++k) {
-    for (int i = 0; i < groups_[static_cast<std::size_t>(k)]; ++i) {
+    for (int i = 0; i < num_tier_switches(k); ++i) {
       traversal_s_[static_cast<std::size_t>(tier_base_[k] + i)] =
           preset.tiers[static_cast<std::size_t>(k)].latency_s;
     }
@@ -162,19 +162,22 @@ Topology::Topology(const HardwarePreset& preset, int nodes) {
     add_link_pair(nic_vertex(g), g, LinkKind::gpu_nic, nic_vertex_Bps, -1);
   }
   for (int node = 0; node < nodes; ++node) {
-    const int rack = tier_switch_vertex(0, tier_group_of_node(node, 0));
+    const int group = tier_group_of_node(node, 0);
     for (int i = 0; i < nic_vertices_per_node_; ++i) {
-      add_link_pair(rack, nic_base_ + node * nic_vertices_per_node_ + i, LinkKind::nic_tier,
+      const int tier0 = rails_ > 1 ? rail_switch_vertex(group, i) : tier_switch_vertex(0, group);
+      add_link_pair(tier0, nic_base_ + node * nic_vertices_per_node_ + i, LinkKind::nic_tier,
                     nic_vertex_Bps, -1);
     }
   }
   for (int k = 0; k + 1 < num_tiers; ++k) {
-    const double up_Bps = tier_uplink_Bps(preset, k);
-    for (int i = 0; i < groups_[static_cast<std::size_t>(k)]; ++i) {
-      const auto first_node = static_cast<std::int64_t>(i) * group_nodes_[k];
+    // A rail switch carries its rail's share of the group's uplink.
+    const double up_Bps = tier_uplink_Bps(preset, k) / (k == 0 ? rails_ : 1);
+    for (int i = 0; i < num_tier_switches(k); ++i) {
+      const int group = k == 0 ? i / rails_ : i;
+      const auto first_node = static_cast<std::int64_t>(group) * group_nodes_[k];
       const int parent_group = static_cast<int>(first_node / group_nodes_[k + 1]);
-      add_link_pair(tier_switch_vertex(k + 1, parent_group), tier_switch_vertex(k, i),
-                    LinkKind::tier_tier, up_Bps, -1);
+      add_link_pair(tier_base_[static_cast<std::size_t>(k + 1)] + parent_group,
+                    tier_base_[static_cast<std::size_t>(k)] + i, LinkKind::tier_tier, up_Bps, -1);
     }
   }
   compute_tree();
@@ -241,6 +244,9 @@ std::string Topology::vertex_name(int vertex) const {
     case VertexKind::nic:
       return fmt::format("nic{}", v.index);
     case VertexKind::tier_switch:
+      if (v.tier == 0 && rails_ > 1) {  // "rack3.rail5"
+        return fmt::format("{}{}.rail{}", tier_names_[0], v.index / rails_, v.index % rails_);
+      }
       return fmt::format("{}{}", tier_names_[static_cast<std::size_t>(v.tier)], v.index);
   }
   return "?";
@@ -266,7 +272,26 @@ int Topology::tier_switch_vertex(int tier, int group) const {
       group >= groups_[static_cast<std::size_t>(tier)]) {
     throw std::out_of_range(fmt::format("tier {} group {}", tier, group));
   }
+  if (tier == 0 && rails_ > 1) {
+    throw std::logic_error(
+        "a rail-optimised tier 0 has one switch per rail: use rail_switch_vertex");
+  }
   return tier_base_[static_cast<std::size_t>(tier)] + group;
+}
+
+int Topology::rail_switch_vertex(int group, int rail) const {
+  if (group < 0 || group >= groups_.front() || rail < 0 || rail >= rails_) {
+    throw std::out_of_range(fmt::format("tier 0 group {} rail {}", group, rail));
+  }
+  return tier_base_.front() + group * rails_ + rail;
+}
+
+int Topology::num_tier_switches(int tier) const {
+  return groups_.at(static_cast<std::size_t>(tier)) * (tier == 0 ? rails_ : 1);
+}
+
+int Topology::rail_of(int gpu) const {
+  return gpu % gpus_per_node_ / gpus_per_nic_vertex_;
 }
 
 int Topology::tier_group_of_node(int node, int tier) const {
@@ -323,9 +348,17 @@ void Topology::append_scale_out_path(int src_gpu, int dst_gpu, std::vector<int>&
     throw std::invalid_argument(
         fmt::format("no scale-out path from gpu{} to gpu{}", src_gpu, dst_gpu));
   }
+  // Rail-optimised: a message for another rail first crosses the scale-up fabric to the GPU of
+  // the source's node on the destination's rail, and leaves through that GPU's NIC (NCCL's PXN).
+  const std::size_t first = out.size();
+  if (rails_ > 1 && rail_of(src_gpu) != rail_of(dst_gpu)) {
+    const int proxy =
+        src_gpu / gpus_per_node_ * gpus_per_node_ + rail_of(dst_gpu) * gpus_per_nic_vertex_;
+    append_scale_up_path(src_gpu, proxy, out);
+    src_gpu = proxy;
+  }
   // Every GPU sits at the same depth of the tree: climb both sides in lockstep until they meet
   // at the lowest common switch.
-  const std::size_t first = out.size();
   std::vector<int> down;
   int a = src_gpu;
   int b = dst_gpu;

@@ -10,6 +10,7 @@
 #include "round_presets.hpp"
 #include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/hw/topology.hpp"
 
 namespace shardsim {
 namespace {
@@ -308,12 +309,14 @@ TEST(AlltoallvCost, MatchesAReferenceTranscriptionOnThreeTiers) {
 
 TEST(AlltoallvCost, BuiltinPresetUniformMatchesTheClosedForm) {
   // dgx-a100, 16 nodes (one rack): 8 GPUs per node, one 200 Gbit/s NIC per GPU (25 GB/s),
-  // 300 GB/s NVSwitch. 128 MB per GPU: 1 MB per pair; 120 MB off-node per GPU / 25 GB/s.
+  // 300 GB/s NVSwitch. 128 MB per GPU: 1 MB per pair; 120 MB off-node per GPU / 25 GB/s (the
+  // rail-optimised fabric's PXN hops ride the NVSwitch at 300 GB/s, hidden). α: a cross-rail
+  // pair (GPU 0 -> GPU 9, via GPU 1), the slowest of the level.
   const Cluster cluster(builtin_preset("dgx-a100"), 16);
   const CostParams p = ideal_default_cost_params();
   const double nic_Bps = cluster.scale_out_Bps_per_gpu();
   ASSERT_DOUBLE_EQ(nic_Bps, 25e9);
-  const double expected = 120e6 / (25e9 * 0.85) + cluster.route(0, 8).latency_s + 10e-6;
+  const double expected = 120e6 / (25e9 * 0.85) + cluster.route(0, 9).latency_s + 10e-6;
   EXPECT_NEAR(alltoallv_s(cluster, uniform(128, 1e6), p), expected, 1e-12);
 }
 
@@ -324,6 +327,62 @@ TEST(AlltoallvCost, BadMatrixIsRejected) {
   ByteMatrix negative(4);
   negative.at(0, 1) = -1;
   EXPECT_THROW(alltoallv_s(cluster, negative, ideal_default_cost_params()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+// Rail-optimised: 4 nodes of 2 GPUs, one 10 GB/s NIC per GPU (2 rails), racks of 2 nodes.
+Cluster rail_cluster() {
+  HardwarePreset p = test::round_preset(2, 2);
+  p.rail_optimized = true;
+  return Cluster(p, 4);
+}
+
+std::vector<double> link_loads(const Cluster& c, const CollectiveDemand& d) {
+  std::vector<double> loads(static_cast<std::size_t>(c.topology().num_links()), 0.0);
+  for (const CollectiveStage& st : d.stages) {
+    for (const DemandFlow& f : st.flows) {
+      for (std::uint32_t k = 0; k < f.num_links; ++k) {
+        loads[static_cast<std::size_t>(st.links[f.first_link + k])] += f.bytes;
+      }
+    }
+  }
+  return loads;
+}
+
+TEST(AlltoallvRails, AggregatedLoadsAreThePerFlowRoutesSummed) {
+  const Cluster c = rail_cluster();
+  ByteMatrix m(8);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) m.at(i, j) = i == j ? 0 : 1e6;
+  const CostParams p = test::ideal_collectives();
+  const std::vector<double> agg = link_loads(c, alltoallv_demand(c, m, p));
+  const std::vector<double> flows =
+      link_loads(c, alltoallv_demand(c, m, p, FlowGranularity::per_flow));
+  for (std::size_t l = 0; l < agg.size(); ++l) {
+    EXPECT_NEAR(agg[l], flows[l], 1e-6) << c.links()[l].name;
+  }
+  // PXN: gpu0 sends 1 MB in its node and 3 MB to the 3 off-node GPUs of rail 1 through gpu1.
+  EXPECT_NEAR(agg[static_cast<std::size_t>(c.topology().scale_up_tx_link(0))], 4e6, 1e-6);
+  // Each NIC sends its node's bytes for its rail: 2 GPUs x 3 MB.
+  EXPECT_NEAR(agg[static_cast<std::size_t>(c.topology().up_link(c.topology().nic_vertex(0)))], 6e6,
+              1e-6);
+}
+
+TEST(AlltoallvRails, UniformAlltoallCostsWhatTheTopOfRackLayoutDoesWhenNicsBind) {
+  HardwarePreset tor = test::round_preset(2, 2);
+  const Cluster flat(tor, 4);
+  const Cluster rails = rail_cluster();
+  const CostParams p = test::ideal_collectives();
+  ByteMatrix m(8);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) m.at(i, j) = i == j ? 0 : 1e6;
+  // 6 MB off-node per NIC at 10 GB/s = 0.6 ms either way; the PXN hop (4 MB at 100 GB/s) hides.
+  EXPECT_NEAR(alltoallv_s(rails, m, p), alltoallv_s(flat, m, p), 1e-12);
 }
 
 }  // namespace

@@ -36,27 +36,30 @@ TEST(ClusterRoute, SameGpuIsLevelZeroWithNoLinks) {
   EXPECT_EQ(c.level_name(0), "self");
 }
 
-TEST(ClusterRoute, LatencyDependsOnTheLevelAlone) {
-  // cost/one_sided_cost.cpp computes one route per level and reuses its latency for every pair
-  // of that level: true of every built-in preset (every route of a level crosses the same kinds
-  // of links and switches), here with enough nodes for every tier.
+TEST(ClusterRoute, LatencyDependsOnTheLevelAndTheRail) {
+  // cost/one_sided_cost.cpp computes one route per level (and, on a rail-optimised fabric, per
+  // same-rail or cross-rail pair, which adds the PXN hop) and reuses its latency for every pair
+  // of that kind: true of every built-in preset (every such route crosses the same kinds of
+  // links and switches), here with enough nodes for every tier.
   for (const std::string& name : builtin_preset_names()) {
     const HardwarePreset preset = builtin_preset(name);
     // 64 nodes, or as many as the preset's network takes (rtx2080ti-8: 16).
     const int nodes = name == "rtx2080ti-8" ? 16 : 64;
     const Cluster c(preset, nodes);
+    const Topology& t = c.topology();
     std::vector<double> of_level;
     const int n = c.num_gpus();
     for (int src = 0; src < n; src += 3) {
       for (int dst = 0; dst < n; dst += 5) {
         const Route r = c.route(src, dst);
-        const auto lv = static_cast<std::size_t>(r.level);
+        const bool cross = r.level >= 2 && t.rail_of(src) != t.rail_of(dst) && t.rails() > 1;
+        const auto lv = static_cast<std::size_t>(2 * r.level + (cross ? 1 : 0));
         if (lv >= of_level.size()) of_level.resize(lv + 1, -1.0);
         if (of_level[lv] < 0) of_level[lv] = r.latency_s;
         EXPECT_EQ(r.latency_s, of_level[lv]) << name << ": " << src << " -> " << dst;
       }
     }
-    EXPECT_GE(of_level.size(), 3u) << name;
+    EXPECT_GE(of_level.size(), 5u) << name;  // levels 0, 1 and 2 at least
   }
 }
 
@@ -76,18 +79,25 @@ TEST(ClusterRoute, SameNodeGoesThroughTheNvswitch) {
             (std::vector<std::string>{"gpu9->nvswitch1", "nvswitch1->gpu8"}));
 }
 
-// dgx-a100, 2 nodes in one rack: GPU 0 (node 0) -> GPU 11 (node 1, local 3) goes GPU -> own NIC
-// -> rack switch -> NIC -> GPU. Bottleneck: the 200 Gbit/s NIC = 25e9 B/s. Latency: two NIC
-// traversals (1 us each) + one rack switch (0.13 us) = 2.13 us.
+// dgx-a100 (rail-optimised), 2 nodes in one rack: GPU 0 (node 0) -> GPU 8 (node 1, local 0)
+// goes GPU -> own NIC -> rail-0 switch -> NIC -> GPU. Bottleneck: the 200 Gbit/s NIC = 25e9 B/s.
+// Latency: two NIC traversals (1 us each) + one rack switch (0.13 us) = 2.13 us. GPU 0 -> GPU 11
+// (local 3, rail 3) first crosses the NVSwitch to GPU 3 (PXN): + 1 us.
 TEST(ClusterRoute, AcrossNodesInARackGoesThroughTheNics) {
   const Cluster c(builtin_preset("dgx-a100"), 2);
-  const Route r = c.route(0, 11);
+  const Route r = c.route(0, 8);
   EXPECT_EQ(r.level, 2);
   EXPECT_EQ(c.level_name(2), "rack");
-  EXPECT_EQ(link_names(c, r), (std::vector<std::string>{"gpu0->nic0", "nic0->rack0", "rack0->nic11",
-                                                        "nic11->gpu11"}));
+  EXPECT_EQ(link_names(c, r), (std::vector<std::string>{"gpu0->nic0", "nic0->rack0.rail0",
+                                                        "rack0.rail0->nic8", "nic8->gpu8"}));
   EXPECT_DOUBLE_EQ(r.bottleneck_Bps, 25e9);
   EXPECT_NEAR(r.latency_s, 2.13e-6, 1e-15);
+  const Route pxn = c.route(0, 11);
+  EXPECT_EQ(pxn.level, 2);
+  EXPECT_EQ(link_names(c, pxn),
+            (std::vector<std::string>{"gpu0->nvswitch0", "nvswitch0->gpu3", "gpu3->nic3",
+                                      "nic3->rack0.rail3", "rack0.rail3->nic11", "nic11->gpu11"}));
+  EXPECT_NEAR(pxn.latency_s, 3.13e-6, 1e-15);
 }
 
 // Small preset (hw_test_util.hpp), 16 nodes x 2 GPUs, one 100 Gbit/s NIC per node:
@@ -203,8 +213,11 @@ void check_all_pairs(const Cluster& c) {
         ASSERT_TRUE(r.links.empty());
         continue;
       }
+      // A rail-optimised cross-rail route starts with the scale-up path to the proxy (PXN).
+      const bool pxn = r.level >= 2 && t.rails() > 1 && t.rail_of(s) != t.rail_of(d);
+      const std::size_t scale_up = t.direct_mesh() ? 1u : 2u;
       const std::size_t expected_links =
-          r.level == 1 ? (t.direct_mesh() ? 1u : 2u) : static_cast<std::size_t>(2 * r.level);
+          r.level == 1 ? scale_up : static_cast<std::size_t>(2 * r.level) + (pxn ? scale_up : 0u);
       ASSERT_EQ(r.links.size(), expected_links) << s << "->" << d;
       double sum_s = 0;
       double min_Bps = 1e300;
@@ -224,7 +237,9 @@ void check_all_pairs(const Cluster& c) {
       ASSERT_DOUBLE_EQ(r.bottleneck_Bps, min_Bps);
       const Route back = c.route(d, s);
       ASSERT_EQ(back.links.size(), r.links.size());
-      for (std::size_t i = 0; i < r.links.size(); ++i) {
+      // PXN relays on the sender's node, so a cross-rail route and its reverse cross different
+      // scale-up links (same kinds, same latency and bottleneck); otherwise they mirror.
+      for (std::size_t i = 0; i < r.links.size() && !pxn; ++i) {
         ASSERT_EQ(back.links[r.links.size() - 1 - i], t.reverse_link(r.links[i]));
       }
       ASSERT_NEAR(back.latency_s, r.latency_s, 1e-18);
@@ -329,7 +344,7 @@ TEST(ClusterScale, FourThousandGpusBuildQuickly) {
     const int d = static_cast<int>(rng.below(4096));
     const Route r = c.route(s, d);
     total_links += r.links.size();
-    ASSERT_LE(r.links.size(), 8u);  // depth: GPU, NIC, rack, pod, building
+    ASSERT_LE(r.links.size(), 10u);  // PXN hop, then depth: GPU, NIC, rack, pod, building
   }
   const double route_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - route_start).count();

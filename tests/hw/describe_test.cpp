@@ -32,7 +32,10 @@ TEST(DescribePreset, ShowsEveryFieldWithUnits) {
   EXPECT_EQ(count_lines_starting_with(s, "  rack "), 1) << s;
   EXPECT_EQ(count_lines_starting_with(s, "  pod "), 1) << s;
   EXPECT_EQ(count_lines_starting_with(s, "  building "), 1) << s;
-  EXPECT_NE(s.find("uplink 32000 Gbit/s (4000 GB/s), adaptive"), std::string::npos) << s;
+  EXPECT_NE(s.find("uplink 32000 Gbit/s (4000 GB/s), adaptive, rail-optimised (8 rail "
+                   "switches a group)"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("oversubscription 4:1"), std::string::npos) << s;
   EXPECT_NE(s.find("top tier (no uplink), capacity 1120 nodes = 8960 GPUs"), std::string::npos)
       << s;

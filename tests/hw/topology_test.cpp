@@ -17,15 +17,16 @@ using test::kSmallPresetYaml;
 using test::preset_from_yaml;
 using test::replaced;
 
-// dgx-a100 x 2 nodes, hand count:
-//   vertices: 16 GPUs + 2 NVSwitches + 16 NICs + rack0 + pod0 + building0 = 37
-//   link pairs: 16 GPU-NVSwitch + 16 GPU-NIC + 16 NIC-rack + rack-pod + pod-building = 50
+// dgx-a100 x 2 nodes (rail-optimised: one rack switch per rail), hand count:
+//   vertices: 16 GPUs + 2 NVSwitches + 16 NICs + 8 rail switches + pod0 + building0 = 44
+//   link pairs: 16 GPU-NVSwitch + 16 GPU-NIC + 16 NIC-rail + 8 rail-pod + pod-building = 57
 TEST(Topology, CountsVerticesAndLinks) {
   const Cluster c(builtin_preset("dgx-a100"), 2);
   const Topology& t = c.topology();
-  EXPECT_EQ(t.num_vertices(), 37);
-  EXPECT_EQ(t.num_links(), 100);
-  EXPECT_EQ(static_cast<int>(boost::num_edges(t.graph())), 100);
+  EXPECT_EQ(t.num_vertices(), 44);
+  EXPECT_EQ(t.num_links(), 114);
+  EXPECT_EQ(static_cast<int>(boost::num_edges(t.graph())), 114);
+  EXPECT_EQ(t.vertex_name(t.rail_switch_vertex(0, 7)), "rack0.rail7");
   EXPECT_EQ(t.vertex_name(t.scale_up_switch_vertex(1)), "nvswitch1");
   EXPECT_EQ(t.vertex_name(t.nic_vertex(11)), "nic11");
   EXPECT_EQ(t.vertex_name(t.tier_switch_vertex(2, 0)), "building0");
@@ -158,6 +159,73 @@ TEST(Topology, TierHelpers) {
   HardwarePreset huge = p;
   for (auto& t : huge.tiers) t.fanout = 1 << 20;  // 2^60 nodes: saturates, does not overflow
   EXPECT_GT(tier_capacity_nodes(huge, 2), std::int64_t{1} << 59);
+}
+
+}  // namespace
+}  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+// Two GPUs and two NICs a node, rail-optimised: NIC i of every node of a rack on the rack's
+// rail switch i. 4 nodes = 2 racks (fanout 2).
+HardwarePreset rail_preset() {
+  return preset_from_yaml(replaced(replaced(kSmallPresetYaml, "nics_per_node: 1\n",
+                                            "nics_per_node: 2\nscale_out_layout: rail_optimized\n"),
+                                   "oversubscription: 4", "oversubscription: 1"));
+}
+
+TEST(RailTopology, OneTierZeroSwitchPerRailPerGroup) {
+  const Cluster c(rail_preset(), 4);
+  const Topology& t = c.topology();
+  EXPECT_EQ(t.rails(), 2);
+  EXPECT_EQ(t.num_tier_groups(0), 2);
+  EXPECT_EQ(t.num_tier_switches(0), 4);
+  EXPECT_EQ(t.vertex_name(t.rail_switch_vertex(1, 0)), "rack1.rail0");
+  EXPECT_THROW((void)t.tier_switch_vertex(0, 0), std::logic_error);
+  // NIC 1 of node 3 (rack 1) hangs off rack 1's rail switch 1.
+  EXPECT_EQ(t.parent(t.nic_vertex(7)), t.rail_switch_vertex(1, 1));
+  // A rail switch's uplink is its rail's share of the rack's: 2 nodes x 12.5 GB/s.
+  const int up = t.up_link(t.rail_switch_vertex(0, 1));
+  EXPECT_DOUBLE_EQ(t.links()[static_cast<std::size_t>(up)].spec.bandwidth_Bps, 25e9);
+  EXPECT_EQ(t.rail_of(5), 1);
+  EXPECT_EQ(t.rail_of(4), 0);
+}
+
+TEST(RailTopology, SameRailStaysOnItsSwitchAndAnotherRailCrossesNvlinkFirst) {
+  const Cluster c(rail_preset(), 4);
+  const Topology& t = c.topology();
+  // gpu0 (node 0, rail 0) -> gpu2 (node 1, rail 0): GPU, NIC, rail switch, NIC, GPU.
+  Route same = c.route(0, 2);
+  EXPECT_EQ(same.level, 2);
+  ASSERT_EQ(same.links.size(), 4u);
+  EXPECT_EQ(t.link_target(same.links[1]), t.rail_switch_vertex(0, 0));
+  // gpu0 -> gpu3 (node 1, rail 1): to gpu1 over the NVSwitch first (PXN), then rail 1.
+  Route other = c.route(0, 3);
+  EXPECT_EQ(other.level, 2);
+  ASSERT_EQ(other.links.size(), 6u);
+  EXPECT_EQ(t.link_kind(other.links[0]), LinkKind::scale_up);
+  EXPECT_EQ(t.link_target(other.links[1]), 1);
+  EXPECT_EQ(t.link_source(other.links[2]), 1);
+  EXPECT_EQ(t.link_target(other.links[3]), t.rail_switch_vertex(0, 1));
+  EXPECT_EQ(t.link_target(other.links[5]), 3);
+  // Across racks: rail switch, pod, rail switch.
+  Route far = c.route(0, 7);  // node 3 (rack 1), rail 1
+  EXPECT_EQ(far.level, 3);
+  EXPECT_EQ(t.link_target(far.links[3]), t.rail_switch_vertex(0, 1));
+  EXPECT_EQ(t.link_target(far.links[5]), t.rail_switch_vertex(1, 1));
+}
+
+TEST(RailTopology, LayoutIsAChoice) {
+  const std::string bad = replaced(kSmallPresetYaml, "nics_per_node: 1\n",
+                                   "nics_per_node: 1\nscale_out_layout: rails\n");
+  try {
+    (void)preset_from_yaml(bad);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "scale_out_layout");
+  }
+  EXPECT_FALSE(preset_from_yaml(kSmallPresetYaml).rail_optimized);
 }
 
 }  // namespace

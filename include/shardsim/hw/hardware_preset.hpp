@@ -40,7 +40,11 @@ struct HardwarePreset {
   int scale_up_domain_nodes = 1;
   // Scale-out NICs of one node; GPUs share them evenly.
   int nics_per_node = 0;
-  LinkSpec nic;                      // per NIC per direction
+  LinkSpec nic;  // per NIC per direction
+  // `scale_out_layout` (docs/hardware.md): false = top_of_rack (every NIC of a node on its
+  // tier-0 switch); true = rail_optimized (NIC i of every node of a tier-0 group on that group's
+  // rail switch i; traffic for another rail crosses NVLink first, NCCL's PXN).
+  bool rail_optimized = false;
   std::vector<TierSpec> tiers;       // bottom (rack) to top
   double reserved_memory_bytes = 0;  // framework/runtime memory per GPU not available to tables
   std::string source_file;           // where it was loaded from, for messages

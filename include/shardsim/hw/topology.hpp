@@ -89,7 +89,15 @@ class Topology {
   int gpu_vertex(int gpu) const { return gpu; }
   int scale_up_switch_vertex(int domain) const;  // -1 for a direct NVLink mesh
   int nic_vertex(int gpu) const;                 // the NIC vertex a GPU sends through
+  // The switch of a tier's group; for a rail-optimised tier 0 (one switch per rail) use
+  // rail_switch_vertex (std::logic_error here).
   int tier_switch_vertex(int tier, int group) const;
+  // Rail-optimised tier 0: the switch of rail `rail` (a NIC vertex's index within its node) in
+  // group `group`; without rails, rail 0 is the group's switch.
+  int rail_switch_vertex(int group, int rail) const;
+  int num_tier_switches(int tier) const;  // groups, times the rails at a rail-optimised tier 0
+  int rails() const { return rails_; }    // 1 unless rail-optimised
+  int rail_of(int gpu) const;             // the index of its NIC vertex within its node
   int num_tier_groups(int tier) const { return groups_.at(tier); }
   int tier_group_of_node(int node, int tier) const;
   bool direct_mesh() const { return mesh_; }
@@ -103,7 +111,8 @@ class Topology {
 
   // Appends the links from src_gpu to dst_gpu over the scale-up fabric (same domain: 2 links
   // through the switch, 1 in a mesh) or the scale-out tree (up to the lowest common switch and
-  // down). O(depth). src != dst.
+  // down). O(depth). src != dst. On a rail-optimised fabric a scale-out path to another rail
+  // starts with the scale-up path to the source node's GPU on that rail (PXN).
   void append_scale_up_path(int src_gpu, int dst_gpu, std::vector<int>& out) const;
   void append_scale_out_path(int src_gpu, int dst_gpu, std::vector<int>& out) const;
 
@@ -131,6 +140,7 @@ class Topology {
   int nic_base_ = 0;     // first NIC vertex
   int nic_vertices_per_node_ = 0;
   int gpus_per_nic_vertex_ = 1;
+  int rails_ = 1;  // tier-0 switches per group (nic_vertices_per_node_ when rail-optimised)
   std::vector<int> tier_base_;             // first switch vertex of each tier
   std::vector<int> groups_;                // switches of each tier
   std::vector<std::int64_t> group_nodes_;  // nodes per group of each tier
