@@ -18,6 +18,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -65,9 +66,26 @@ def overrides_for(row, preset):
     return sets
 
 
+NCCL_ALGOS = {"ring": "ring", "tree": "tree"}
+NCCL_PROTOS = {"ll": "ll", "ll128": "ll128", "simple": "simple"}
+
+
+def forced_nccl(row):
+    """The NCCL_ALGO / NCCL_PROTO the point's run set (recorded in its notes), as cost overrides.
+    Values the model has no counterpart for (NVLS, CollNet, lists) are left to the model."""
+    sets = []
+    notes = row.get("notes", "")
+    for var, key, table in (("NCCL_ALGO", "nccl_algorithm", NCCL_ALGOS),
+                            ("NCCL_PROTO", "nccl_protocol", NCCL_PROTOS)):
+        m = re.search(var + r"=([A-Za-z0-9]+)(?![A-Za-z0-9,])", notes)
+        if m and m.group(1).lower() in table:
+            sets.append(f"cost.{key}={table[m.group(1).lower()]}")
+    return sets
+
+
 def predict(shardsim, row, preset, size, cost_sets):
     sets = [f"cluster.preset={preset}", f"cluster.nodes={int(row['nodes'])}"]
-    sets += overrides_for(row, preset) + [f"cost.{c}" for c in cost_sets]
+    sets += overrides_for(row, preset) + forced_nccl(row) + [f"cost.{c}" for c in cost_sets]
     cmd = [shardsim, "collective", row["collective"], "--scenario", "scenarios/default.yaml",
            "--bytes", str(size), "--format", "json", "--quiet"]
     for item in sets:
@@ -110,7 +128,7 @@ def leave_one_out(shardsim, matched, cost_sets):
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
         f.write("label,collective,size_bytes,time_us,preset,nodes,sets\n")
         for i, row, preset, t in matched:
-            sets = ";".join(overrides_for(row, preset))
+            sets = ";".join(overrides_for(row, preset) + forced_nccl(row))
             f.write(f"point {i},{row['collective']},{int(float(row['size_bytes']))},{t!r},"
                     f"{preset},{int(row['nodes'])},{sets}\n")
         path = f.name

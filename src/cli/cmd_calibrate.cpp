@@ -33,6 +33,9 @@ struct Measured {
   double size_bytes = 0;
   double time_s = 0;
   std::shared_ptr<const Cluster> cluster;
+  // What the point's run forced on NCCL (its sets' cost.nccl_algorithm / cost.nccl_protocol).
+  NcclAlgorithm algorithm = NcclAlgorithm::any;
+  NcclProtocolChoice protocol = NcclProtocolChoice::any;
 };
 
 std::vector<Measured> from_points_file(const std::string& path) {
@@ -45,16 +48,18 @@ std::vector<Measured> from_points_file(const std::string& path) {
     std::string key;
     for (const Override& o : sets) key += o.key + "=" + o.value + ";";
     auto& cluster = clusters[key];
-    if (!cluster) {
-      try {
-        const Scenario s = load_default_scenario(sets);
-        cluster = std::make_shared<const Cluster>(s.cluster.preset, s.cluster.nodes);
-      } catch (const InputError& e) {
-        throw InputError(m.where, "preset", fmt::format("this point's cluster: {}", e.what()),
-                         "a built-in preset (`shardsim hw list`) and scenario overrides");
-      }
+    NcclAlgorithm algorithm = NcclAlgorithm::any;
+    NcclProtocolChoice protocol = NcclProtocolChoice::any;
+    try {
+      const Scenario s = load_default_scenario(sets);
+      if (!cluster) cluster = std::make_shared<const Cluster>(s.cluster.preset, s.cluster.nodes);
+      algorithm = s.cost.nccl_algorithm;
+      protocol = s.cost.nccl_protocol;
+    } catch (const InputError& e) {
+      throw InputError(m.where, "preset", fmt::format("this point's cluster: {}", e.what()),
+                       "a built-in preset (`shardsim hw list`) and scenario overrides");
     }
-    out.push_back({m.label, m.op, m.size_bytes, m.time_s, cluster});
+    out.push_back({m.label, m.op, m.size_bytes, m.time_s, cluster, algorithm, protocol});
   }
   return out;
 }
@@ -98,7 +103,11 @@ std::vector<CalibrationPoint> terms_of(const std::vector<Measured>& ms, const Co
   Progress progress("taking the measured collectives apart", ms.size());
   for (const Measured& m : ms) {
     progress.advance();
-    out.push_back({collective_terms(*m.cluster, m.op, m.size_bytes, p), m.time_s, m.label});
+    // The fitted parameters, with the point's own NCCL choices where its sets force any.
+    CostParams forced = p;
+    if (m.algorithm != NcclAlgorithm::any) forced.nccl_algorithm = m.algorithm;
+    if (m.protocol != NcclProtocolChoice::any) forced.nccl_protocol = m.protocol;
+    out.push_back({collective_terms(*m.cluster, m.op, m.size_bytes, forced), m.time_s, m.label});
   }
   progress.finish();
   return out;

@@ -49,9 +49,25 @@ std::vector<CollectiveDemand> model_candidates(const Cluster& cluster, const Col
   if (p.collective_model == CollectiveModelKind::ideal || shape.demand.empty()) {
     return {shape.demand};
   }
-  return {with_protocol(cluster, shape, NcclProtocol::ll, p),
-          with_protocol(cluster, shape, NcclProtocol::ll128, p),
-          with_protocol(cluster, shape, NcclProtocol::simple, p)};
+  std::vector<CollectiveDemand> out;
+  for (NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
+    if (protocol_allowed(p, protocol)) out.push_back(with_protocol(cluster, shape, protocol, p));
+  }
+  return out;
+}
+
+bool protocol_allowed(const CostParams& p, NcclProtocol protocol) {
+  switch (p.nccl_protocol) {
+    case NcclProtocolChoice::any:
+      return true;
+    case NcclProtocolChoice::ll:
+      return protocol == NcclProtocol::ll;
+    case NcclProtocolChoice::ll128:
+      return protocol == NcclProtocol::ll128;
+    case NcclProtocolChoice::simple:
+      return protocol == NcclProtocol::simple;
+  }
+  return true;
 }
 
 CollectiveDemand fastest(const Cluster& cluster, std::vector<CollectiveDemand> candidates,

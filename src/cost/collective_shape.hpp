@@ -26,6 +26,9 @@ struct CollectiveShape {
 
 enum class NcclProtocol { ll, ll128, simple };
 
+// Whether the run lets NCCL use `protocol` (CostParams::nccl_protocol, NCCL_PROTO).
+bool protocol_allowed(const CostParams& p, NcclProtocol protocol);
+
 // One protocol's terms (configs/cost/default.yaml, the nccl model).
 struct ProtocolTerms {
   double base_latency_s = 0;

@@ -124,6 +124,7 @@ CollectiveTerms collective_terms(const Cluster& cluster, CollectiveOp op, double
   cost_detail::require_work(size_bytes, "collective size");
   CollectiveTerms terms;
   terms.model = p.collective_model;
+  terms.protocol = p.nccl_protocol;
   terms.kernel_launch_s = cluster.gpu().kernel_launch_s;
   terms.participants = cluster.num_gpus();
   const std::vector<int> all = all_gpu_ids(cluster.num_gpus());
@@ -165,7 +166,10 @@ double price(const CollectiveTerms& terms, const CostParams& p) {
       best = std::min(best, ideal_shape_s(stages, p));
       continue;
     }
+    CostParams allowed = p;
+    allowed.nccl_protocol = terms.protocol;
     for (NcclProtocol protocol : kProtocols) {
+      if (!cost_detail::protocol_allowed(allowed, protocol)) continue;
       best = std::min(best, nccl_shape_s(stages, terms.kernel_launch_s, protocol, p));
     }
   }

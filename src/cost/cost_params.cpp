@@ -31,15 +31,16 @@ constexpr std::int64_t kMaxFlowsPerConnection = 1024;
 struct Field {
   std::string_view name;
   std::variant<double CostParams::*, int CostParams::*, CollectiveModelKind CostParams::*,
-               HostLaunchMode CostParams::*>
+               HostLaunchMode CostParams::*, NcclAlgorithm CostParams::*,
+               NcclProtocolChoice CostParams::*>
       member;
   Range range;
 };
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 41>& fields() {
-  static const std::array<Field, 41> kFields = {{
+const std::array<Field, 43>& fields() {
+  static const std::array<Field, 43> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -84,6 +85,8 @@ const std::array<Field, 41>& fields() {
       {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
       {"collective_jitter_cv", &CostParams::collective_jitter_cv, Range::nonnegative},
       {"ecmp_flows_per_connection", &CostParams::ecmp_flows_per_connection, Range::flow_count},
+      {"nccl_algorithm", &CostParams::nccl_algorithm, Range::choice},
+      {"nccl_protocol", &CostParams::nccl_protocol, Range::choice},
       {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
        Range::fraction},
       {"one_sided_scale_up_overhead_s", &CostParams::one_sided_scale_up_overhead_s,
@@ -135,6 +138,8 @@ void check_keys(const YamlValue& node) {
                     "alltoall_peer_scale_out_s",
                     "collective_jitter_cv",
                     "ecmp_flows_per_connection",
+                    "nccl_algorithm",
+                    "nccl_protocol",
                     "one_sided_bandwidth_efficiency",
                     "one_sided_scale_up_overhead_s",
                     "one_sided_scale_out_overhead_s",
@@ -179,6 +184,21 @@ void read_field(const Field& f, const YamlValue& v, CostParams& out) {
   if (auto* km = std::get_if<CollectiveModelKind CostParams::*>(&f.member)) {
     out.*(*km) = v.as_choice({"ideal", "nccl"}) == "ideal" ? CollectiveModelKind::ideal
                                                            : CollectiveModelKind::nccl;
+    return;
+  }
+  if (auto* am = std::get_if<NcclAlgorithm CostParams::*>(&f.member)) {
+    const std::string a = v.as_choice({"auto", "ring", "tree"});
+    out.*(*am) = a == "ring"   ? NcclAlgorithm::ring
+                 : a == "tree" ? NcclAlgorithm::tree
+                               : NcclAlgorithm::any;
+    return;
+  }
+  if (auto* pm = std::get_if<NcclProtocolChoice CostParams::*>(&f.member)) {
+    const std::string a = v.as_choice({"auto", "ll", "ll128", "simple"});
+    out.*(*pm) = a == "ll"       ? NcclProtocolChoice::ll
+                 : a == "ll128"  ? NcclProtocolChoice::ll128
+                 : a == "simple" ? NcclProtocolChoice::simple
+                                 : NcclProtocolChoice::any;
     return;
   }
   if (auto* hm = std::get_if<HostLaunchMode CostParams::*>(&f.member)) {

@@ -166,12 +166,18 @@ std::vector<CollectiveShape> cost_detail::allreduce_shapes(const Cluster& cluste
                                                            std::span<const int> gpus, double bytes,
                                                            const CostParams& p,
                                                            FlowGranularity granularity) {
-  std::vector<CollectiveShape> shapes;
-  shapes.push_back(flat_ring(cluster, gpus, bytes, 2, p, granularity));
+  // A forced algorithm (nccl model, NCCL_ALGO) keeps one shape; `tree` where the GPUs span no
+  // hierarchy falls back to the ring.
+  const bool nccl = p.collective_model == CollectiveModelKind::nccl;
+  const NcclAlgorithm algorithm = nccl ? p.nccl_algorithm : NcclAlgorithm::any;
   const RingShape s = ring_shape(cluster, gpus);
-  if (!nothing_to_do(s, bytes) && has_hierarchy(s)) {
-    const bool tree = p.collective_model == CollectiveModelKind::nccl;
-    shapes.push_back(hierarchical(cluster, gpus, bytes, s, tree, p, granularity));
+  const bool hierarchy = !nothing_to_do(s, bytes) && has_hierarchy(s);
+  std::vector<CollectiveShape> shapes;
+  if (algorithm != NcclAlgorithm::tree || !hierarchy) {
+    shapes.push_back(flat_ring(cluster, gpus, bytes, 2, p, granularity));
+  }
+  if (hierarchy && algorithm != NcclAlgorithm::ring) {
+    shapes.push_back(hierarchical(cluster, gpus, bytes, s, nccl, p, granularity));
   }
   return shapes;
 }

@@ -82,6 +82,36 @@ TEST(NcclModel, RingStepsSplitByLinkClassAndAllGatherTakesHalf) {
                    allgather_s(node, first_gpus(2), 8, p));
 }
 
+TEST(NcclModel, AForcedProtocolOrAlgorithmIsTheOnlyCandidate) {
+  // The first test's 1 kB AllReduce on one node of 2 GPUs, with NCCL_PROTO forced: LL128 takes
+  // 2 + 2·0.2 us + 1e3 / (100e9/2); Simple 4 + 2·0.4 us + 1e3 / 100e9.
+  const Cluster node(round_preset(2), 1);
+  const double launch = node.gpu().kernel_launch_s;
+  CostParams p = round_nccl();
+  p.nccl_protocol = NcclProtocolChoice::ll128;
+  EXPECT_NEAR(allreduce_s(node, first_gpus(2), 1e3, p), launch + 2.4e-6 + 1e3 / 50e9, 1e-15);
+  p.nccl_protocol = NcclProtocolChoice::simple;
+  EXPECT_NEAR(allreduce_s(node, first_gpus(2), 1e3, p), launch + 4.8e-6 + 1e3 / 100e9, 1e-15);
+  // AllReduceTimes honours it too.
+  const AllReduceTimes times(node, first_gpus(2), p);
+  EXPECT_NEAR(times.at(1e3), allreduce_s(node, first_gpus(2), 1e3, p), 1e-15);
+  // NCCL_ALGO: 16 nodes x 2 GPUs, 8 bytes (next test): the tree wins unless the ring is forced.
+  const Cluster cluster(round_preset(2), 16);
+  CostParams ring = round_nccl();
+  ring.nccl_algorithm = NcclAlgorithm::ring;
+  EXPECT_DOUBLE_EQ(allreduce_s(cluster, first_gpus(32), 8, ring),
+                   allreduce_ring_s(cluster, first_gpus(32), 8, round_nccl()));
+  CostParams tree = round_nccl();
+  tree.nccl_algorithm = NcclAlgorithm::tree;
+  EXPECT_DOUBLE_EQ(allreduce_s(cluster, first_gpus(32), 1e10, tree),
+                   allreduce_hierarchical_s(cluster, first_gpus(32), 1e10, round_nccl()));
+  // Inside one node there is no hierarchy: `tree` falls back to the ring.
+  CostParams tree_node = round_nccl();
+  tree_node.nccl_algorithm = NcclAlgorithm::tree;
+  EXPECT_DOUBLE_EQ(allreduce_s(node, first_gpus(2), 1e3, tree_node),
+                   allreduce_s(node, first_gpus(2), 1e3, round_nccl()));
+}
+
 TEST(NcclModel, TheTreeTakesLogarithmicallyManyStepsAcrossNodes) {
   // 16 nodes x 2 GPUs, 8 bytes: the ring has 2·31 steps, 2·15 across nodes (LL: 1 + 32·0.1 +
   // 30·1 = 34.2 us); the tree 2·((2−1)·0.1 + log2(16)·1) + 1 = 9.2 us. AllReduce takes the tree.

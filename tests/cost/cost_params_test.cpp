@@ -39,6 +39,8 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_DOUBLE_EQ(p.one_sided_scale_out_overhead_s, 5e-9);
   EXPECT_DOUBLE_EQ(p.one_sided_overlap_fraction, 0.8);
   EXPECT_EQ(p.ecmp_flows_per_connection, 2);
+  EXPECT_EQ(p.nccl_algorithm, NcclAlgorithm::any);
+  EXPECT_EQ(p.nccl_protocol, NcclProtocolChoice::any);
 }
 
 TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
@@ -46,16 +48,19 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 41u);
+  EXPECT_EQ(names.size(), 43u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   // Guards the field table against the expect_keys list: each name must pass the key check.
   std::string yaml = "cost:\n";
   for (const auto& n : cost_param_names()) {
-    yaml += "  " + n +
-            (n == "collective_model" ? ": ideal\n"
-                                     : (n == "host_launch_mode" ? ": cuda_graphs\n" : ": 1\n"));
+    const std::string value = n == "collective_model"   ? "ideal"
+                              : n == "host_launch_mode" ? "cuda_graphs"
+                              : n == "nccl_algorithm"   ? "tree"
+                              : n == "nccl_protocol"    ? "ll128"
+                                                        : "1";
+    yaml += "  " + n + ": " + value + "\n";
   }
   const CostParams p = apply_cost_overrides(default_cost_params(), cost_node(yaml));
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 1);
@@ -66,6 +71,8 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   EXPECT_DOUBLE_EQ(p.alltoall_peer_scale_out_s, 1);
   EXPECT_EQ(p.host_launch_mode, HostLaunchMode::cuda_graphs);
   EXPECT_DOUBLE_EQ(p.host_graph_iteration_s, 1);
+  EXPECT_EQ(p.nccl_algorithm, NcclAlgorithm::tree);
+  EXPECT_EQ(p.nccl_protocol, NcclProtocolChoice::ll128);
 }
 
 TEST(CostParams, OverridesChangeOnlyTheGivenKeys) {
@@ -128,6 +135,8 @@ TEST(CostParams, OutOfRangeAndMalformedValuesAreInputErrors) {
       {"cost:\n  ecmp_flows_per_connection: 0\n", "cost.ecmp_flows_per_connection"},
       {"cost:\n  ecmp_flows_per_connection: 2.5\n", "cost.ecmp_flows_per_connection"},
       {"cost:\n  ecmp_flows_per_connection: 5000\n", "cost.ecmp_flows_per_connection"},
+      {"cost:\n  nccl_algorithm: nvls\n", "cost.nccl_algorithm"},
+      {"cost:\n  nccl_protocol: LL128\n", "cost.nccl_protocol"},
   };
   for (const Case& c : cases) {
     try {

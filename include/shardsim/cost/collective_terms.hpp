@@ -37,10 +37,14 @@ struct CollectiveTerms {
   double fixed_s = 0;
   // Participants, for the tail factor (nccl model).
   int participants = 0;
+  // The protocols the run allowed (p.nccl_protocol when taken apart; NCCL_PROTO): a point keeps
+  // its own when a fit re-prices it under other parameters.
+  NcclProtocolChoice protocol = NcclProtocolChoice::any;
 };
 
 // The terms of `op` over all GPUs of `cluster` for nccl-tests' size `size_bytes` under p's
-// collective model (the other parameters only decide sendrecv's fixed time).
+// collective model, algorithm and protocol choices (the other parameters only decide
+// sendrecv's fixed time).
 CollectiveTerms collective_terms(const Cluster& cluster, CollectiveOp op, double size_bytes,
                                  const CostParams& p);
 

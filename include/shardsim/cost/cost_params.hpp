@@ -21,6 +21,10 @@ enum class CollectiveModelKind : std::uint8_t { ideal, nccl };
 // How the host launches an iteration's kernels: one by one from the framework (eager), or as
 // one captured CUDA graph.
 enum class HostLaunchMode : std::uint8_t { eager, cuda_graphs };
+// What a run forces on NCCL, as NCCL_ALGO and NCCL_PROTO do (nccl model): `any` lets the model
+// take the fastest, as NCCL's tuner does.
+enum class NcclAlgorithm : std::uint8_t { any, ring, tree };
+enum class NcclProtocolChoice : std::uint8_t { any, ll, ll128, simple };
 
 struct CostParams {
   // --- Embedding kernels (roofline over HBM bytes) ---
@@ -93,6 +97,10 @@ struct CostParams {
   // hashes (cost/ecmp_collisions.hpp): NCCL_NCHANNELS_PER_NET_PEER (2) x
   // NCCL_IB_QPS_PER_CONNECTION (1), NCCL's defaults.
   int ecmp_flows_per_connection = 2;
+  // NCCL_ALGO / NCCL_PROTO of the run (AllReduce algorithm; protocol of every ring and tree
+  // collective): `auto` in YAML (any) lets the model pick the fastest.
+  NcclAlgorithm nccl_algorithm = NcclAlgorithm::any;
+  NcclProtocolChoice nccl_protocol = NcclProtocolChoice::any;
 
   // --- One-sided gets and puts of single rows (OPER §5; docs/model.md) ---
   // Fraction of link bandwidth fine-grained one-sided transfers achieve. GUESS.
