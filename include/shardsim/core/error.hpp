@@ -8,10 +8,12 @@ namespace shardsim {
 
 enum class ExitCode : int {
   ok = 0,
-  check_failed = 1,  // e.g. `compare` found a regression
-  bad_input = 2,     // file, line and key named in the message
-  does_not_fit = 3,  // a plan exceeds a GPU's memory
-  internal = 4,      // a bug in shardsim: never expected
+  check_failed = 1,   // e.g. `compare` found a regression
+  bad_input = 2,      // file, line and key named in the message
+  does_not_fit = 3,   // a plan exceeds a GPU's memory
+  internal = 4,       // a bug in shardsim: never expected
+  output_failed = 5,  // standard output or standard error could not be written (disk full,
+                      // I/O error): what was printed is incomplete
 };
 
 // Where in a user's file something was found. line/column are 1-based; 0 means unknown.
