@@ -1,11 +1,11 @@
 #include "shardsim/hw/topology.hpp"
 
 #include <fmt/format.h>
-#include <cmath>
 
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 

@@ -167,6 +167,17 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
     tables = std::max(tables, x.table + 1);
     samples = std::max(samples, x.sample + 1);
   }
+  // Every (table, sample) bag gets a length, lookups or not: ids with large gaps would make a
+  // few lines cost gigabytes (a 13-line file naming table 877514 and sample 6061 asked for 5.3 G
+  // bags). The bags may outnumber the lookups by kTraceCsvMaxBagsPerLookup, plus 2^20.
+  const std::uint64_t lines = lookups.size();
+  if (tables * samples > kTraceCsvMaxBagsPerLookup * lines + (std::uint64_t{1} << 20)) {
+    fail(1,
+         fmt::format("{} tables x {} samples = {} bags for {} lookups: table or sample ids leave "
+                     "large gaps",
+                     tables, samples, tables * samples, lines),
+         "number tables and samples from 0 without gaps; the largest ids set the counts");
+  }
   if (!declared_rows.empty() && declared_rows.size() != tables)
     fail(1,
          fmt::format("`# rows:` gives {} row counts but the trace has {} tables",

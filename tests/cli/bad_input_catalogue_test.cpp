@@ -272,6 +272,14 @@ std::vector<Case> catalogue() {
                                                              "{file: trace.csv}"));
        },
        "trace.csv:3", "workload.trace.file", "three whole numbers"},
+      {"TraceCsvSparseIds",
+       [](const Workspace& w) {
+         w.write("trace.csv", "table,sample,row\n0,0,1\n877514,6061,2\n");
+         return "run " + w.write("bad.yaml", test::tiny_with(15,
+                                                             "  batch_per_gpu: 4\n  trace: "
+                                                             "{file: trace.csv}"));
+       },
+       "trace.csv:1", "workload.trace.file", "large gaps"},
       // ----- --set
       {"SetBadPath", scenario(1, "name: tiny", "--set cluster..nodes=2"), "<command line>",
        "--set cluster..nodes", "bad key path"},

@@ -345,6 +345,13 @@ TEST(TraceCsv, BadLinesNameTheirLine) {
   EXPECT_NE(error_of("# rows: ten\ntable,sample,row\n0,0,1\n").find("bad row count"),
             std::string::npos);
   EXPECT_NE(error_of("table,sample,row\n0,-1,1\n").find("three whole numbers"), std::string::npos);
+  // Sparse ids: 877515 tables x 6062 samples for two lookups (a fuzzer's input took minutes).
+  EXPECT_NE(error_of("table,sample,row\n0,0,1\n877514,6061,3\n").find("large gaps"),
+            std::string::npos);
+  // At the bound: 2^20 + 64·2 bags is accepted; one sample more is not (1 table).
+  EXPECT_EQ(error_of("table,sample,row\n0,0,1\n0,1048703,3\n"), "");
+  EXPECT_NE(error_of("table,sample,row\n0,0,1\n0,1048704,3\n").find("large gaps"),
+            std::string::npos);
 }
 
 }  // namespace

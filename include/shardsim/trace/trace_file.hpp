@@ -82,6 +82,9 @@ bool is_trace_file(const std::string& path);
 // table and sample are 0-based; the trace has max(table) + 1 tables (named t0, t1, ...) and
 // max(sample) + 1 samples (bags not listed are empty). At most kTraceCsvMaxLines lines.
 inline constexpr std::uint64_t kTraceCsvMaxLines = 10'000'000;
+// Bags (tables x samples, each with a length) a CSV trace may have per lookup line, beyond 2^20:
+// sparse ids are refused rather than allocated (docs/robustness.md, the catalogue).
+inline constexpr std::uint64_t kTraceCsvMaxBagsPerLookup = 64;
 std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std::string& key = {});
 
 // Writes one table's section (at a fixed offset of a file being written; several sections may be
