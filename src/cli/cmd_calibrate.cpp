@@ -39,7 +39,8 @@ struct Measured {
 };
 
 std::vector<Measured> from_points_file(const std::string& path) {
-  std::map<std::string, std::shared_ptr<const Cluster>> clusters;  // by preset, nodes and sets
+  // The cluster and NCCL choices of each distinct (preset, nodes, sets), loaded once.
+  std::map<std::string, Measured> setups;
   std::vector<Measured> out;
   for (const MeasuredCollective& m : read_calibration_points(path)) {
     std::vector<Override> sets = {{"cluster.preset", m.preset},
@@ -47,19 +48,20 @@ std::vector<Measured> from_points_file(const std::string& path) {
     sets.insert(sets.end(), m.sets.begin(), m.sets.end());
     std::string key;
     for (const Override& o : sets) key += o.key + "=" + o.value + ";";
-    auto& cluster = clusters[key];
-    NcclAlgorithm algorithm = NcclAlgorithm::any;
-    NcclProtocolChoice protocol = NcclProtocolChoice::any;
-    try {
-      const Scenario s = load_default_scenario(sets);
-      if (!cluster) cluster = std::make_shared<const Cluster>(s.cluster.preset, s.cluster.nodes);
-      algorithm = s.cost.nccl_algorithm;
-      protocol = s.cost.nccl_protocol;
-    } catch (const InputError& e) {
-      throw InputError(m.where, "preset", fmt::format("this point's cluster: {}", e.what()),
-                       "a built-in preset (`shardsim hw list`) and scenario overrides");
+    Measured& setup = setups[key];
+    if (!setup.cluster) {
+      try {
+        const Scenario s = load_default_scenario(sets);
+        setup.cluster = std::make_shared<const Cluster>(s.cluster.preset, s.cluster.nodes);
+        setup.algorithm = s.cost.nccl_algorithm;
+        setup.protocol = s.cost.nccl_protocol;
+      } catch (const InputError& e) {
+        throw InputError(m.where, "preset", fmt::format("this point's cluster: {}", e.what()),
+                         "a built-in preset (`shardsim hw list`) and scenario overrides");
+      }
     }
-    out.push_back({m.label, m.op, m.size_bytes, m.time_s, cluster, algorithm, protocol});
+    out.push_back(
+        {m.label, m.op, m.size_bytes, m.time_s, setup.cluster, setup.algorithm, setup.protocol});
   }
   return out;
 }

@@ -51,13 +51,14 @@ std::vector<CollectiveDemand> model_candidates(const Cluster& cluster, const Col
   }
   std::vector<CollectiveDemand> out;
   for (NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
-    if (protocol_allowed(p, protocol)) out.push_back(with_protocol(cluster, shape, protocol, p));
+    if (protocol_allowed(p.nccl_protocol, protocol))
+      out.push_back(with_protocol(cluster, shape, protocol, p));
   }
   return out;
 }
 
-bool protocol_allowed(const CostParams& p, NcclProtocol protocol) {
-  switch (p.nccl_protocol) {
+bool protocol_allowed(NcclProtocolChoice choice, NcclProtocol protocol) {
+  switch (choice) {
     case NcclProtocolChoice::any:
       return true;
     case NcclProtocolChoice::ll:

@@ -26,8 +26,8 @@ struct CollectiveShape {
 
 enum class NcclProtocol { ll, ll128, simple };
 
-// Whether the run lets NCCL use `protocol` (CostParams::nccl_protocol, NCCL_PROTO).
-bool protocol_allowed(const CostParams& p, NcclProtocol protocol);
+// Whether a run with `choice` (CostParams::nccl_protocol, NCCL_PROTO) lets NCCL use `protocol`.
+bool protocol_allowed(NcclProtocolChoice choice, NcclProtocol protocol);
 
 // One protocol's terms (configs/cost/default.yaml, the nccl model).
 struct ProtocolTerms {

@@ -166,10 +166,8 @@ double price(const CollectiveTerms& terms, const CostParams& p) {
       best = std::min(best, ideal_shape_s(stages, p));
       continue;
     }
-    CostParams allowed = p;
-    allowed.nccl_protocol = terms.protocol;
     for (NcclProtocol protocol : kProtocols) {
-      if (!cost_detail::protocol_allowed(allowed, protocol)) continue;
+      if (!cost_detail::protocol_allowed(terms.protocol, protocol)) continue;
       best = std::min(best, nccl_shape_s(stages, terms.kernel_launch_s, protocol, p));
     }
   }

@@ -28,8 +28,7 @@ std::vector<double> ecmp_uplink_ports(const Cluster& cluster) {
     }
     if (ports.empty()) ports.assign(static_cast<std::size_t>(topo.num_links()), 0.0);
     // The link's own ports (a rail switch's uplink is its rail's share of the group's).
-    const TierSpec& spec = cluster.preset().tiers[static_cast<std::size_t>(tier)];
-    const double port_Bps = spec.port_Bps > 0 ? spec.port_Bps : cluster.preset().nic.bandwidth_Bps;
+    const double port_Bps = tier_port_Bps(cluster.preset(), tier);
     const double link_Bps = cluster.links()[static_cast<std::size_t>(l)].spec.bandwidth_Bps;
     ports[static_cast<std::size_t>(l)] = std::max(1.0, std::round(link_Bps / port_Bps));
   }

@@ -26,11 +26,13 @@ double tier_uplink_Bps(const HardwarePreset& preset, int tier) {
   return uplink_Bps;
 }
 
+double tier_port_Bps(const HardwarePreset& preset, int tier) {
+  const TierSpec& t = preset.tiers.at(static_cast<std::size_t>(tier));
+  return t.port_Bps > 0 ? t.port_Bps : preset.nic.bandwidth_Bps;
+}
+
 std::int64_t tier_uplink_ports(const HardwarePreset& preset, int tier) {
-  const double uplink_Bps = tier_uplink_Bps(preset, tier);
-  const TierSpec& t = preset.tiers[static_cast<std::size_t>(tier)];
-  const double port_Bps = t.port_Bps > 0 ? t.port_Bps : preset.nic.bandwidth_Bps;
-  const double ports = std::round(uplink_Bps / port_Bps);
+  const double ports = std::round(tier_uplink_Bps(preset, tier) / tier_port_Bps(preset, tier));
   return ports < 1      ? 1
          : ports > 1e15 ? static_cast<std::int64_t>(1e15)
                         : static_cast<std::int64_t>(ports);

@@ -47,8 +47,10 @@ struct TopoEdge {
 // (fanout x nics_per_node x NIC bandwidth); tier k's are the uplinks of tier k-1. The top tier's
 // value is the capacity of its (absent) uplink, reported for information only.
 double tier_uplink_Bps(const HardwarePreset& preset, int tier);
-// The ports of that uplink: its bandwidth over one port's (TierSpec::port_Bps, by default the
-// NIC's), rounded, at least 1. What an ECMP switch hashes flows onto (cost/ecmp_collisions.hpp).
+// One uplink port of tier `tier`, per direction: TierSpec::port_Bps, by default the NIC's rate.
+double tier_port_Bps(const HardwarePreset& preset, int tier);
+// The ports of that uplink: its bandwidth over one port's, rounded, at least 1. What an ECMP
+// switch hashes flows onto (cost/ecmp_collisions.hpp).
 std::int64_t tier_uplink_ports(const HardwarePreset& preset, int tier);
 // Nodes in one group of tier `tier` at full fanout (product of fanouts up to it), saturating at
 // INT64_MAX / 2. The top tier's value is the cluster's capacity in nodes.
