@@ -10,8 +10,8 @@ bandwidth with the error, then the median and worst absolute error.
 
 The preset is chosen from the point's GPU and network (A100 + InfiniBand HDR: dgx-a100;
 H100 + InfiniBand NDR: dgx-h100; A100 + RoCE 200G: zionex; one node: the GPU's DGX preset);
-points on other hardware (EFA, other GPUs per node, ...) are listed as unmatched rather than
-stretched onto a preset. The error is predicted time / measured time - 1 (from bus bandwidth when
+points on other hardware (other networks, GPUDirect RDMA off, ...) are listed as unmatched rather
+than stretched onto a preset. The error is predicted time / measured time - 1 (from bus bandwidth when
 a source gives no time). Needs python3 (standard library only).
 """
 import argparse
@@ -25,7 +25,19 @@ import sys
 import tempfile
 
 
+def not_modelled(row):
+    """Why no preset can stand for the point's system, though its GPUs and network match one."""
+    if "GPUDIRECT RDMA OFF" in row["network"].upper():
+        # Every preset's NICs read and write GPU memory directly (GPUDirect RDMA). Without it NCCL
+        # stages each network transfer through host memory, at a rate no preset or cost
+        # parameter holds (docs/validation/collectives.md, "Points left out").
+        return "GPUDirect RDMA off: NCCL stages the network through host memory, not modelled"
+    return None
+
+
 def preset_for(row):
+    if not_modelled(row):
+        return None
     gpu = row["gpu"].upper()
     net = row["network"].upper()
     gpus_per_node = int(row["gpus_per_node"] or 0)
@@ -162,8 +174,8 @@ def main():
         preset = preset_for(row)
         t = measured_us(row)
         if preset is None or t is None:
-            unmatched.append((i, row, "no preset for this hardware" if preset is None
-                              else "no time or bus bandwidth"))
+            why = not_modelled(row) or "no preset for this hardware"
+            unmatched.append((i, row, why if preset is None else "no time or bus bandwidth"))
         else:
             matched.append((i, row, preset, t))
     # nccl model only: the cost/ calibration fits its parameters.

@@ -194,7 +194,9 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
 
 // The most any GPU pays for its peers (nccl model): each participant sends to and receives from
 // every other participant, peers in its own scale-up domain at alltoall_peer_scale_up_s,
-// others at alltoall_peer_scale_out_s. No participants given: every GPU takes part.
+// others at alltoall_peer_scale_out_s; when any peer is across the network, the AlltoAll also
+// pays alltoall_scale_out_latency_s once (its network messages go through NCCL's proxy with the
+// Simple protocol). No participants given: every GPU takes part.
 double peer_latency_s(const Cluster& cluster, std::span<const int> participants,
                       const CostParams& p) {
   const int n = cluster.num_gpus();
@@ -211,13 +213,15 @@ double peer_latency_s(const Cluster& cluster, std::span<const int> participants,
     members = participants.size();
   }
   double worst = 0;
+  bool network = false;
   for (int in_domain : per_domain) {
     if (in_domain == 0) continue;
     const double up = in_domain - 1.0;
     const double out = static_cast<double>(members) - in_domain;
     worst = std::max(worst, up * p.alltoall_peer_scale_up_s + out * p.alltoall_peer_scale_out_s);
+    network = network || out > 0;
   }
-  return worst;
+  return worst + (network ? p.alltoall_scale_out_latency_s : 0.0);
 }
 
 // One stage; under the nccl model the launch is the GPU's kernel launch and the stage also

@@ -40,6 +40,7 @@ constexpr Knob kKnobs[] = {
      false},
     {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, false},
     {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, false},
+    {"alltoall_scale_out_latency_s", &CostParams::alltoall_scale_out_latency_s, false},
     {"collective_jitter_cv", &CostParams::collective_jitter_cv, false},
 };
 

@@ -39,8 +39,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 43>& fields() {
-  static const std::array<Field, 43> kFields = {{
+const std::array<Field, 44>& fields() {
+  static const std::array<Field, 44> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -83,6 +83,8 @@ const std::array<Field, 43>& fields() {
        Range::nonnegative},
       {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, Range::nonnegative},
       {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
+      {"alltoall_scale_out_latency_s", &CostParams::alltoall_scale_out_latency_s,
+       Range::nonnegative},
       {"collective_jitter_cv", &CostParams::collective_jitter_cv, Range::nonnegative},
       {"ecmp_flows_per_connection", &CostParams::ecmp_flows_per_connection, Range::flow_count},
       {"nccl_algorithm", &CostParams::nccl_algorithm, Range::choice},
@@ -136,6 +138,7 @@ void check_keys(const YamlValue& node) {
                     "nccl_ll_multi_domain_scale_up_factor",
                     "alltoall_peer_scale_up_s",
                     "alltoall_peer_scale_out_s",
+                    "alltoall_scale_out_latency_s",
                     "collective_jitter_cv",
                     "ecmp_flows_per_connection",
                     "nccl_algorithm",

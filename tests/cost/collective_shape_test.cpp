@@ -22,7 +22,8 @@ std::vector<int> first_gpus(int n) {
 
 // The nccl model with round numbers: efficiency 1, no route latency (round_preset's default),
 // LL: 1 us base, 0.1 us per scale-up step, 1 us per scale-out step, 1/4 of the bandwidth;
-// LL128: 2 us, 0.2, 2, 1/2; Simple: 4 us, 0.4, 4, all of it.
+// LL128: 2 us, 0.2, 2, 1/2; Simple: 4 us, 0.4, 4, all of it. AlltoAll: 0.5 us per peer in the
+// domain, 3 us outside, 7 us once across the network.
 CostParams round_nccl() {
   CostParams p = default_cost_params();
   p.collective_model = CollectiveModelKind::nccl;
@@ -41,6 +42,7 @@ CostParams round_nccl() {
   p.nccl_simple_bandwidth_fraction = 1;
   p.alltoall_peer_scale_up_s = 0.5e-6;
   p.alltoall_peer_scale_out_s = 3e-6;
+  p.alltoall_scale_out_latency_s = 7e-6;
   p.nccl_ll_multi_domain_scale_up_factor = 1;
   p.collective_jitter_cv = 0;
   return p;
@@ -131,8 +133,8 @@ TEST(NcclModel, TheTreeTakesLogarithmicallyManyStepsAcrossNodes) {
 
 TEST(NcclModel, AlltoallPaysEachPeerOnce) {
   // 2 nodes x 2 GPUs, uniform 1 kB per pair: each GPU has 1 peer in its node and 2 outside:
-  // kernel launch + 0.5 + 2·3 = 6.5 us of peers, plus the bytes (2 kB off node over a 10 GB/s
-  // NIC: 0.2 us; 1 kB over NVSwitch: 0.01 us).
+  // kernel launch + 0.5 + 2·3 = 6.5 us of peers, + 7 us once for the network's Simple protocol,
+  // plus the bytes (2 kB off node over a 10 GB/s NIC: 0.2 us; 1 kB over NVSwitch: 0.01 us).
   const Cluster cluster(round_preset(2), 2);
   const CostParams p = round_nccl();
   ByteMatrix m(4);
@@ -142,13 +144,24 @@ TEST(NcclModel, AlltoallPaysEachPeerOnce) {
     }
   }
   const double launch = cluster.gpu().kernel_launch_s;
-  EXPECT_NEAR(alltoallv_s(cluster, m, p), launch + 6.5e-6 + 2e3 / 10e9, 1e-15);
-  // Only GPUs 0 and 2 take part: one peer each, across nodes: 3 us.
+  EXPECT_NEAR(alltoallv_s(cluster, m, p), launch + 13.5e-6 + 2e3 / 10e9, 1e-15);
+  // Only GPUs 0 and 2 take part: one peer each, across nodes: 3 + 7 us.
   ByteMatrix pair(4);
   pair.at(0, 2) = pair.at(2, 0) = 1e3;
   const std::vector<int> group = {0, 2};
   const CollectiveDemand d = alltoallv_demand(cluster, pair, p, FlowGranularity::aggregated, group);
-  EXPECT_NEAR(idle_time_s(cluster, d, p), launch + 3e-6 + 1e3 / 10e9, 1e-15);
+  EXPECT_NEAR(idle_time_s(cluster, d, p), launch + 10e-6 + 1e3 / 10e9, 1e-15);
+  // Only GPUs 0 and 1, one node: one NVSwitch peer, no network protocol term.
+  ByteMatrix local(4);
+  local.at(0, 1) = local.at(1, 0) = 1e3;
+  const std::vector<int> node = {0, 1};
+  const CollectiveDemand in_node =
+      alltoallv_demand(cluster, local, p, FlowGranularity::aggregated, node);
+  EXPECT_NEAR(idle_time_s(cluster, in_node, p), launch + 0.5e-6 + 1e3 / 100e9, 1e-15);
+  // Switched off: the peers alone.
+  CostParams off = p;
+  off.alltoall_scale_out_latency_s = 0;
+  EXPECT_NEAR(alltoallv_s(cluster, m, off), launch + 6.5e-6 + 2e3 / 10e9, 1e-15);
   // The ideal model pays no peers.
   CostParams ideal = p;
   ideal.collective_model = CollectiveModelKind::ideal;

@@ -25,6 +25,7 @@ CostParams moved(CostParams p) {
   p.nccl_ll128_bandwidth_fraction = 0.6;
   p.alltoall_peer_scale_up_s *= 4;
   p.alltoall_peer_scale_out_s *= 0.5;
+  p.alltoall_scale_out_latency_s *= 3;
   return p;
 }
 

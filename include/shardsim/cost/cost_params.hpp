@@ -90,6 +90,10 @@ struct CostParams {
   // AlltoAll: the cost of each peer's send/receive pair, inside the domain and across it. GUESS.
   double alltoall_peer_scale_up_s = 0.5e-6;
   double alltoall_peer_scale_out_s = 2.7e-6;
+  // AlltoAll whose participants span scale-up domains: its network messages go through NCCL's
+  // proxy with the Simple protocol (p2p network connections have no LL buffers by default), once
+  // per AlltoAll: Simple's base latency + one Simple network step of tuning.cc (8.4 + 9.6 us).
+  double alltoall_scale_out_latency_s = 18.0e-6;
   // Each participant's lognormal finishing factor (mean 1); a collective ends with the slowest
   // (cost/collective_tail.hpp). GUESS.
   double collective_jitter_cv = 0.02;
