@@ -1,5 +1,6 @@
 #include "shardsim/cli/app.hpp"
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/run/point_store.hpp"
 #include "shardsim/run/scenario_runs.hpp"
 
 namespace shardsim {
@@ -128,14 +130,47 @@ int cmd_run(const CommonFlags& f, const std::string& path, const std::string& tr
   return finish(f, reports);
 }
 
-int cmd_sweep(const CommonFlags& f, const std::string& path, int jobs) {
+// A sweep with --out keeps each finished point under DIR/points (run/point_store.hpp); --resume
+// takes the points already there and replaces the sweep's own output files at the end.
+void check_resume(const CommonFlags& f, bool resume) {
+  if (resume && f.out_dir.empty()) {
+    throw InputError(SourceLocation{}, "--resume", "--resume needs --out DIR",
+                     "give the --out DIR of the sweep to resume");
+  }
+  if (resume || f.force || f.out_dir.empty()) return;
+  const std::size_t kept = CheckpointDir::count_in(f.out_dir);
+  if (kept > 0) {
+    throw InputError(
+        SourceLocation{CheckpointDir::folder_of(f.out_dir).string(), 0, 0}, "--out",
+        fmt::format("holds {} finished point(s) of an earlier sweep", kept),
+        "add --resume to reuse them (only the missing points run), or --force to start over");
+  }
+}
+
+int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume) {
+  check_resume(f, resume);
   const RunRequest request = request_of(f, path, SweepUse::require);
   const ScenarioRuns runs = load_runs(request);
   check_runs(runs.scenarios, RunShape{jobs, !f.out_dir.empty()}, request.limits, source_of(runs));
   std::size_t reports = 0;
   for (const Scenario& s : runs.scenarios) reports += report_count(s);
+  if (resume) f.force = true;  // the output files are the sweep's own, rewritten from its points
   check_out_dir(f, reports);
-  const std::vector<Report> all = run_all(runs, RunSettings{jobs, f.timings, {}});
+  std::optional<CheckpointDir> points;
+  RunSettings settings{jobs, f.timings, {}};
+  if (!f.out_dir.empty()) {
+    points.emplace(f.out_dir, resume);
+    const std::size_t stale = points->remove_stale_temporaries();
+    if (stale > 0) log_info("removed {} half-written point file(s) of an interrupted run", stale);
+    settings.store = &*points;
+  }
+  std::vector<Report> all;
+  try {
+    all = run_all(runs, settings);
+  } catch (...) {
+    if (points) points->remove_if_empty();  // every job has stopped: nothing writes there now
+    throw;
+  }
   // In a sweep, a point that does not fit is an answer, not a failure: it is reported as such.
   const int code = finish(f, all);
   return code == static_cast<int>(ExitCode::does_not_fit) ? 0 : code;
@@ -184,6 +219,10 @@ int run_cli(int argc, char** argv) {
   sweep->add_option("scenario", scenario_path, "scenario YAML file")->required();
   sweep->add_option("--jobs,-j", jobs, "points simulated in parallel (results do not depend on it)")
       ->check(CLI::PositiveNumber);
+  bool resume = false;
+  sweep->add_flag("--resume", resume,
+                  "continue the sweep whose --out DIR this is: only the points not yet finished "
+                  "(DIR/points) run");
   add_common(sweep, flags);
 
   auto* validate = app.add_subcommand("validate", "load and check a scenario without running it");
@@ -218,7 +257,7 @@ int run_cli(int argc, char** argv) {
     if (plan_command.selected()) return plan_command.run();
     setup(flags);
     if (*run) return cmd_run(flags, scenario_path, trace_out);
-    if (*sweep) return cmd_sweep(flags, scenario_path, jobs);
+    if (*sweep) return cmd_sweep(flags, scenario_path, jobs, resume);
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();

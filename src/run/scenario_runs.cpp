@@ -73,13 +73,31 @@ std::uint64_t written_seed(const RunRequest& request) {
 
 std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& settings) {
   std::vector<std::vector<Report>> results(runs.size());
+  std::vector<std::size_t> to_run;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::optional<std::vector<Report>> kept;
+    if (settings.store != nullptr) kept = settings.store->load(runs.scenarios[i], runs.labels[i]);
+    if (kept) {
+      results[i] = std::move(*kept);
+    } else {
+      to_run.push_back(i);
+    }
+  }
+  if (to_run.size() < runs.size()) {
+    log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
+             runs.size() - to_run.size(), runs.size(), to_run.size());
+  }
   const std::string what =
       runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
-  Progress progress(what, runs.size());
+  Progress progress(what, to_run.size());
   std::mutex progress_mutex;
-  parallel_for(runs.size(), settings.jobs, [&](std::size_t i) {
+  parallel_for(to_run.size(), settings.jobs, [&](std::size_t k) {
+    const std::size_t i = to_run[k];
     results[i] = run_scenario(runs.scenarios[i], RunOptions{runs.labels[i], settings.record_timings,
                                                             settings.on_simulated});
+    if (settings.store != nullptr) {
+      settings.store->store(runs.scenarios[i], runs.labels[i], results[i]);
+    }
     std::lock_guard lock(progress_mutex);
     progress.advance();
   });

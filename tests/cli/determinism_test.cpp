@@ -50,10 +50,13 @@ std::string read(const fs::path& p) {
 }
 
 // name -> bytes of every file under `dir`.
+// Every file under `dir` by relative path (a sweep's points/ checkpoints included: they must not
+// depend on --jobs either).
 std::map<std::string, std::string> files_of(const fs::path& dir) {
   std::map<std::string, std::string> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    out[e.path().filename().string()] = read(e.path());
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = read(e.path());
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "shardsim/io/override.hpp"
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/metrics/report.hpp"
+#include "shardsim/run/point_store.hpp"
 #include "shardsim/run/resource_guard.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
@@ -57,10 +58,14 @@ struct RunSettings {
   // Called with every simulated plan (e.g. to write its Chrome trace); may be empty. With more
   // than one job it is called from several threads.
   std::function<void(const SimulationInputs&, const SimulationResult&)> on_simulated;
+  // Finished runs kept between processes (a sweep's --out DIR/points): a run it holds is not
+  // simulated again, and each simulated run is stored as it finishes. May be null.
+  PointStore* store = nullptr;
 };
 
 // The reports of every run in order (each run's planners in the scenario's order), with scaling
-// factors assigned across runs (2D §4.3). Logs progress for long runs.
+// factors assigned across runs (2D §4.3). Logs progress for long runs. With a store, the runs it
+// holds are taken from it (the log says how many) and only the others are simulated.
 std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& settings);
 
 // How `baseline` and `compare` run a scenario file: seeds chosen from a first seed and a count

@@ -1,0 +1,149 @@
+#include "shardsim/io/point_checkpoint.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "report_writer_test_fixtures.hpp"
+#include "shardsim/io/report_writer.hpp"
+
+namespace shardsim {
+namespace {
+
+namespace checkpoint_test {
+
+// Every writer's rendering of `reports`: what a resumed sweep must reproduce byte for byte.
+std::string rendered(std::span<const Report> reports) {
+  std::ostringstream out;
+  write_json(out, reports);
+  write_csv_summary(out, reports);
+  write_per_gpu_csv(out, reports);
+  write_text(out, reports);
+  return out.str();
+}
+
+// The fixture report with every optional part present and numbers that only read back exactly
+// if every bit does (0.1 + 0.2 is not 0.3).
+Report full_report() {
+  Report r = test::make_report(4, "two_d", "cluster.nodes=2");
+  r.qps = 0.1 + 0.2;
+  r.iteration_time.mean_s = 1.0 / 3.0;
+  r.scaling_factor = std::nan("");
+  r.phase_max = {{"alltoall_fwd", 2.0 / 3.0, 1.0 / 7.0}};
+  GroupReport g;
+  g.group = 1, g.num_gpus = 2, g.first_gpu = 2, g.lookup_max_s = 1e-3 / 3, g.lookup_mean_s = 2e-4;
+  g.imbalance_ratio = 1.25, g.memory_max_bytes = 3e9, g.memory_mean_bytes = 2.5e9, g.lookups = 7;
+  g.comm_bytes = 11, g.sync_s = 1e-5 / 3;
+  r.groups = {g, g};
+  r.groups[0].group = 0;
+  ReplicaSyncReport s;
+  s.mode = "touched_rows", s.interval = 4, s.peers = 2, s.bytes_per_sync = 1e8 / 3;
+  s.max_gpu_bytes = 5e7, s.sync_Bps = 2.5e10, s.eq1_s = 1e-2 / 3, s.simulated_s = 4e-3;
+  r.replica_sync = s;
+  r.link_utilization = {{"scale_up", 16, 0.1, 0.7, "gpu0->nvswitch0"},
+                        {"gpu_nic", 8, 0.0, 0.0, ""}};
+  PlanStats p;
+  p.planner = "two_d", p.num_gpus = 4, p.num_tables = 103, p.hbm_capacity_bytes = 80e9;
+  GpuPlanStats gp;
+  gp.gpu = 3, gp.node = 1, gp.memory.weights_bytes = 1e9 / 7, gp.hbm_used_bytes = 2e9;
+  gp.fwd_compute_s = 1e-3 / 9, gp.sync_comm_s = 1e-6, gp.shards_by_kind = {1, 2, 3, 4, 5};
+  p.gpus = {gp};
+  p.shards_by_kind = {5, 4, 3, 2, 1};
+  p.memory_bytes = {1, 2, 3, 0, 3, 2.5};
+  p.total_s = {1e-3, 2e-3, 3e-3, 1, 2, 1e-3 / 3};
+  p.degree_of_balance = 0.5, p.alltoall_fwd_s = 1e-4 / 3, p.estimated_embedding_s = 5e-3;
+  r.plan_stats = p;
+  r.input_hashes = {"fnv1a64:0000000000000001", "fnv1a64:0000000000000002",
+                    "fnv1a64:0000000000000003"};
+  return r;
+}
+
+const InputHashes kHashes{"fnv1a64:aaaa", "fnv1a64:bbbb", "fnv1a64:cccc"};
+
+}  // namespace checkpoint_test
+
+using checkpoint_test::full_report;
+using checkpoint_test::kHashes;
+using checkpoint_test::rendered;
+
+TEST(PointCheckpoint, ReportsReadBackToTheSameBytesInEveryWriter) {
+  const std::vector<Report> reports = {full_report(), test::make_unfit_report(),
+                                       test::make_unplaced_report()};
+  const std::string bytes = encode_point_checkpoint(kHashes, "cluster.nodes=2", reports);
+  std::string why;
+  const auto back = decode_point_checkpoint(bytes, kHashes, "cluster.nodes=2", why);
+  ASSERT_TRUE(back) << why;
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_EQ(rendered(*back), rendered(reports));
+  // Bit for bit, NaN included, and the parts the writers do not print.
+  EXPECT_EQ(std::memcmp(&(*back)[0].qps, &reports[0].qps, sizeof(double)), 0);
+  EXPECT_TRUE(std::isnan((*back)[0].scaling_factor));
+  EXPECT_EQ((*back)[0].input_hashes, reports[0].input_hashes);
+  EXPECT_EQ((*back)[0].plan_stats->gpus[0].shards_by_kind,
+            reports[0].plan_stats->gpus[0].shards_by_kind);
+  EXPECT_FALSE((*back)[2].plan_stats.has_value());
+  // Encoding is deterministic: the same reports give the same file.
+  EXPECT_EQ(encode_point_checkpoint(kHashes, "cluster.nodes=2", *back), bytes);
+}
+
+TEST(PointCheckpoint, EveryTruncationIsRefused) {
+  const std::vector<Report> reports = {test::make_report(2)};
+  const std::string bytes = encode_point_checkpoint(kHashes, "p", reports);
+  for (std::size_t n = 0; n < bytes.size(); n += (n < 256 ? 1 : 61)) {
+    std::string why;
+    EXPECT_FALSE(decode_point_checkpoint(bytes.substr(0, n), kHashes, "p", why)) << n;
+    EXPECT_FALSE(why.empty());
+  }
+}
+
+TEST(PointCheckpoint, AFlippedByteFailsTheChecksum) {
+  const std::string bytes =
+      encode_point_checkpoint(kHashes, "p", std::vector{test::make_report(2)});
+  for (std::size_t at : {std::size_t{20}, bytes.size() / 2, bytes.size() - 1}) {
+    std::string damaged = bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
+    std::string why;
+    EXPECT_FALSE(decode_point_checkpoint(damaged, kHashes, "p", why)) << at;
+    EXPECT_NE(why.find("checksum"), std::string::npos) << why;
+  }
+}
+
+TEST(PointCheckpoint, OtherInputsOrAnotherPointAreNotTaken) {
+  const std::string bytes =
+      encode_point_checkpoint(kHashes, "p", std::vector{test::make_report(2)});
+  InputHashes other = kHashes;
+  other.cost = "fnv1a64:dddd";
+  std::string why;
+  EXPECT_FALSE(decode_point_checkpoint(bytes, other, "p", why));
+  EXPECT_EQ(why, "made from other inputs");
+  EXPECT_FALSE(decode_point_checkpoint(bytes, kHashes, "q", why));
+  EXPECT_FALSE(decode_point_checkpoint("not a checkpoint at all, just text", kHashes, "p", why));
+  EXPECT_EQ(why, "not a shardsim point checkpoint");
+  // The file name follows the inputs and the label.
+  EXPECT_NE(point_checkpoint_name(kHashes, "p"), point_checkpoint_name(other, "p"));
+  EXPECT_NE(point_checkpoint_name(kHashes, "p"), point_checkpoint_name(kHashes, "q"));
+  EXPECT_EQ(point_checkpoint_name(kHashes, "p"), point_checkpoint_name(kHashes, "p"));
+}
+
+TEST(PointCheckpoint, AHugeCountWithAValidChecksumIsRefusedWithoutAllocating) {
+  // A forged file: a valid header, then a report count of 2^60, then a correct checksum. The
+  // reader must refuse the count against the bytes left, not try to allocate it.
+  std::string bytes = encode_point_checkpoint(kHashes, "p", std::vector<Report>{});
+  bytes.resize(bytes.size() - 16);  // drop the zero count and the checksum
+  const std::uint64_t count = 1ull << 60;
+  bytes.append(reinterpret_cast<const char*>(&count), sizeof count);
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64, as the file format
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  bytes.append(reinterpret_cast<const char*>(&h), sizeof h);
+  std::string why;
+  EXPECT_FALSE(decode_point_checkpoint(bytes, kHashes, "p", why));
+  EXPECT_NE(why.find("ends inside"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace shardsim
