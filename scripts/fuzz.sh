@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang (in build-fuzz/, ASan + UBSan + libFuzzer) and runs each
 # for SECONDS (default $FUZZ_SECONDS, else 60), one after the other:
 #   ./scripts/fuzz.sh [SECONDS] [TARGET...]
-# Targets: scenario, plan, trace, measurements (default: all). Environment:
+# Targets: scenario, plan, trace, measurements, checkpoint (default: all). Environment:
 #   FUZZ_SECONDS  seconds per target when no SECONDS is given
 #   FUZZ_OPT      optimisation flags (default "-O2 -g": fast fuzzing for long runs);
 #                 "-O0 -gline-tables-only" compiles ~3x faster and runs ~2x slower.
@@ -11,6 +11,8 @@
 #                 FUZZ_CXX is given: BUILD_DIR=build-asan after SANITIZE=1 ./scripts/test.sh
 #                 (clang, ASan+UBSan+fuzzer instrumentation, -O1 -g1) fuzzes what that built (CI).
 #   JOBS          parallel compile jobs (default: all cores)
+#   FUZZ_SEED     libFuzzer's random seed (default: a new one each run); CI fixes it, so that a
+#                 landing's fuzz step is repeatable and a finding reproduces with the same seed
 # Assertions stay on (no -DNDEBUG): a failed assert is a finding. Seeds come from tests/fuzz/<target>/ (read only);
 # what the fuzzer adds goes to build-fuzz/corpus/<target>/, and an input that crashes, leaks or
 # times out to build-fuzz/artifacts/<target>/. Exit status 1 if any target found something.
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-${FUZZ_SECONDS:-60}}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace measurements); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace measurements checkpoint); fi
 SHARDSIM_WITH_FUZZ=1 ./scripts/deps.sh
 build_dir="${BUILD_DIR:-build-fuzz}"
 if [ -n "${FUZZ_OPT:-}${FUZZ_CXX:-}" ] ||
@@ -45,7 +47,9 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   echo "== fuzz_$t for ${seconds}s =="
   # -rss_limit_mb: the loaders' own limits keep memory far below this; -timeout: one input.
-  if ! "$build_dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+  seed=()
+  if [ -n "${FUZZ_SEED:-}" ]; then seed=(-seed="$FUZZ_SEED"); fi
+  if ! "$build_dir/tests/fuzz/fuzz_$t" "${seed[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
       -max_len=8192 -print_final_stats=1 -dict="tests/fuzz/$t.dict" \
       -artifact_prefix="$artifacts/" "$corpus" "tests/fuzz/$t" 2>"$build_dir/fuzz_$t.log"; then
     failed+=("$t")

@@ -7,14 +7,17 @@
 
 namespace shardsim {
 
-std::string content_hash(std::string_view text) {
-  // FNV-1a, 64 bits: offset basis 14695981039346656037, prime 1099511628211.
+std::uint64_t fnv1a64(std::string_view bytes) {
   std::uint64_t h = 14695981039346656037ULL;
-  for (const char c : text) {
+  for (const char c : bytes) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ULL;
   }
-  return fmt::format("fnv1a64:{:016x}", h);
+  return h;
+}
+
+std::string content_hash(std::string_view text) {
+  return fmt::format("fnv1a64:{:016x}", fnv1a64(text));
 }
 
 }  // namespace shardsim

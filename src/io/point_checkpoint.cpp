@@ -12,21 +12,14 @@
 #include <optional>
 #include <type_traits>
 
+#include "shardsim/core/content_hash.hpp"
+
 namespace shardsim {
 
 namespace {
 
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
 constexpr std::uint32_t kFormatVersion = 1;
-
-std::uint64_t fnv1a64(std::string_view bytes) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;

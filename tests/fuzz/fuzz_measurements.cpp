@@ -1,13 +1,17 @@
-// libFuzzer target: measured collective times, the inputs of `shardsim calibrate`. The first
-// input byte picks the reader (bit 0: an nccl-tests log, else a calibration points CSV); the rest
-// is the text. A log that parses must satisfy what calibrate relies on: at least one rank and
-// host, no more hosts than ranks, at least one row, sizes strictly increasing, finite times, and a
-// known test. A points file that parses must have positive sizes and times and whole node counts.
+// libFuzzer target: measurements, the inputs of `shardsim calibrate`. The first input byte picks
+// the reader (modulo 3: 0 a calibration points CSV, 1 an nccl-tests log, 2 an FBGEMM benchmark
+// log for `calibrate --kernels`); the rest is the text. A log that parses must satisfy what
+// calibrate relies on: at least one rank and host, no more hosts than ranks, at least one row,
+// sizes strictly increasing, finite times, and a known test. A points file that parses must have
+// positive sizes and times and whole node counts. An FBGEMM log that parses has rows, each with
+// a known pass, positive finite B, E, T, D, L and time, and a line inside the file.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "fuzz_support.hpp"
 #include "shardsim/io/calibration_points.hpp"
+#include "shardsim/io/fbgemm_log.hpp"
 #include "shardsim/io/nccl_log.hpp"
 
 namespace shardsim::fuzz {
@@ -31,6 +35,19 @@ void check_points(const std::vector<MeasuredCollective>& points) {
   }
 }
 
+void check_fbgemm(const FbgemmLog& log, std::size_t text_lines) {
+  if (log.rows.empty()) invariant_failed("an FBGEMM log without rows");
+  for (const FbgemmLogRow& r : log.rows) {
+    if (r.pass != "Forward" && r.pass != "Backward" && r.pass != "ForwardBackward") {
+      invariant_failed("an unknown pass");
+    }
+    for (double v : {r.batch, r.rows, r.tables, r.dim, r.bag, r.time_us}) {
+      if (!(v > 0) || !std::isfinite(v)) invariant_failed("a row value not positive and finite");
+    }
+    if (r.line < 1 || static_cast<std::size_t>(r.line) > text_lines) invariant_failed("a line");
+  }
+}
+
 }  // namespace
 }  // namespace shardsim::fuzz
 
@@ -38,11 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace shardsim;
   fuzz::quiet_once();
   if (size == 0) return 0;
-  const bool log = (data[0] & 1) != 0;
+  const int reader = data[0] % 3;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   fuzz::expect_clean([&] {
-    if (log) {
+    if (reader == 1) {
       fuzz::check_log(parse_nccl_log(text, "fuzz.log"));
+    } else if (reader == 2) {
+      const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+      fuzz::check_fbgemm(parse_fbgemm_log(text, "fuzz.log"), lines);
     } else {
       fuzz::check_points(parse_calibration_points(text, "fuzz.csv"));
     }

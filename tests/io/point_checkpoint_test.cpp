@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report_writer_test_fixtures.hpp"
+#include "shardsim/core/content_hash.hpp"
 #include "shardsim/io/report_writer.hpp"
 
 namespace shardsim {
@@ -134,11 +135,7 @@ TEST(PointCheckpoint, AHugeCountWithAValidChecksumIsRefusedWithoutAllocating) {
   bytes.resize(bytes.size() - 16);  // drop the zero count and the checksum
   const std::uint64_t count = 1ull << 60;
   bytes.append(reinterpret_cast<const char*>(&count), sizeof count);
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64, as the file format
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  const std::uint64_t h = fnv1a64(bytes);  // the file format's checksum
   bytes.append(reinterpret_cast<const char*>(&h), sizeof h);
   std::string why;
   EXPECT_FALSE(decode_point_checkpoint(bytes, kHashes, "p", why));
