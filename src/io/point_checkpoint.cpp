@@ -181,11 +181,13 @@ class Reader {
     s.assign(in_.data() + pos_, n);
     pos_ += n;
   }
+  // Element by element: memory grows only with elements actually read, so a forged count costs
+  // no more than the bytes behind it.
   template <class T>
   void operator()(std::vector<T>& v) {
     const std::size_t n = count(1);
-    v.assign(n, T{});
-    for (T& x : v) (*this)(x);
+    v.clear();
+    for (std::size_t k = 0; k < n; ++k) (*this)(v.emplace_back());
   }
   template <class T, std::size_t N>
   void operator()(std::array<T, N>& v) {
