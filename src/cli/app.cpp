@@ -160,7 +160,7 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume) {
   RunSettings settings{jobs, f.timings, {}};
   if (!f.out_dir.empty()) {
     points.emplace(f.out_dir, resume);
-    const std::size_t stale = points->remove_stale_temporaries();
+    const std::size_t stale = resume ? points->remove_stale_temporaries() : 0;
     if (stale > 0) log_info("removed {} half-written point file(s) of an interrupted run", stale);
     settings.store = &*points;
   }

@@ -1,4 +1,6 @@
 // A sweep's finished points under --out DIR/points (run/point_store.hpp).
+#include <signal.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -44,8 +46,15 @@ Fault fault_from_environment() {
 
 std::atomic<long> stored_points{0};
 
-bool is_temporary(const fs::path& p) {
-  return p.filename().string().find(std::string(kExtension) + ".tmp.") != std::string::npos;
+// A checkpoint's temporary ("<name>.point.tmp.<pid>") whose writer is gone: another process
+// still writing into the same folder keeps its own.
+bool is_stale_temporary(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const std::string marker = std::string(kExtension) + ".tmp.";
+  const auto at = name.find(marker);
+  if (at == std::string::npos) return false;
+  const long pid = std::strtol(name.c_str() + at + marker.size(), nullptr, 10);
+  return pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) != 0;
 }
 
 }  // namespace
@@ -73,7 +82,7 @@ std::size_t CheckpointDir::remove_stale_temporaries() const {
   std::error_code ec;
   std::vector<fs::path> stale;
   for (const auto& e : fs::directory_iterator(folder_, ec)) {
-    if (is_temporary(e.path())) stale.push_back(e.path());
+    if (is_stale_temporary(e.path())) stale.push_back(e.path());
   }
   for (const fs::path& p : stale) fs::remove(p, ec);
   return stale.size();

@@ -36,7 +36,8 @@ class CheckpointDir final : public PointStore {
   static std::filesystem::path folder_of(const std::string& out_dir);
   // How many checkpoint files DIR/points holds (0 when it does not exist).
   static std::size_t count_in(const std::string& out_dir);
-  // Removes the temporaries an interrupted writer left in DIR/points; returns how many.
+  // Removes the temporaries an interrupted writer left in DIR/points (those whose process is
+  // gone); returns how many.
   std::size_t remove_stale_temporaries() const;
   // After a failed sweep: removes DIR/points if it holds nothing, and DIR too if this store's
   // sweep created it and it is now empty (a failure leaves no empty folders behind).
