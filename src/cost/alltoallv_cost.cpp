@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "collective_shape.hpp"
 #include "demand_builder.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/hw/level_table.hpp"
@@ -192,11 +193,8 @@ void add_alltoallv_loads(StageBuilder& stage, const Cluster& cluster, const Leve
   }
 }
 
-// The most any GPU pays for its peers (nccl model): each participant sends to and receives from
-// every other participant, peers in its own scale-up domain at alltoall_peer_scale_up_s,
-// others at alltoall_peer_scale_out_s; when any peer is across the network, the AlltoAll also
-// pays alltoall_scale_out_latency_s once (its network messages go through NCCL's proxy with the
-// Simple protocol). No participants given: every GPU takes part.
+// The peer term (nccl model; alltoall_peers_s): each participant sends to and receives from every
+// other participant. No participants given: every GPU takes part.
 double peer_latency_s(const Cluster& cluster, std::span<const int> participants,
                       const CostParams& p) {
   const int n = cluster.num_gpus();
@@ -212,16 +210,12 @@ double peer_latency_s(const Cluster& cluster, std::span<const int> participants,
     for (int g : participants) count(g);
     members = participants.size();
   }
-  double worst = 0;
-  bool network = false;
+  std::vector<std::pair<double, double>> peers;  // (in the domain, outside it) per populated domain
   for (int in_domain : per_domain) {
-    if (in_domain == 0) continue;
-    const double up = in_domain - 1.0;
-    const double out = static_cast<double>(members) - in_domain;
-    worst = std::max(worst, up * p.alltoall_peer_scale_up_s + out * p.alltoall_peer_scale_out_s);
-    network = network || out > 0;
+    if (in_domain > 0)
+      peers.emplace_back(in_domain - 1.0, static_cast<double>(members) - in_domain);
   }
-  return worst + (network ? p.alltoall_scale_out_latency_s : 0.0);
+  return cost_detail::alltoall_peers_s(peers, p);
 }
 
 // One stage; under the nccl model the launch is the GPU's kernel launch and the stage also

@@ -6,6 +6,16 @@
 
 namespace shardsim::cost_detail {
 
+double alltoall_peers_s(std::span<const std::pair<double, double>> peers, const CostParams& p) {
+  double worst = 0;
+  bool network = false;
+  for (const auto& [up, out] : peers) {
+    worst = std::max(worst, up * p.alltoall_peer_scale_up_s + out * p.alltoall_peer_scale_out_s);
+    network = network || out > 0;
+  }
+  return worst + (network ? p.alltoall_scale_out_latency_s : 0.0);
+}
+
 ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol, bool multi_domain) {
   switch (protocol) {
     case NcclProtocol::ll:

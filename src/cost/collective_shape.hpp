@@ -3,6 +3,8 @@
 // flows, its ideal α-β stage latencies, and NCCL's step counts per stage. The collective model
 // (CostParams::collective_model, docs/model.md "Collective models") turns a shape into the
 // demands it considers: `ideal` keeps the α-β demand, `nccl` makes one demand per protocol.
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "shardsim/cost/collective_demand.hpp"
@@ -25,6 +27,12 @@ struct CollectiveShape {
 };
 
 enum class NcclProtocol { ll, ll128, simple };
+
+// The nccl model's peer term of an AlltoAll (docs/model.md, "AlltoAll(v)"), from each
+// participant's peers (inside its scale-up domain, outside it): the most any participant pays at
+// alltoall_peer_scale_up_s / alltoall_peer_scale_out_s each, plus alltoall_scale_out_latency_s
+// once when any peer is across the network (its messages take NCCL's Simple protocol there).
+double alltoall_peers_s(std::span<const std::pair<double, double>> peers, const CostParams& p);
 
 // Whether a run with `choice` (CostParams::nccl_protocol, NCCL_PROTO) lets NCCL use `protocol`.
 bool protocol_allowed(NcclProtocolChoice choice, NcclProtocol protocol);

@@ -109,14 +109,7 @@ double alltoall_s(const CollectiveTerms& terms, const CostParams& p) {
   if (terms.model == CollectiveModelKind::ideal) {
     return p.collective_launch_s + (s.route_latency_s + bandwidth_s);
   }
-  double peers_s = 0;
-  bool network = false;
-  for (const auto& [up, out] : terms.peer_counts) {
-    peers_s =
-        std::max(peers_s, up * p.alltoall_peer_scale_up_s + out * p.alltoall_peer_scale_out_s);
-    network = network || out > 0;
-  }
-  if (network) peers_s += p.alltoall_scale_out_latency_s;  // as alltoallv_cost.cpp
+  const double peers_s = cost_detail::alltoall_peers_s(terms.peer_counts, p);
   return terms.kernel_launch_s + (s.route_latency_s + peers_s + bandwidth_s);
 }
 

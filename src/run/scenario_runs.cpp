@@ -10,6 +10,7 @@
 #include "shardsim/io/scenario_document.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/metrics/scaling_factor.hpp"
+#include "shardsim/run/point_store.hpp"
 
 namespace shardsim {
 

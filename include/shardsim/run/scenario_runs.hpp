@@ -13,11 +13,12 @@
 #include "shardsim/io/override.hpp"
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/metrics/report.hpp"
-#include "shardsim/run/point_store.hpp"
 #include "shardsim/run/resource_guard.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim {
+
+class PointStore;  // run/point_store.hpp
 
 // What a scenario's `sweep:` block means to a command.
 enum class SweepUse {
