@@ -49,6 +49,13 @@ std::string describe_preset(const HardwarePreset& p) {
   line("  reserved memory     {:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,
        (g.hbm_capacity_bytes - p.reserved_memory_bytes) / units::GiB);
   line("node: {} GPUs", p.gpus_per_node);
+  if (p.host.present()) {
+    line("  host memory         {:g} GiB per node, link {:g} GB/s per GPU per direction, {:g} us",
+         p.host.memory_bytes_per_node / units::GiB, p.host.link.bandwidth_Bps / units::GB,
+         p.host.link.latency_s / units::us);
+  } else {
+    line("  host memory         not described (tables stay in HBM)");
+  }
   line("  scale-up            {}, {:g} GB/s per GPU per direction, {:g} us per traversal",
        p.scale_up_kind, p.scale_up.bandwidth_Bps / units::GB, p.scale_up.latency_s / units::us);
   line("  scale-up domain     {} node(s) = {} GPUs", p.scale_up_domain_nodes,

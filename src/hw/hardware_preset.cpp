@@ -100,6 +100,18 @@ void read_link(LinkSpec& link, const YamlValue& node, bool required, std::string
         [&](const YamlValue& v) { link.latency_s = v.as_nonnegative_double() * units::us; });
 }
 
+// `host:` (docs/hardware.md): all three keys in a preset file, any subset in overrides.
+void read_host(HostSpec& host, const YamlValue& node, bool required) {
+  node.expect_keys({"memory_GiB", "link_GBps", "link_latency_us"});
+  field(node, "memory_GiB", required, [&](const YamlValue& v) {
+    host.memory_bytes_per_node = v.as_positive_double() * units::GiB;
+  });
+  field(node, "link_GBps", required,
+        [&](const YamlValue& v) { host.link.bandwidth_Bps = v.as_positive_double() * units::GB; });
+  field(node, "link_latency_us", required,
+        [&](const YamlValue& v) { host.link.latency_s = v.as_nonnegative_double() * units::us; });
+}
+
 std::vector<TierSpec> read_tiers(const YamlValue& node) {
   std::vector<TierSpec> tiers;
   for (const YamlValue& t : node.elements()) {
@@ -129,7 +141,7 @@ std::vector<TierSpec> read_tiers(const YamlValue& node) {
 void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   root.expect_keys({"name", "description", "gpu", "gpus_per_node", "scale_up_kind", "scale_up",
                     "scale_up_domain_nodes", "nics_per_node", "nic", "scale_out_layout", "tiers",
-                    "reserved_memory_GiB"});
+                    "reserved_memory_GiB", "host"});
   field(root, "name", required, [&](const YamlValue& v) { p.name = v.as_string(); });
   field(root, "description", false, [&](const YamlValue& v) { p.description = v.as_string(); });
   field(root, "gpu", required, [&](const YamlValue& v) { read_gpu(p.gpu, v, required); });
@@ -155,6 +167,8 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   field(root, "reserved_memory_GiB", required, [&](const YamlValue& v) {
     p.reserved_memory_bytes = v.as_nonnegative_double() * units::GiB;
   });
+  // Optional in a preset file: a preset without it keeps every table in HBM.
+  field(root, "host", false, [&](const YamlValue& v) { read_host(p.host, v, required); });
 }
 
 // Reports a violated invariant for the preset key `key` (a path relative to the preset root,
@@ -275,6 +289,14 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
                fmt::format("reserved memory {:.3f} GiB leaves nothing of the {:.3f} GiB HBM",
                            p.reserved_memory_bytes / units::GiB, g.hbm_capacity_bytes / units::GiB),
                "reserved memory must be smaller than hbm_capacity_GiB");
+  }
+  if (p.host.present()) {
+    positive(p.host.memory_bytes_per_node, "host.memory_GiB", "host memory");
+    positive(p.host.link.bandwidth_Bps, "host.link_GBps", "host link bandwidth");
+    nonnegative(p.host.link.latency_s, "host.link_latency_us", "host link latency");
+  } else if (p.host.link.bandwidth_Bps > 0) {
+    throw fail("host.memory_GiB", "a host link without host memory",
+               "give host.memory_GiB (the node's DRAM usable for tables)");
   }
 }
 

@@ -1,6 +1,8 @@
 // The document tree and its YAML and JSON emitters (doc_tree.hpp).
 #include "doc_tree.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -10,6 +12,10 @@ namespace shardsim::doc {
 
 Node Node::string(std::string text) {
   return Node(Kind::string, std::move(text), Layout::flow);
+}
+
+Node Node::real(double value) {
+  return Node(Kind::number, fmt::format("{}", value), Layout::flow);
 }
 
 Node Node::sequence(Layout layout) {

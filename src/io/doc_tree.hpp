@@ -23,6 +23,8 @@ class Node {
   template <typename T>
   requires std::is_integral_v<T>
   static Node integer(T value) { return Node(Kind::number, std::to_string(value), Layout::flow); }
+  // A finite double, in the shortest decimal form that reads back as the same value.
+  static Node real(double value);
   static Node sequence(Layout layout = Layout::flow);
   static Node map(Layout layout = Layout::flow);
 

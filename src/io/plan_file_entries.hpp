@@ -16,6 +16,7 @@ struct Entry {
   ColRange cols;
   std::vector<std::pair<int, int>> replicas;  // (replica, gpu)
   ShardKind kind = ShardKind::table_wise;
+  ShardStorage storage;  // of every replica (an entry groups replicas with the same storage)
 };
 
 // The kind an entry without `kind:` has: replicas are data parallel, a column range column-wise,

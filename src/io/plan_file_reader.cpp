@@ -47,6 +47,50 @@ ShardKind read_kind(const YamlValue& v) {
   return ShardKind::table_wise;
 }
 
+// `storage:` of an entry: hbm (the default), uvm, or {kind: uvm_caching, cache_fraction in
+// (0, 1), policy: lru | lfu (default lru)}.
+ShardStorage read_storage(const YamlValue& v) {
+  ShardStorage st;
+  if (!v.is_map()) {
+    const std::string k = v.as_choice({"hbm", "uvm", "uvm_caching"});
+    if (k == "uvm_caching") {
+      throw v.error("a uvm_caching shard needs its cache size",
+                    "write storage: {kind: uvm_caching, cache_fraction: 0.2, policy: lru}");
+    }
+    st.kind = k == "uvm" ? StorageKind::uvm : StorageKind::hbm;
+    return st;
+  }
+  v.expect_keys({"kind", "cache_fraction", "policy"});
+  const std::string k = v.get("kind").as_choice({"hbm", "uvm", "uvm_caching"});
+  st.kind = k == "uvm"           ? StorageKind::uvm
+            : k == "uvm_caching" ? StorageKind::uvm_caching
+                                 : StorageKind::hbm;
+  if (st.kind != StorageKind::uvm_caching) {
+    if (v.has("cache_fraction")) {
+      throw v.get("cache_fraction")
+          .error("only a uvm_caching shard has a cache",
+                 "drop cache_fraction, or use kind: uvm_caching");
+    }
+    if (v.has("policy")) {
+      throw v.get("policy").error("only a uvm_caching shard has a cache policy",
+                                  "drop policy, or use kind: uvm_caching");
+    }
+    return st;
+  }
+  const YamlValue f = v.get("cache_fraction");
+  st.cache_fraction = f.as_double();
+  if (!(st.cache_fraction > 0 && st.cache_fraction < 1)) {
+    throw f.error(fmt::format("expected a fraction of the shard's rows in (0, 1), found {}",
+                              st.cache_fraction),
+                  "0.2 caches a fifth of the rows (TorchRec's default cache_load_factor); "
+                  "use storage: uvm for no cache, or hbm for the whole shard");
+  }
+  if (auto p = v.find("policy")) {
+    st.policy = p->as_choice({"lru", "lfu"}) == "lfu" ? CachePolicy::lfu : CachePolicy::lru;
+  }
+  return st;
+}
+
 struct BlockSpec {
   RowRange rows;
   RowSpace space = RowSpace::row_id;
@@ -140,7 +184,7 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
     for (std::size_t i = 0; i < list.size(); ++i) {
       const YamlValue entry = list.at(i);
       entry.expect_map();
-      entry.expect_keys({"rows", "ranks", "cols", "gpu", "gpus", "kind"});
+      entry.expect_keys({"rows", "ranks", "cols", "gpu", "gpus", "kind", "storage"});
       const BlockSpec b = read_block(entry, table);
       std::vector<int> gpus;
       const auto gpu = entry.find("gpu");
@@ -156,13 +200,15 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
         throw entry.error("missing required key 'gpu' (or 'gpus' for replicas)",
                           "e.g. {rows: [0, 1000], gpu: 3}");
       }
-      Entry e{b.rows, b.space, b.cols, {}, ShardKind::table_wise};
+      Entry e{b.rows, b.space, b.cols, {}, ShardKind::table_wise, {}};
       for (int g : gpus) e.replicas.emplace_back(0, g);
       const ShardKind kind =
           entry.has("kind") ? read_kind(entry.get("kind")) : inferred_kind(e, table);
+      const ShardStorage storage =
+          entry.has("storage") ? read_storage(entry.get("storage")) : ShardStorage{};
       for (int g : gpus) {
         int& r = replica[{b.rows.begin, b.rows.end, b.cols.begin, b.cols.end}];
-        plan.shards.push_back(Shard{t, b.rows, b.space, b.cols, g, r++, kind});
+        plan.shards.push_back(Shard{t, b.rows, b.space, b.cols, g, r++, kind, storage});
         source.shard_locations.push_back(entry.location());
         source.shard_keys.push_back(entry.path());
       }

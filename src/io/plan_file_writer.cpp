@@ -24,19 +24,26 @@ constexpr const char* kYamlHeader =
     "# A shardsim plan (docs/planners.md, \"Plan files\"). Edit it freely and simulate it\n"
     "# with `placement: {file: <this file>}`; it is validated when read. Each shard:\n"
     "# rows: [begin, end) of row ids (or ranks: popularity ranks), cols: [begin, end),\n"
-    "# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table.\n";
+    "# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table;\n"
+    "# storage: uvm or {kind: uvm_caching, cache_fraction, policy} for a shard in host memory.\n";
 
 std::vector<std::vector<Entry>> entries_by_table(const Plan& plan, const DlrmModel& model) {
   std::vector<std::vector<Entry>> out(model.tables.size());
-  std::vector<std::map<std::tuple<std::uint64_t, std::uint64_t, int, std::uint32_t, std::uint32_t>,
-                       std::size_t>>
-      index(model.tables.size());
+  using Key =
+      std::tuple<std::uint64_t, std::uint64_t, int, std::uint32_t, std::uint32_t, int, double, int>;
+  std::vector<std::map<Key, std::size_t>> index(model.tables.size());
   for (const Shard& s : plan.shards) {
     auto& entries = out.at(s.table);
-    const auto key = std::make_tuple(s.rows.begin, s.rows.end, static_cast<int>(s.row_space),
-                                     s.cols.begin, s.cols.end);
+    const Key key{s.rows.begin,
+                  s.rows.end,
+                  static_cast<int>(s.row_space),
+                  s.cols.begin,
+                  s.cols.end,
+                  static_cast<int>(s.storage.kind),
+                  s.storage.cache_fraction,
+                  static_cast<int>(s.storage.policy)};
     auto [it, inserted] = index[s.table].try_emplace(key, entries.size());
-    if (inserted) entries.push_back(Entry{s.rows, s.row_space, s.cols, {}, s.kind});
+    if (inserted) entries.push_back(Entry{s.rows, s.row_space, s.cols, {}, s.kind, s.storage});
     entries[it->second].replicas.emplace_back(s.replica, s.gpu);
   }
   for (auto& entries : out) {
@@ -74,6 +81,14 @@ Node entry_node(const Entry& e, const EmbeddingTable& t) {
     for (const auto& [replica, gpu] : e.replicas) gpus.add(Node::integer(gpu));
   }
   if (e.kind != inferred_kind(e, t)) f.add("kind", Node::string(to_string(e.kind)));
+  if (e.storage.kind == StorageKind::uvm) {
+    f.add("storage", Node::string("uvm"));
+  } else if (e.storage.kind == StorageKind::uvm_caching) {
+    Node& st = f.add("storage", Node::map());
+    st.add("kind", Node::string("uvm_caching"));
+    st.add("cache_fraction", Node::real(e.storage.cache_fraction));
+    st.add("policy", Node::string(to_string(e.storage.policy)));
+  }
   return f;
 }
 

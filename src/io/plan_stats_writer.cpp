@@ -207,9 +207,11 @@ nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {
   column("hbm_capacity_bytes", [](const GpuPlanStats& g) { return num(g.hbm_capacity_bytes); });
   column("weights_bytes", [](const GpuPlanStats& g) { return num(g.memory.weights_bytes); });
   column("optimizer_bytes", [](const GpuPlanStats& g) { return num(g.memory.optimizer_bytes); });
+  column("cache_bytes", [](const GpuPlanStats& g) { return num(g.memory.cache_bytes); });
   column("activation_bytes", [](const GpuPlanStats& g) { return num(g.memory.activation_bytes); });
   column("dense_bytes", [](const GpuPlanStats& g) { return num(g.memory.dense_bytes); });
   column("reserved_bytes", [](const GpuPlanStats& g) { return num(g.memory.reserved_bytes); });
+  column("host_memory_bytes", [](const GpuPlanStats& g) { return num(g.memory.host_bytes); });
   column("lookups", [](const GpuPlanStats& g) { return num(g.lookups); });
   column("input_bytes", [](const GpuPlanStats& g) { return num(g.input_bytes); });
   column("output_bytes", [](const GpuPlanStats& g) { return num(g.output_bytes); });

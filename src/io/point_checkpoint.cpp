@@ -19,7 +19,7 @@ namespace shardsim {
 namespace {
 
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;  // 2: memory tiers (cache, host memory, host link)
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -45,7 +45,8 @@ template <class A, Is<GpuReport> T>
 void fields(A& a, T& g) {
   a(g.gpu), a(g.node), a(g.lookup_s), a(g.comm_s), a(g.compute_s), a(g.idle_s);
   a(g.memory_bytes), a(g.memory_capacity_bytes), a(g.weights_bytes), a(g.optimizer_bytes);
-  a(g.activation_bytes), a(g.reserved_bytes), a(g.lookups), a(g.shards);
+  a(g.cache_bytes), a(g.activation_bytes), a(g.reserved_bytes), a(g.host_memory_bytes);
+  a(g.host_link_bytes), a(g.lookups), a(g.shards);
   a(g.comm_sent_bytes), a(g.comm_received_bytes);
 }
 
@@ -69,8 +70,8 @@ void fields(A& a, T& h) {
 
 template <class A, Is<GpuMemory> T>
 void fields(A& a, T& m) {
-  a(m.weights_bytes), a(m.optimizer_bytes), a(m.activation_bytes), a(m.dense_bytes);
-  a(m.reserved_bytes);
+  a(m.weights_bytes), a(m.optimizer_bytes), a(m.cache_bytes), a(m.activation_bytes);
+  a(m.dense_bytes), a(m.reserved_bytes), a(m.host_bytes);
 }
 
 template <class A, Is<GpuPlanStats> T>

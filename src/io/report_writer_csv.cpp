@@ -112,19 +112,50 @@ void write_csv_summary(std::ostream& out, std::span<const Report> reports) {
 }
 
 void write_per_gpu_csv(std::ostream& out, std::span<const Report> reports) {
-  write_line(out, {"planner", "sweep_point", "gpu", "node", "lookup_s", "comm_s", "compute_s",
-                   "idle_s", "memory_bytes", "memory_capacity_bytes", "weights_bytes",
-                   "optimizer_bytes", "activation_bytes", "reserved_bytes", "lookups", "shards",
-                   "comm_sent_bytes", "comm_received_bytes"});
+  write_line(out, {"planner",
+                   "sweep_point",
+                   "gpu",
+                   "node",
+                   "lookup_s",
+                   "comm_s",
+                   "compute_s",
+                   "idle_s",
+                   "memory_bytes",
+                   "memory_capacity_bytes",
+                   "weights_bytes",
+                   "optimizer_bytes",
+                   "cache_bytes",
+                   "activation_bytes",
+                   "reserved_bytes",
+                   "host_memory_bytes",
+                   "host_link_bytes",
+                   "lookups",
+                   "shards",
+                   "comm_sent_bytes",
+                   "comm_received_bytes"});
   for (const Report& r : reports) {
     for (const GpuReport& g : r.per_gpu) {
-      write_line(
-          out,
-          {text(r.planner), text(r.sweep_point), std::to_string(g.gpu), std::to_string(g.node),
-           timed(r, g.lookup_s), timed(r, g.comm_s), timed(r, g.compute_s), timed(r, g.idle_s),
-           num(g.memory_bytes), num(g.memory_capacity_bytes), num(g.weights_bytes),
-           num(g.optimizer_bytes), num(g.activation_bytes), num(g.reserved_bytes), num(g.lookups),
-           std::to_string(g.shards), num(g.comm_sent_bytes), num(g.comm_received_bytes)});
+      write_line(out, {text(r.planner),
+                       text(r.sweep_point),
+                       std::to_string(g.gpu),
+                       std::to_string(g.node),
+                       timed(r, g.lookup_s),
+                       timed(r, g.comm_s),
+                       timed(r, g.compute_s),
+                       timed(r, g.idle_s),
+                       num(g.memory_bytes),
+                       num(g.memory_capacity_bytes),
+                       num(g.weights_bytes),
+                       num(g.optimizer_bytes),
+                       num(g.cache_bytes),
+                       num(g.activation_bytes),
+                       num(g.reserved_bytes),
+                       num(g.host_memory_bytes),
+                       timed(r, g.host_link_bytes),
+                       num(g.lookups),
+                       std::to_string(g.shards),
+                       num(g.comm_sent_bytes),
+                       num(g.comm_received_bytes)});
     }
   }
 }

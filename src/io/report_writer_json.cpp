@@ -71,8 +71,11 @@ Json gpu_to_json(const Report& r, const GpuReport& g) {
   j["memory_capacity_bytes"] = num(g.memory_capacity_bytes);
   j["weights_bytes"] = num(g.weights_bytes);
   j["optimizer_bytes"] = num(g.optimizer_bytes);
+  j["cache_bytes"] = num(g.cache_bytes);
   j["activation_bytes"] = num(g.activation_bytes);
   j["reserved_bytes"] = num(g.reserved_bytes);
+  j["host_memory_bytes"] = num(g.host_memory_bytes);
+  j["host_link_bytes"] = timed(r, g.host_link_bytes);
   j["lookups"] = num(g.lookups);
   j["shards"] = g.shards;
   j["comm_sent_bytes"] = num(g.comm_sent_bytes);

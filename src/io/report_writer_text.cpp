@@ -175,6 +175,22 @@ void write_summary(std::ostream& out, const Report& r) {
   line("memory", fmt::format("peak {} on GPU {}, mean {}, capacity {} GB",
                              gb_and_percent(r.memory_max_bytes, r.memory_capacity_bytes),
                              r.worst_memory_gpu, mean_memory, gb(r.memory_capacity_bytes)));
+  // Memory tiers: shown only when some shard is in host memory (the JSON always has the fields).
+  double host_bytes = 0, cache_bytes = 0, link_bytes = 0, link_max = 0;
+  for (const GpuReport& g : r.per_gpu) {
+    host_bytes += g.host_memory_bytes;
+    cache_bytes += g.cache_bytes;
+    link_bytes += g.host_link_bytes;
+    link_max = std::max(link_max, g.host_link_bytes);
+  }
+  if (host_bytes > 0) {
+    line("host memory",
+         fmt::format("{} GB of tables in host memory, {} GB of HBM caches; host link {} per "
+                     "iteration (busiest GPU {})",
+                     gb(host_bytes), gb(cache_bytes),
+                     report_has_timing(r) ? gb(link_bytes) + " GB" : na(),
+                     report_has_timing(r) ? gb(link_max) + " GB" : na()));
+  }
   line("balance", fmt::format("max/mean memory {}, lookups {}, comm bytes {}",
                               ratio(spread_of(r.per_gpu, gpu_memory_bytes).max_over_mean()),
                               ratio(spread_of(r.per_gpu, gpu_lookups).max_over_mean()),

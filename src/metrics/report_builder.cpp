@@ -112,6 +112,8 @@ void fill_common(Report& r, const ReportHeader& header, const SimulationInputs& 
     gr.memory_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
     gr.weights_bytes = m.weights_bytes;
     gr.optimizer_bytes = m.optimizer_bytes;
+    gr.cache_bytes = m.cache_bytes;
+    gr.host_memory_bytes = m.host_bytes;
     gr.activation_bytes = m.activation_bytes + m.dense_bytes;
     gr.reserved_bytes = m.reserved_bytes;
     sum_mem += gr.memory_bytes;
@@ -338,6 +340,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       GpuReport& gr = r.per_gpu[g];
       gr.lookup_s += it.lookup_s_by_gpu[g];
       gr.lookups += it.lookups_by_gpu[g];
+      if (!it.host_link_bytes_by_gpu.empty()) gr.host_link_bytes += it.host_link_bytes_by_gpu[g];
       for (int id : tasks_of_gpu[g]) {
         const Task& t = tasks[id];
         if (!on_gpu(t.stream)) continue;
@@ -375,6 +378,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     GpuReport& gr = r.per_gpu[g];
     gr.lookup_s /= measured;
     gr.lookups /= measured;
+    gr.host_link_bytes /= measured;
     gr.comm_s /= measured;
     gr.compute_s /= measured;
     gr.idle_s /= measured;

@@ -44,7 +44,7 @@ class AccessGreedyPlanner final : public Planner {
       const auto& table = tables[t];
       const AccessProfile& profile = ctx.trace.profile(t);
       const double lookups = global_batch * table.pooling.expected();
-      Shard one_row{t, {0, 1}, RowSpace::rank, {0, table.dim}, 0, 0, ShardKind::fine_grained};
+      Shard one_row{t, {0, 1}, RowSpace::rank, {0, table.dim}, 0, 0, ShardKind::fine_grained, {}};
       const double row_bytes = shard_weight_bytes(one_row, ctx.model) +
                                shard_optimizer_bytes(one_row, ctx.model, ctx.workload.mode);
       const auto max_rows =

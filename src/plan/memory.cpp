@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -27,6 +29,42 @@ double shard_optimizer_bytes(const Shard& shard, const DlrmModel& model, Mode mo
   if (mode == Mode::inference) return 0;
   return static_cast<double>(shard.rows.size()) *
          optimizer_state_bytes_per_row(model.optimizer, shard.cols.size());
+}
+
+namespace {
+// FBGEMM's cache state per cache slot (split_table_batched_embeddings_ops_training.py,
+// `lxu_cache_state`: one int64 row index per slot; with LRU `lxu_state` one int64 timestamp per
+// slot; with LFU `lxu_state` one int64 counter per row of the table instead).
+constexpr double kCacheSlotIndexBytes = 8;
+constexpr double kCacheLruStateBytesPerSlot = 8;
+constexpr double kCacheLfuStateBytesPerRow = 8;
+}  // namespace
+
+double shard_cache_bytes(const Shard& shard, const DlrmModel& model) {
+  if (shard.storage.kind != StorageKind::uvm_caching) return 0;
+  const double rows = static_cast<double>(shard.rows.size());
+  const double slots = std::ceil(rows * shard.storage.cache_fraction);
+  const double row_bytes = shard.cols.size() * bytes_per_element(model.table_precision);
+  const double state = shard.storage.policy == CachePolicy::lru ? slots * kCacheLruStateBytesPerSlot
+                                                                : rows * kCacheLfuStateBytesPerRow;
+  return slots * (row_bytes + kCacheSlotIndexBytes) + state;
+}
+
+double shard_hbm_stored_bytes(const Shard& shard, const DlrmModel& model, Mode mode) {
+  switch (shard.storage.kind) {
+    case StorageKind::hbm:
+      return shard_weight_bytes(shard, model) + shard_optimizer_bytes(shard, model, mode);
+    case StorageKind::uvm:
+      return 0;
+    case StorageKind::uvm_caching:
+      return shard_cache_bytes(shard, model);
+  }
+  return 0;
+}
+
+double shard_host_bytes(const Shard& shard, const DlrmModel& model, Mode mode) {
+  if (!shard.storage.in_host()) return 0;
+  return shard_weight_bytes(shard, model) + shard_optimizer_bytes(shard, model, mode);
 }
 
 double shard_activation_bytes(const Shard& shard, const DlrmModel& model, Mode mode,
@@ -80,8 +118,13 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
   std::vector<GpuMemory> mem(n, base_gpu_memory(cluster, model, workload));
   for (const Shard& sh : plan.shards) {
     GpuMemory& m = mem.at(sh.gpu);
-    m.weights_bytes += shard_weight_bytes(sh, model);
-    m.optimizer_bytes += shard_optimizer_bytes(sh, model, workload.mode);
+    if (sh.storage.in_host()) {
+      m.cache_bytes += shard_cache_bytes(sh, model);
+      m.host_bytes += shard_host_bytes(sh, model, workload.mode);
+    } else {
+      m.weights_bytes += shard_weight_bytes(sh, model);
+      m.optimizer_bytes += shard_optimizer_bytes(sh, model, workload.mode);
+    }
   }
   // One-sided plans (OPER §5): the requester fetches rows and pools them itself, so a shard
   // keeps no buffers for the samples it serves; each GPU's own pooled embeddings are part of
@@ -117,14 +160,32 @@ void check_fits(const std::vector<GpuMemory>& memory, const Cluster& cluster) {
       worst = static_cast<int>(g);
     }
   }
-  if (worst < 0) return;
-  const GpuMemory& m = memory[worst];
-  throw DoesNotFitError(
-      worst, m.total_bytes(), capacity,
-      fmt::format("embedding weights {:.3f} GB, optimizer state {:.3f} GB, activations {:.3f} GB, "
-                  "dense {:.3f} GB, reserved {:.3f} GB",
-                  m.weights_bytes / 1e9, m.optimizer_bytes / 1e9, m.activation_bytes / 1e9,
-                  m.dense_bytes / 1e9, m.reserved_bytes / 1e9));
+  if (worst >= 0) {
+    const GpuMemory& m = memory[worst];
+    throw DoesNotFitError(
+        worst, m.total_bytes(), capacity,
+        fmt::format("embedding weights {:.3f} GB, optimizer state {:.3f} GB, HBM caches {:.3f} "
+                    "GB, activations {:.3f} GB, dense {:.3f} GB, reserved {:.3f} GB",
+                    m.weights_bytes / 1e9, m.optimizer_bytes / 1e9, m.cache_bytes / 1e9,
+                    m.activation_bytes / 1e9, m.dense_bytes / 1e9, m.reserved_bytes / 1e9));
+  }
+  // Host memory is per node: the shards in host memory of its GPUs share it (the error names no
+  // GPU).
+  const int per_node = cluster.preset().gpus_per_node;
+  const double host_capacity = cluster.preset().host.memory_bytes_per_node;
+  for (std::size_t first = 0; first < memory.size(); first += static_cast<std::size_t>(per_node)) {
+    double host = 0;
+    for (std::size_t g = first; g < std::min(memory.size(), first + per_node); ++g) {
+      host += memory[g].host_bytes;
+    }
+    if (host > host_capacity) {
+      throw DoesNotFitError(
+          -1, host, host_capacity,
+          fmt::format("the tables in host memory of node {} need {:.3f} GB, and its host memory "
+                      "is {:.3f} GB (preset key host.memory_GiB)",
+                      first / static_cast<std::size_t>(per_node), host / 1e9, host_capacity / 1e9));
+    }
+  }
 }
 
 }  // namespace shardsim

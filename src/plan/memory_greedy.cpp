@@ -13,6 +13,7 @@
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/storage_tiers.hpp"
 
 namespace shardsim {
 
@@ -20,18 +21,23 @@ namespace {
 
 class MemoryGreedyPlanner final : public Planner {
  public:
-  explicit MemoryGreedyPlanner(double headroom) : headroom_(headroom) {}
+  MemoryGreedyPlanner(double headroom, StorageTierOptions tiers)
+      : headroom_(headroom), tiers_(tiers) {}
   std::string name() const override { return "memory_greedy"; }
 
   Plan plan(const PlanningContext& ctx) const override {
     const auto& tables = ctx.model.tables;
     const int n = ctx.cluster.num_gpus();
+    // Tables that leave HBM when the model does not fit (plan/storage_tiers.hpp); the pieces
+    // are then cut by the bytes each row keeps in HBM.
+    const std::vector<ShardStorage> storage = choose_table_storage(ctx, headroom_, tiers_);
     std::vector<double> row_bytes(tables.size());
     double total = 0;
     for (std::size_t t = 0; t < tables.size(); ++t) {
-      Shard one_row{t, {0, 1}, RowSpace::row_id, {0, tables[t].dim}, 0, 0, ShardKind::row_wise};
-      row_bytes[t] = shard_weight_bytes(one_row, ctx.model) +
-                     shard_optimizer_bytes(one_row, ctx.model, ctx.workload.mode);
+      Shard whole = whole_table_shard(t, tables[t].rows, tables[t].dim);
+      whole.storage = storage[t];
+      row_bytes[t] = shard_hbm_stored_bytes(whole, ctx.model, ctx.workload.mode) /
+                     static_cast<double>(tables[t].rows);
       total += row_bytes[t] * static_cast<double>(tables[t].rows);
     }
     const double per_gpu = total / n;
@@ -53,8 +59,14 @@ class MemoryGreedyPlanner final : public Planner {
         const std::uint64_t b = g == first ? 0 : row_at(g * per_gpu);
         const std::uint64_t e = g == n - 1 ? rows : row_at((g + 1) * per_gpu);
         if (e > b) {
-          pieces.push_back(
-              Shard{t, {b, e}, RowSpace::row_id, {0, tables[t].dim}, g, 0, ShardKind::row_wise});
+          pieces.push_back(Shard{t,
+                                 {b, e},
+                                 RowSpace::row_id,
+                                 {0, tables[t].dim},
+                                 g,
+                                 0,
+                                 ShardKind::row_wise,
+                                 storage[t]});
         }
         if (e >= rows) break;
       }
@@ -77,13 +89,14 @@ class MemoryGreedyPlanner final : public Planner {
 
  private:
   double headroom_;
+  StorageTierOptions tiers_;
 };
 
 }  // namespace
 
 std::unique_ptr<Planner> make_memory_greedy_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {});
-  return std::make_unique<MemoryGreedyPlanner>(opts.headroom(0));
+  const PlannerOptions opts(options, storage_tier_option_keys());
+  return std::make_unique<MemoryGreedyPlanner>(opts.headroom(0), read_storage_tier_options(opts));
 }
 
 }  // namespace shardsim

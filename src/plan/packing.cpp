@@ -32,7 +32,7 @@ MemoryBudget::MemoryBudget(const PlanningContext& ctx, double headroom_fraction)
 double MemoryBudget::shard_bytes(const Shard& shard, double served_gpus) const {
   const Mode mode = ctx_.workload.mode;
   const double samples = served_gpus * ctx_.workload.batch_per_gpu;
-  return shard_weight_bytes(shard, ctx_.model) + shard_optimizer_bytes(shard, ctx_.model, mode) +
+  return shard_hbm_stored_bytes(shard, ctx_.model, mode) +
          shard_activation_bytes(shard, ctx_.model, mode, samples,
                                 ctx_.model.tables[shard.table].pooling.expected());
 }
@@ -42,8 +42,7 @@ double MemoryBudget::bytes_on(int gpu, const Shard& shard, double served_gpus) c
   if (!(served_gpus > 0)) return full;  // no activations to share (one-sided plans)
   const auto it = buffers_.find({gpu, shard.table, shard.cols.begin, shard.cols.end});
   if (it == buffers_.end()) return full;
-  const double stored = shard_weight_bytes(shard, ctx_.model) +
-                        shard_optimizer_bytes(shard, ctx_.model, ctx_.workload.mode);
+  const double stored = shard_hbm_stored_bytes(shard, ctx_.model, ctx_.workload.mode);
   if (served_gpus <= it->second) return stored;
   // A buffer for more samples than the one already there grows by the difference.
   return full - (shard_bytes(shard, it->second) - stored);

@@ -2,6 +2,18 @@
 
 namespace shardsim {
 
+std::string to_string(StorageKind k) {
+  switch (k) {
+    case StorageKind::hbm:
+      return "hbm";
+    case StorageKind::uvm:
+      return "uvm";
+    case StorageKind::uvm_caching:
+      return "uvm_caching";
+  }
+  return "?";
+}
+
 std::string to_string(ShardKind k) {
   switch (k) {
     case ShardKind::table_wise:

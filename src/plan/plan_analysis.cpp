@@ -12,6 +12,7 @@ PlanAnalysis analyze_plan(const Plan& plan, const Cluster& cluster, const DlrmMo
   a.blocks = plan_row_blocks(a.serving, model.tables.size());
   a.served_gpus_by_shard = served_gpu_counts(plan, a.serving, n);
   a.memory = plan_memory(plan, a.serving, cluster, model, workload);
+  a.host_tier = host_tier_traffic(plan, a.served_gpus_by_shard, model, workload, trace, cost);
   if (plan.lookup_comm == LookupComm::one_sided) {
     a.one_sided_expected = one_sided_traffic(
         plan, a.serving, cluster, model, workload, trace,

@@ -296,8 +296,8 @@ void balance_stats(PlanStats& st, const Cluster& cluster, const DlrmModel& model
   double table_bytes = 0, all_lookups = 0;
   for (std::size_t t = 0; t < model.tables.size(); ++t) {
     const auto& table = model.tables[t];
-    const Shard whole{t, {0, table.rows},      RowSpace::row_id, {0, table.dim}, 0,
-                      0, ShardKind::table_wise};
+    const Shard whole{
+        t, {0, table.rows}, RowSpace::row_id, {0, table.dim}, 0, 0, ShardKind::table_wise, {}};
     table_bytes +=
         shard_weight_bytes(whole, model) + shard_optimizer_bytes(whole, model, workload.mode);
     all_lookups += n * batch * table.pooling.expected();

@@ -60,7 +60,7 @@ namespace {
 
 // One shard's own fields: its table, GPU, rows and columns exist and columns are aligned.
 void check_shard_fields(const Reporter& report, std::size_t i, const Shard& sh,
-                        const std::vector<EmbeddingTable>& tables, int n) {
+                        const std::vector<EmbeddingTable>& tables, int n, const Cluster& cluster) {
   if (sh.table >= tables.size()) {
     report.shard(i, fmt::format("table index {} is out of range (the model has {} tables)",
                                 sh.table, tables.size()));
@@ -89,6 +89,19 @@ void check_shard_fields(const Reporter& report, std::size_t i, const Shard& sh,
                              t.name, sh.cols.begin, sh.cols.end, kColumnAlignment, t.dim),
                  "embedding kernels load rows in 4-column vectors; cut columns at multiples "
                  "of 4");
+  }
+  if (sh.storage.in_host() && !cluster.preset().host.present()) {
+    report.shard(i,
+                 fmt::format("table '{}': the shard is in host memory ({}), and the preset '{}' "
+                             "describes no host memory",
+                             t.name, to_string(sh.storage.kind), cluster.preset().name),
+                 "add a host: block to the preset (cluster.overrides.host: {memory_GiB, "
+                 "link_GBps, link_latency_us}; docs/hardware.md), or keep the shard in HBM");
+  }
+  if (sh.storage.kind == StorageKind::uvm_caching &&
+      !(sh.storage.cache_fraction > 0 && sh.storage.cache_fraction < 1)) {
+    report.shard(i, fmt::format("table '{}': cache fraction {} is outside (0, 1)", t.name,
+                                sh.storage.cache_fraction));
   }
 }
 
@@ -237,7 +250,7 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   std::vector<std::size_t> first_shard_of(tables.size(), 0);
   for (std::size_t i = 0; i < plan.shards.size(); ++i) {
     const Shard& sh = plan.shards[i];
-    check_shard_fields(report, i, sh, tables, n);
+    check_shard_fields(report, i, sh, tables, n, cluster);
     const auto& t = tables[sh.table];
     const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
     const int space = static_cast<int>(sh.row_space);

@@ -276,6 +276,7 @@ IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
   out.first_task = static_cast<int>(graph.tasks.size());
   out.lookups_by_gpu = std::move(draw.lookups_by_gpu);
   out.lookup_s_by_gpu = std::move(draw.lookup_s_by_gpu);
+  out.host_link_bytes_by_gpu = std::move(draw.host_link_bytes_by_gpu);
   if (previous) {
     out.shared_demands = previous->shared_demands;
   } else {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "shardsim/cost/host_link_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
 #include "shardsim/sim/one_sided_iteration.hpp"
@@ -100,6 +101,29 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
   return sd;
 }
 
+// Shards in host memory (docs/model.md, "Memory tiers"): the kernels wait for their rows over
+// the GPU's host link. The analysis's expected bytes scale with this draw's lookups of the shard.
+void add_host_tier_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
+                         IterationDraw& out) {
+  const int n = in.cluster.num_gpus();
+  std::vector<double> h2d_fwd(n, 0.0), h2d_bwd(n, 0.0), d2h_bwd(n, 0.0);
+  for (std::size_t s = 0; s < in.plan.shards.size(); ++s) {
+    const HostTierShard& h = a.host_tier.shards[s];
+    if (!(h.lookups > 0)) continue;
+    const double scale = sd.lookups[s] / h.lookups;
+    const int g = in.plan.shards[s].gpu;
+    h2d_fwd[g] += scale * h.h2d_forward_bytes;
+    h2d_bwd[g] += scale * h.h2d_backward_bytes;
+    d2h_bwd[g] += scale * h.d2h_backward_bytes;
+  }
+  const HostSpec& host = in.cluster.preset().host;
+  for (int g = 0; g < n; ++g) {
+    out.lookup_fwd_s[g] += host_link_s(h2d_fwd[g], 0, host);
+    out.update_bwd_s[g] += host_link_s(h2d_bwd[g], d2h_bwd[g], host);
+    out.host_link_bytes_by_gpu[g] = h2d_fwd[g] + h2d_bwd[g] + d2h_bwd[g];
+  }
+}
+
 // All shards of a GPU run in one fused kernel (FBGEMM's table-batched embedding, Neo §5.1), so
 // each GPU's works are costed together: one launch per GPU, not one per shard.
 void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
@@ -126,6 +150,7 @@ void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const Shard
       out.update_bwd_s[g] = embedding_backward_s(gpu, works_by_gpu[g], in.model.optimizer, in.cost);
     }
   }
+  if (!a.host_tier.empty()) add_host_tier_times(in, a, sd, out);
 }
 
 // OPER one-sided plans: the all-in-one kernel with its gets, the update kernel with the
@@ -168,6 +193,7 @@ IterationDraw unslowed_draw(const SimulationInputs& in, const PlanAnalysis& a,
   out.lookup_s_by_gpu.assign(n, 0.0);
   out.lookup_fwd_s.assign(n, 0.0);
   out.update_bwd_s.assign(n, 0.0);
+  out.host_link_bytes_by_gpu.assign(n, 0.0);
   // One-sided plans send no indices: each GPU fetches the rows its own lookups need (OPER §5).
   out.inputs = in.options.input_alltoall != InputAlltoall::none && !one_sided;
   if (out.inputs) {

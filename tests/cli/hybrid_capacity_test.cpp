@@ -90,12 +90,14 @@ workload: {mode: training, batch_per_gpu: 65536, iterations: 1, warmup: 0, seed:
 TEST(HybridCapacity, TheHintSuggestsOnlyWhatIsNotAllowed) {
   // The report of a plan that does not fit carries the planner's message in fit_error.
   const std::string path = write_temp("near_capacity_hint.yaml", scenario(2, 30, 3e7));
-  // Without row_wise (and so without its packing fallback): exit 3, "allow row_wise".
-  auto r = run("run " + path + with("hybrid", "{schemes: [table_wise, column_wise]}"));
+  // Without row_wise (and so without its packing fallback): exit 3, "allow row_wise". Tables stay
+  // in HBM (host_tables: never): with host memory the planner would cache them instead.
+  auto r = run("run " + path +
+               with("hybrid", "{schemes: [table_wise, column_wise], host_tables: never}"));
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.out.find("allow row_wise"), std::string::npos) << r.out.substr(0, 2000);
   // With every scheme but too much headroom for any packing: exit 3, no "allow row_wise".
-  r = run("run " + path + with("hybrid", "{headroom: 0.5}"));
+  r = run("run " + path + with("hybrid", "{headroom: 0.5, host_tables: never}"));
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.out.find("allow row_wise"), std::string::npos) << r.out.substr(0, 2000);
   EXPECT_NE(r.out.find("smaller headroom"), std::string::npos) << r.out.substr(0, 2000);

@@ -412,3 +412,41 @@ TEST(PresetValidation, PresetsBuiltInCodeAreCheckedToo) {
 
 }  // namespace
 }  // namespace shardsim
+
+namespace shardsim {
+namespace preset_host_test {
+
+TEST(PresetHost, BuiltInPresetsDescribeTheirHost) {
+  const HardwarePreset h100 = builtin_preset("dgx-h100");
+  ASSERT_TRUE(h100.host.present());
+  EXPECT_DOUBLE_EQ(h100.host.memory_bytes_per_node, 2048.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(h100.host.link.bandwidth_Bps, 50e9);
+  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").host.link.bandwidth_Bps, 25e9);
+  EXPECT_FALSE(builtin_preset("rtx2080ti-8").host.present());
+}
+
+TEST(PresetHost, OverridesAndBadValues) {
+  YAML::Node o = YAML::Load("host: {memory_GiB: 512}");
+  const HardwarePreset p =
+      apply_preset_overrides(builtin_preset("dgx-a100"), YamlValue(o, "s.yaml", "overrides"));
+  EXPECT_DOUBLE_EQ(p.host.memory_bytes_per_node, 512.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(p.host.link.bandwidth_Bps, 25e9);  // kept
+  // A preset without a host: a link alone is an error naming host.memory_GiB.
+  YAML::Node link_only = YAML::Load("host: {link_GBps: 10}");
+  try {
+    apply_preset_overrides(builtin_preset("rtx2080ti-8"),
+                           YamlValue(link_only, "s.yaml", "overrides"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("host.memory_GiB"), std::string::npos) << e.what();
+  }
+  YAML::Node bad = YAML::Load("host: {memory_GiB: 512, link_GBps: 0}");
+  EXPECT_THROW(apply_preset_overrides(builtin_preset("dgx-a100"), YamlValue(bad, "s.yaml", "o")),
+               InputError);
+  YAML::Node typo = YAML::Load("host: {memory_GB: 512}");
+  EXPECT_THROW(apply_preset_overrides(builtin_preset("dgx-a100"), YamlValue(typo, "s.yaml", "o")),
+               InputError);
+}
+
+}  // namespace preset_host_test
+}  // namespace shardsim

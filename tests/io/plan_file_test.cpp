@@ -169,11 +169,11 @@ TEST(PlanFile, WrittenBytesAreExact) {
   p.planner = "hand";
   p.lookup_comm = LookupComm::one_sided;
   p.replica_sync = ReplicaSync::allgather;
-  p.shards = {Shard{0, {0, 50}, RowSpace::rank, {0, 16}, 0, 0, ShardKind::row_wise},
-              Shard{0, {50, 100}, RowSpace::rank, {0, 8}, 1, 0, ShardKind::column_wise},
-              Shard{0, {50, 100}, RowSpace::rank, {8, 16}, 2, 0, ShardKind::fine_grained},
-              Shard{1, {0, 10}, RowSpace::row_id, {0, 8}, 3, 0, ShardKind::data_parallel},
-              Shard{1, {0, 10}, RowSpace::row_id, {0, 8}, 1, 1, ShardKind::data_parallel}};
+  p.shards = {Shard{0, {0, 50}, RowSpace::rank, {0, 16}, 0, 0, ShardKind::row_wise, {}},
+              Shard{0, {50, 100}, RowSpace::rank, {0, 8}, 1, 0, ShardKind::column_wise, {}},
+              Shard{0, {50, 100}, RowSpace::rank, {8, 16}, 2, 0, ShardKind::fine_grained, {}},
+              Shard{1, {0, 10}, RowSpace::row_id, {0, 8}, 3, 0, ShardKind::data_parallel, {}},
+              Shard{1, {0, 10}, RowSpace::row_id, {0, 8}, 1, 1, ShardKind::data_parallel, {}}};
   p.groups = {{0, 1}, {2, 3}};
   p.peer_sync = {PeerSyncMode::touched_rows, 3};
   p.fetch_overrides = {FetchOverride{3, 0}, FetchOverride{1, 3}};
@@ -184,7 +184,8 @@ TEST(PlanFile, WrittenBytesAreExact) {
             R"(# A shardsim plan (docs/planners.md, "Plan files"). Edit it freely and simulate it
 # with `placement: {file: <this file>}`; it is validated when read. Each shard:
 # rows: [begin, end) of row ids (or ranks: popularity ranks), cols: [begin, end),
-# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table.
+# gpu: id, or gpus: [ids] for replicas; a missing rows/cols means the whole table;
+# storage: uvm or {kind: uvm_caching, cache_fraction, policy} for a shard in host memory.
 format: shardsim-plan-1
 planner: hand
 scenario: "a scenario"
@@ -343,4 +344,75 @@ TEST(PlanFile, TwoDPlansKeepTheGroupsAndTheSync) {
 }
 
 }  // namespace
+}  // namespace shardsim
+
+namespace shardsim {
+namespace plan_file_storage_test {
+
+HardwarePreset hand_with_host() {
+  HardwarePreset p = testing::hand_preset(2);
+  p.host.memory_bytes_per_node = 1e12;
+  p.host.link = LinkSpec{20e9, 1e-6};
+  return p;
+}
+
+TEST(PlanFileStorage, HostShardsRoundTripThroughYamlAndJson) {
+  const testing::PlanFixture f(hand_with_host(), 1, testing::model_of({{100, 16}, {10, 8}}));
+  const Plan p = read_plan_text(R"(
+tables:
+  t0:
+    - {rows: [0, 50], gpu: 0, storage: uvm}
+    - {rows: [50, 100], gpu: 1, storage: {kind: uvm_caching, cache_fraction: 0.25, policy: lfu}}
+  t1:
+    - {gpus: [0, 1], storage: {kind: uvm_caching, cache_fraction: 0.5}}
+)",
+                                "p.yaml", f.model, f.cluster);
+  ASSERT_EQ(p.shards.size(), 4u);
+  EXPECT_EQ(p.shards[0].storage.kind, StorageKind::uvm);
+  EXPECT_EQ(p.shards[1].storage, (ShardStorage{StorageKind::uvm_caching, 0.25, CachePolicy::lfu}));
+  EXPECT_EQ(p.shards[2].storage, (ShardStorage{StorageKind::uvm_caching, 0.5, CachePolicy::lru}));
+  EXPECT_EQ(p.shards[3].storage, p.shards[2].storage);
+  for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
+    std::ostringstream out;
+    write_plan(out, p, f.model, f.cluster, format, PlanFileInfo{"s"});
+    const Plan back = read_plan_text(out.str(), format == PlanFormat::json ? "p.json" : "p.yaml",
+                                     f.model, f.cluster);
+    ASSERT_EQ(back.shards.size(), p.shards.size()) << out.str();
+    for (std::size_t i = 0; i < p.shards.size(); ++i) {
+      EXPECT_EQ(back.shards[i].storage, p.shards[i].storage) << out.str();
+    }
+  }
+}
+
+TEST(PlanFileStorage, BadStorageIsAnInputErrorWithTheLine) {
+  const testing::PlanFixture f(hand_with_host(), 1, testing::model_of({{100, 16}}));
+  const auto error_of_storage = [&](const std::string& storage) -> std::string {
+    try {
+      read_plan_text("tables:\n  t0:\n    - {gpu: 0, storage: " + storage + "}\n", "p.yaml",
+                     f.model, f.cluster);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_TRUE(
+      testing::has(error_of_storage("{kind: uvm_caching, cache_fraction: 1.5}"), "p.yaml:3"));
+  EXPECT_TRUE(testing::has(error_of_storage("{kind: uvm_caching, cache_fraction: 1.5}"), "(0, 1)"));
+  EXPECT_TRUE(testing::has(error_of_storage("uvm_caching"), "cache size"));
+  EXPECT_TRUE(testing::has(error_of_storage("uvn"), "did you mean 'uvm'"));
+  EXPECT_TRUE(testing::has(error_of_storage("{kind: uvm, cache_fraction: 0.2}"), "only a"));
+  EXPECT_TRUE(testing::has(
+      error_of_storage("{kind: uvm_caching, cache_fraction: 0.2, policy: fifo}"), "lru"));
+  // A preset without host memory: the shard cannot leave HBM.
+  const testing::PlanFixture no_host(testing::hand_preset(2), 1, testing::model_of({{100, 16}}));
+  try {
+    read_plan_text("tables:\n  t0:\n    - {gpu: 0, storage: uvm}\n", "p.yaml", no_host.model,
+                   no_host.cluster);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(testing::has(e.what(), "describes no host memory")) << e.what();
+  }
+}
+
+}  // namespace plan_file_storage_test
 }  // namespace shardsim

@@ -115,17 +115,36 @@ TEST(ReportWriterCsv, PerGpuOneRowPerGpuPerReport) {
   write_per_gpu_csv(out, reports);
   const std::vector<Row> rows = parse_csv(out.str());
   ASSERT_EQ(rows.size(), 1u + 4 + 2 + 3);
-  EXPECT_EQ(rows[0], (Row{"planner", "sweep_point", "gpu", "node", "lookup_s", "comm_s",
-                          "compute_s", "idle_s", "memory_bytes", "memory_capacity_bytes",
-                          "weights_bytes", "optimizer_bytes", "activation_bytes", "reserved_bytes",
-                          "lookups", "shards", "comm_sent_bytes", "comm_received_bytes"}));
+  EXPECT_EQ(rows[0], (Row{"planner",
+                          "sweep_point",
+                          "gpu",
+                          "node",
+                          "lookup_s",
+                          "comm_s",
+                          "compute_s",
+                          "idle_s",
+                          "memory_bytes",
+                          "memory_capacity_bytes",
+                          "weights_bytes",
+                          "optimizer_bytes",
+                          "cache_bytes",
+                          "activation_bytes",
+                          "reserved_bytes",
+                          "host_memory_bytes",
+                          "host_link_bytes",
+                          "lookups",
+                          "shards",
+                          "comm_sent_bytes",
+                          "comm_received_bytes"}));
   for (const Row& r : rows) EXPECT_EQ(r.size(), rows[0].size());
   // Row 3 is table_wise GPU 2: lookup 3 ms, memory 30 GB, 7 shards.
   EXPECT_EQ(rows[3][0], "table_wise");
   EXPECT_EQ(rows[3][2], "2");
   EXPECT_EQ(std::strtod(rows[3][4].c_str(), nullptr), 3e-3);
   EXPECT_EQ(rows[3][8], "30000000000");
-  EXPECT_EQ(rows[3][15], "7");
+  EXPECT_EQ(rows[3][15], "200000000000");  // host_memory_bytes
+  EXPECT_EQ(rows[3][16], "200000000");     // host_link_bytes
+  EXPECT_EQ(rows[3][18], "7");
   EXPECT_EQ(rows[5][0], "row_wise");
   EXPECT_EQ(rows[5][1], "cluster.nodes=1");
   EXPECT_EQ(rows[7][0], "oper");

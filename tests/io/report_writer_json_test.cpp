@@ -101,11 +101,11 @@ TEST(ReportWriterJson, PerGpuCarriesEveryGpuReportField) {
   const Json& g = j["per_gpu"][2];  // GPU 2: see make_gpu
   std::vector<std::string> keys;
   for (const auto& [k, v] : g.items()) keys.push_back(k);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{
-                "gpu", "node", "lookup_s", "comm_s", "compute_s", "idle_s", "memory_bytes",
-                "memory_capacity_bytes", "weights_bytes", "optimizer_bytes", "activation_bytes",
-                "reserved_bytes", "lookups", "shards", "comm_sent_bytes", "comm_received_bytes"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "gpu", "node", "lookup_s", "comm_s", "compute_s", "idle_s", "memory_bytes",
+                      "memory_capacity_bytes", "weights_bytes", "optimizer_bytes", "cache_bytes",
+                      "activation_bytes", "reserved_bytes", "host_memory_bytes", "host_link_bytes",
+                      "lookups", "shards", "comm_sent_bytes", "comm_received_bytes"}));
   EXPECT_EQ(g["gpu"], 2);
   EXPECT_EQ(g["node"], 1);
   EXPECT_DOUBLE_EQ(g["lookup_s"].get<double>(), 3e-3);
@@ -118,6 +118,9 @@ TEST(ReportWriterJson, PerGpuCarriesEveryGpuReportField) {
   EXPECT_DOUBLE_EQ(g["optimizer_bytes"].get<double>(), 3e9);
   EXPECT_DOUBLE_EQ(g["activation_bytes"].get<double>(), 6e9);
   EXPECT_DOUBLE_EQ(g["reserved_bytes"].get<double>(), 3e9);
+  EXPECT_DOUBLE_EQ(g["cache_bytes"].get<double>(), 1e9);
+  EXPECT_DOUBLE_EQ(g["host_memory_bytes"].get<double>(), 200e9);
+  EXPECT_DOUBLE_EQ(g["host_link_bytes"].get<double>(), 2e8);
   EXPECT_DOUBLE_EQ(g["lookups"].get<double>(), 3e6);
   EXPECT_EQ(g["shards"], 7);
   EXPECT_DOUBLE_EQ(g["comm_sent_bytes"].get<double>(), 3e6);

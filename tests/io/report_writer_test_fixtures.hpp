@@ -30,6 +30,9 @@ inline GpuReport make_gpu(int i, int n) {
   g.optimizer_bytes = (i + 1) * 1e9;
   g.activation_bytes = (i + 1) * 2e9;
   g.reserved_bytes = (i + 1) * 1e9;
+  g.cache_bytes = i * 0.5e9;
+  g.host_memory_bytes = i * 100e9;
+  g.host_link_bytes = i * 1e8;
   g.lookups = i == 0 ? 1234567.0 : (i + 1) * 1e6;
   g.shards = 3 + 2 * i;
   g.comm_sent_bytes = (i + 1) * 1e6;

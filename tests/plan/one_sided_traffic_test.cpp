@@ -21,7 +21,7 @@ Plan one_sided(std::vector<Shard> shards) {
 }
 
 Shard rows_on(std::uint64_t begin, std::uint64_t end, int gpu) {
-  return Shard{0, {begin, end}, RowSpace::rank, {0, 32}, gpu, 0, ShardKind::fine_grained};
+  return Shard{0, {begin, end}, RowSpace::rank, {0, 32}, gpu, 0, ShardKind::fine_grained, {}};
 }
 
 TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
@@ -72,7 +72,8 @@ TEST(OneSidedTraffic, ColumnsInterleavedWithRowsAreStillOneUpdateEach) {
   const testing::UniformTrace trace({1000}, {4});
   const CostParams cost = testing::hand_cost_params();
   const auto block = [](std::uint64_t begin, std::uint64_t end, std::uint32_t col) {
-    return Shard{0, {begin, end}, RowSpace::rank, {col, col + 16}, 0, 0, ShardKind::fine_grained};
+    return Shard{0, {begin, end}, RowSpace::rank, {col, col + 16}, 0, 0, ShardKind::fine_grained,
+                 {}};
   };
   const auto work = [&](const Plan& plan) {
     const ServingMap serving = build_serving_map(plan, cluster);
@@ -113,11 +114,11 @@ TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
   const CostParams cost = testing::hand_cost_params();
   Plan plan = one_sided({rows_on(0, 300, 0), rows_on(300, 1000, 3)});
   plan.shards.push_back(
-      Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, 1, 0, ShardKind::fine_grained});
+      Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, 1, 0, ShardKind::fine_grained, {}});
   int replica = 1;
   for (int g : {0, 2, 3}) {
     plan.shards.push_back(
-        Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, g, replica++, ShardKind::fine_grained});
+        Shard{1, {0, 1000}, RowSpace::rank, {0, 32}, g, replica++, ShardKind::fine_grained, {}});
   }
   const ServingMap serving = build_serving_map(plan, cluster);
   const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());

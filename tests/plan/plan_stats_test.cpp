@@ -24,9 +24,14 @@ CostParams round_params() {
 
 Shard whole(std::size_t table, const DlrmModel& m, int gpu, int replica = 0,
             ShardKind kind = ShardKind::table_wise) {
-  return Shard{
-      table, {0, m.tables[table].rows}, RowSpace::row_id, {0, m.tables[table].dim}, gpu, replica,
-      kind};
+  return Shard{table,
+               {0, m.tables[table].rows},
+               RowSpace::row_id,
+               {0, m.tables[table].dim},
+               gpu,
+               replica,
+               kind,
+               {}};
 }
 
 TEST(PlanStats, TwoTablesOnTwoGpusByHand) {

@@ -116,7 +116,8 @@ TEST(Serving, NearestReplicaServesAndOverridesWin) {
   const Cluster c(testing::hand_preset(2), 2);
   const DlrmModel m = model_with({{10, 16}});
   Plan p;
-  for (int g : {1, 2}) p.shards.push_back(Shard{0, {0, 10}, RowSpace::row_id, {0, 16}, g, g});
+  for (int g : {1, 2})
+    p.shards.push_back(Shard{0, {0, 10}, RowSpace::row_id, {0, 16}, g, g, {}, {}});
   ServingMap s = build_serving_map(p, c);
   EXPECT_EQ(p.shards[s.server(0, 0)].gpu, 1);  // same node as GPU 1
   EXPECT_EQ(p.shards[s.server(0, 3)].gpu, 2);  // same node as GPU 2
@@ -129,7 +130,7 @@ TEST(Validation, NamesTheTableAndRowsAtFault) {
   const Cluster c(testing::hand_preset(2), 1);
   const DlrmModel m = model_with({{10, 16}});
   Plan missing;
-  missing.shards.push_back(Shard{0, {0, 6}, RowSpace::row_id, {0, 16}, 0, 0});
+  missing.shards.push_back(Shard{0, {0, 6}, RowSpace::row_id, {0, 16}, 0, 0, {}, {}});
   try {
     validate_plan(missing, c, m, "plan.yaml");
     FAIL();
@@ -139,10 +140,10 @@ TEST(Validation, NamesTheTableAndRowsAtFault) {
     EXPECT_NE(std::string(e.what()).find("t0"), std::string::npos);
   }
   Plan overlap = missing;
-  overlap.shards.push_back(Shard{0, {4, 10}, RowSpace::row_id, {0, 16}, 1, 0});
+  overlap.shards.push_back(Shard{0, {4, 10}, RowSpace::row_id, {0, 16}, 1, 0, {}, {}});
   EXPECT_THROW(validate_plan(overlap, c, m, "plan.yaml"), InputError);
   Plan bad_gpu;
-  bad_gpu.shards.push_back(Shard{0, {0, 10}, RowSpace::row_id, {0, 16}, 9999, 0});
+  bad_gpu.shards.push_back(Shard{0, {0, 10}, RowSpace::row_id, {0, 16}, 9999, 0, {}, {}});
   try {
     validate_plan(bad_gpu, c, m, "plan.yaml");
     FAIL();
@@ -150,7 +151,7 @@ TEST(Validation, NamesTheTableAndRowsAtFault) {
     EXPECT_NE(std::string(e.what()).find("GPU 9999"), std::string::npos);
   }
   Plan cols;
-  cols.shards.push_back(Shard{0, {0, 10}, RowSpace::row_id, {0, 8}, 0, 0});
+  cols.shards.push_back(Shard{0, {0, 10}, RowSpace::row_id, {0, 8}, 0, 0, {}, {}});
   EXPECT_THROW(validate_plan(cols, c, m, "plan.yaml"), InputError);
 }
 

@@ -35,7 +35,8 @@ PlanFixture fixture(std::uint32_t batch = 64) {
 double table_bytes(const PlanFixture& f) {
   double s = 0;
   for (const auto& t : f.model.tables) {
-    const Shard whole{0, {0, t.rows}, RowSpace::row_id, {0, t.dim}, 0, 0, ShardKind::table_wise};
+    const Shard whole{0, {0, t.rows}, RowSpace::row_id,      {0, t.dim},
+                      0, 0,           ShardKind::table_wise, {}};
     s += shard_weight_bytes(whole, f.model) + shard_optimizer_bytes(whole, f.model, Mode::training);
   }
   return s;

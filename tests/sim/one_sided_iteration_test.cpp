@@ -32,8 +32,8 @@ struct OneSidedCase {
     cost.one_sided_scale_up_overhead_s = 1e-9;
     cost.one_sided_overlap_fraction = 0.5;
     plan.lookup_comm = LookupComm::one_sided;
-    plan.shards = {Shard{0, {0, 50}, RowSpace::rank, {0, 4}, 0, 0, ShardKind::fine_grained},
-                   Shard{0, {50, 100}, RowSpace::rank, {0, 4}, 1, 0, ShardKind::fine_grained}};
+    plan.shards = {Shard{0, {0, 50}, RowSpace::rank, {0, 4}, 0, 0, ShardKind::fine_grained, {}},
+                   Shard{0, {50, 100}, RowSpace::rank, {0, 4}, 1, 0, ShardKind::fine_grained, {}}};
   }
   SimulationInputs in() const { return {cluster, model, wl, plan, trace, cost}; }
 };
@@ -89,7 +89,8 @@ TEST(OneSidedIteration, TrainingPutsGradientsAndSyncsReplicasSparsely) {
   }
   // Replicate the first half on both GPUs: its gradients are synchronised with the plan's
   // variant; the union of touched rows (both GPUs' 20 lookups) is smaller than the block.
-  s.plan.shards.push_back(Shard{0, {0, 50}, RowSpace::rank, {0, 4}, 1, 1, ShardKind::fine_grained});
+  s.plan.shards.push_back(
+      Shard{0, {0, 50}, RowSpace::rank, {0, 4}, 1, 1, ShardKind::fine_grained, {}});
   const double dense = 50 * 16;
   const double touched = kDistinct;  // each replica serves one GPU: its own 10 lookups
   const double uni = 50 * (1 - std::pow(0.99, 20));

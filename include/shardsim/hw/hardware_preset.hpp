@@ -27,6 +27,15 @@ struct TierSpec {
   double port_Bps = 0;  // one uplink port, per direction; 0 = the NIC's bandwidth
 };
 
+// The host a node's GPUs sit in, for tables kept outside HBM (FBGEMM's UVM and UVM-caching
+// kernels; docs/hardware.md "host", docs/model.md "Memory tiers"). Optional in a preset: without
+// it (memory_bytes_per_node == 0) no table can leave HBM.
+struct HostSpec {
+  double memory_bytes_per_node = 0;  // host DRAM usable for tables, per node
+  LinkSpec link;                     // GPU <-> host (PCIe), per GPU per direction, achievable
+  bool present() const { return memory_bytes_per_node > 0; }
+};
+
 struct HardwarePreset {
   std::string name;
   std::string description;
@@ -47,6 +56,7 @@ struct HardwarePreset {
   bool rail_optimized = false;
   std::vector<TierSpec> tiers;       // bottom (rack) to top
   double reserved_memory_bytes = 0;  // framework/runtime memory per GPU not available to tables
+  HostSpec host;                     // optional: host memory and the GPUs' links to it
   std::string source_file;           // where it was loaded from, for messages
 };
 

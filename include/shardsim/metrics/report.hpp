@@ -52,9 +52,12 @@ struct GpuReport {
   double memory_capacity_bytes = 0;
   double weights_bytes = 0;
   double optimizer_bytes = 0;
+  double cache_bytes = 0;  // HBM caches of its shards in host memory (memory tiers)
   double activation_bytes = 0;
   double reserved_bytes = 0;
-  double lookups = 0;  // embedding lookups served per iteration (mean)
+  double host_memory_bytes = 0;  // its shards' weights + optimizer state in host memory (not HBM)
+  double host_link_bytes = 0;    // over its host link per iteration (mean), both directions
+  double lookups = 0;            // embedding lookups served per iteration (mean)
   int shards = 0;
   double comm_sent_bytes = 0;  // per iteration, forward + backward
   double comm_received_bytes = 0;

@@ -12,19 +12,34 @@
 namespace shardsim {
 
 struct GpuMemory {
-  double weights_bytes = 0;     // embedding shards
+  double weights_bytes = 0;     // embedding shards kept in HBM
   double optimizer_bytes = 0;   // their optimizer state (training only)
+  double cache_bytes = 0;       // HBM caches (rows and cache state) of shards in host memory
   double activation_bytes = 0;  // lookup outputs/gradients, indices, MLP activations
   double dense_bytes = 0;       // MLP weights (+ gradients and optimizer state in training)
   double reserved_bytes = 0;    // framework/runtime (preset)
+  // Not HBM: weights and optimizer state of this GPU's shards kept in host memory (uvm,
+  // uvm_caching), a share of its node's host memory.
+  double host_bytes = 0;
+  // HBM in use.
   double total_bytes() const {
-    return weights_bytes + optimizer_bytes + activation_bytes + dense_bytes + reserved_bytes;
+    return weights_bytes + optimizer_bytes + cache_bytes + activation_bytes + dense_bytes +
+           reserved_bytes;
   }
 };
 
 // The pieces, so planners can account memory incrementally with the same formulas.
+// What a shard stores, wherever it lives: its weights, and their optimizer state (training).
 double shard_weight_bytes(const Shard& shard, const DlrmModel& model);
 double shard_optimizer_bytes(const Shard& shard, const DlrmModel& model, Mode mode);
+// The HBM cache of a uvm_caching shard (0 otherwise): cached rows x (row bytes + cache state);
+// docs/model.md "Memory tiers".
+double shard_cache_bytes(const Shard& shard, const DlrmModel& model);
+// What a shard stored where its storage says: in HBM (weights + optimizer state of an HBM
+// shard; the cache of a uvm_caching one; nothing for uvm) and in host memory (weights +
+// optimizer state of a uvm or uvm_caching shard). Activations are apart (always HBM).
+double shard_hbm_stored_bytes(const Shard& shard, const DlrmModel& model, Mode mode);
+double shard_host_bytes(const Shard& shard, const DlrmModel& model, Mode mode);
 // Pooled outputs a shard produces for the samples it serves (and their gradients in training),
 // plus the indices it receives. `served_samples` is the number of samples whose lookups it serves.
 double shard_activation_bytes(const Shard& shard, const DlrmModel& model, Mode mode,
@@ -47,7 +62,9 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
                                    const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload);
 
-// Throws DoesNotFitError for the GPU with the largest overshoot, if any GPU exceeds capacity.
+// Throws DoesNotFitError for the GPU with the largest overshoot, if any GPU exceeds its HBM, or,
+// when no GPU does, for the first node whose shards in host memory exceed its host memory (an
+// error naming no GPU, gpu() < 0).
 void check_fits(const std::vector<GpuMemory>& memory, const Cluster& cluster);
 
 }  // namespace shardsim

@@ -37,7 +37,8 @@ class MemoryBudget {
   void add(int gpu, double bytes) { used_[static_cast<std::size_t>(gpu)] += bytes; }
 
   // Bytes of `shard` serving the batches of `served_gpus` GPUs (plan_memory's per-shard
-  // formulas): weights, optimizer state and activations.
+  // formulas): what it stores in HBM (shard_hbm_stored_bytes: its
+  // weights and optimizer state, its cache, or nothing, by its storage) and its activations.
   double shard_bytes(const Shard& shard, double served_gpus) const;
   // What placing `shard` on `gpu` adds there: as shard_bytes, except that the activations are
   // shared with a shard of the same table and columns already placed there with place() (they

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "shardsim/trace/cache_hit_rate.hpp"
 #include "shardsim/trace/row_range.hpp"
 
 namespace shardsim {
@@ -22,6 +23,25 @@ struct ColRange {
 enum class ShardKind { table_wise, row_wise, column_wise, data_parallel, fine_grained };
 std::string to_string(ShardKind k);
 
+// Where a shard's rows and optimizer state live (docs/model.md, "Memory tiers"): FBGEMM's
+// embedding locations, TorchRec's compute kernels.
+//   hbm          in the GPU's HBM (DEVICE; TorchRec `fused`)
+//   uvm          in host memory, read and written over the GPU's host link (MANAGED;
+//                `fused_uvm`)
+//   uvm_caching  in host memory, with an HBM cache of `cache_fraction` of the shard's rows
+//                (MANAGED_CACHING; `fused_uvm_caching`, whose `cache_load_factor` it is);
+//                misses are fetched over the host link, evicted rows written back
+enum class StorageKind { hbm, uvm, uvm_caching };
+std::string to_string(StorageKind k);
+
+struct ShardStorage {
+  StorageKind kind = StorageKind::hbm;
+  double cache_fraction = 0;  // uvm_caching: cached rows / shard rows, in (0, 1)
+  CachePolicy policy = CachePolicy::lru;
+  bool in_host() const { return kind != StorageKind::hbm; }
+  bool operator==(const ShardStorage&) const = default;
+};
+
 // One block of one table on one GPU. Blocks with the same (table, rows, cols) are replicas of
 // each other, numbered by `replica`.
 struct Shard {
@@ -32,6 +52,7 @@ struct Shard {
   int gpu = 0;
   int replica = 0;
   ShardKind kind = ShardKind::table_wise;
+  ShardStorage storage;  // HBM unless a planner or a plan file says otherwise
 };
 
 // A shard holding every row and column of `table` (rows x dim), on GPU 0 until placed.

@@ -12,6 +12,7 @@
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/plan/host_tier.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/one_sided_traffic.hpp"
 #include "shardsim/plan/peer_sync.hpp"
@@ -37,6 +38,8 @@ struct PlanAnalysis {
   // replica GPUs, in the plan's ReplicaSync variant (plan/replica_sync.hpp).
   std::vector<ReplicaSyncBucket> replica_syncs;
   PeerSyncs peer_syncs;  // 2D: weights + optimizer state across the groups' peers
+  // Shards in host memory: their expected host-link traffic per iteration (empty when none).
+  HostTierTraffic host_tier;
 };
 
 PlanAnalysis analyze_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,

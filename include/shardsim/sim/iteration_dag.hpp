@@ -25,8 +25,9 @@ struct IterationTasks {
   // Each GPU's interaction forward: the next batch's input AlltoAll starts after it, with the
   // top MLP forward (Neo §4.2). -1 if none.
   std::vector<int> interaction_fwd_by_gpu;
-  std::vector<double> lookups_by_gpu;   // lookups served by each GPU's shards
-  std::vector<double> lookup_s_by_gpu;  // embedding forward + backward kernel time per GPU
+  std::vector<double> lookups_by_gpu;          // lookups served by each GPU's shards
+  std::vector<double> lookup_s_by_gpu;         // embedding forward + backward kernel time per GPU
+  std::vector<double> host_link_bytes_by_gpu;  // over each GPU's host link (tables in host memory)
   // Indices into TaskGraph::demands of the demands every iteration shares (added by the first).
   std::vector<int> shared_demands;
 };

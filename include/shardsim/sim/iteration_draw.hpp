@@ -19,10 +19,12 @@
 namespace shardsim {
 
 struct IterationDraw {
-  std::vector<double> lookups_by_gpu;       // lookups served by each GPU's shards
-  std::vector<double> lookup_s_by_gpu;      // embedding forward + backward kernel time per GPU
-  std::vector<double> lookup_fwd_s;         // per GPU, slowed down
-  std::vector<double> update_bwd_s;         // per GPU, slowed down (training)
+  std::vector<double> lookups_by_gpu;   // lookups served by each GPU's shards
+  std::vector<double> lookup_s_by_gpu;  // embedding forward + backward kernel time per GPU
+  std::vector<double> lookup_fwd_s;     // per GPU, slowed down
+  std::vector<double> update_bwd_s;     // per GPU, slowed down (training)
+  // Bytes over each GPU's host link (both directions) for its shards in host memory.
+  std::vector<double> host_link_bytes_by_gpu;
   bool inputs = false;                      // whether an input AlltoAll runs this iteration
   std::vector<LevelTraffic> input_traffic;  // per sparse group, when `inputs`
   std::vector<ByteMatrix> input_pairs;      // per sparse group, per-flow sharing only

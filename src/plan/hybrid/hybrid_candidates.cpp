@@ -8,9 +8,11 @@
 
 namespace shardsim::hybrid {
 
-CandidateBuilder::CandidateBuilder(const PlanningContext& ctx, const MemoryBudget& budget)
+CandidateBuilder::CandidateBuilder(const PlanningContext& ctx, const MemoryBudget& budget,
+                                   std::span<const ShardStorage> storage)
     : ctx_(ctx),
       budget_(budget),
+      storage_(storage),
       n_(ctx.cluster.num_gpus()),
       peers_(all_gpu_peers(ctx.cluster)),
       clustered_(ctx.workload.trace.layout == HotRowLayout::clustered) {}
@@ -49,7 +51,8 @@ const AllReduceTimes& CandidateBuilder::allreduce_over_all_gpus() const {
 Candidate CandidateBuilder::data_parallel(std::size_t t) const {
   Candidate c;
   c.scheme = Scheme::data_parallel;
-  Shard sh{t, {0, rows(t)}, RowSpace::row_id, {0, dim(t)}, 0, 0, ShardKind::data_parallel};
+  Shard sh{t,          {0, rows(t)}, RowSpace::row_id, {0, dim(t)}, 0, 0, ShardKind::data_parallel,
+           storage_[t]};
   // Each replica serves its own GPU's batch: no pooled-embedding traffic, but the whole
   // table's gradient is AllReduced over all GPUs in training (what the engine simulates).
   const ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {});
@@ -87,7 +90,7 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
     // One profile query per row range; its column blocks differ only in width.
     EmbeddingWork work = expected_work(ctx_, t, r, ranges.space, {0, dim(t)}, n_);
     for (const ColRange& col : cols) {
-      Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind};
+      Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind, storage_[t]};
       work.cols = col.size();
       const ShardCost cost = cost_of_work(ctx_, work, peers_);
       c.parts.push_back(

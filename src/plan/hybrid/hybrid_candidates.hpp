@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "shardsim/cost/collective_cost.hpp"
@@ -43,7 +44,9 @@ class CandidateBuilder {
   };
 
  public:
-  CandidateBuilder(const PlanningContext& ctx, const MemoryBudget& budget);
+  // `storage`: each table's (plan/storage_tiers.hpp), given to every shard of its candidates.
+  CandidateBuilder(const PlanningContext& ctx, const MemoryBudget& budget,
+                   std::span<const ShardStorage> storage);
 
   Candidate table_wise(std::size_t t) const;
   Candidate column_wise(std::size_t t, std::uint32_t blocks) const;
@@ -63,6 +66,7 @@ class CandidateBuilder {
 
   const PlanningContext& ctx_;
   const MemoryBudget& budget_;
+  std::span<const ShardStorage> storage_;
   int n_;
   ServedPeers peers_;
   bool clustered_;

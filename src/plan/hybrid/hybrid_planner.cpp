@@ -44,6 +44,7 @@
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/splits.hpp"
+#include "shardsim/plan/storage_tiers.hpp"
 
 namespace shardsim {
 
@@ -61,6 +62,7 @@ struct HybridOptions {
   double headroom = 0.1;
   double dp_memory_fraction = 0.02;
   bool pack_fallback = true;  // step 5's last resort (memory_greedy's packing)
+  StorageTierOptions tiers;   // tables in host memory when HBM is short (storage_tiers.hpp)
 };
 
 // Every table's candidates (steps 1-2), and L, the lower bound on the mean load (step 3).
@@ -82,8 +84,9 @@ class HybridPlanner final : public Planner {
   void place_table(std::size_t t, const std::vector<Candidate>& c, std::size_t choice,
                    const PlanningContext& ctx, const CandidateBuilder& build, MemoryBudget& budget,
                    LoadTracker& loads, Plan& plan, hybrid::Rule rule) const;
-  Plan partition(const PlanningContext& ctx, const Candidates& cands,
-                 const std::vector<std::size_t>& choice, hybrid::Rule rule) const;
+  Plan partition(const PlanningContext& ctx, std::span<const ShardStorage> storage,
+                 const Candidates& cands, const std::vector<std::size_t>& choice,
+                 hybrid::Rule rule) const;
   Plan packed(const PlanningContext& ctx) const;
   HybridOptions o_;
 };
@@ -116,8 +119,14 @@ Candidates HybridPlanner::candidates(const PlanningContext& ctx, const MemoryBud
       c.push_back(build.table_row_wise(t));
     }
     if (allowed(Scheme::data_parallel) && n > 1) {
-      Shard replica{t, {0, tables[t].rows},     RowSpace::row_id, {0, tables[t].dim}, 0,
-                    0, ShardKind::data_parallel};
+      Shard replica{t,
+                    {0, tables[t].rows},
+                    RowSpace::row_id,
+                    {0, tables[t].dim},
+                    0,
+                    0,
+                    ShardKind::data_parallel,
+                    {}};
       if (budget.shard_bytes(replica, 1) <= o_.dp_memory_fraction * empty_bytes) {
         c.push_back(build.data_parallel(t));
       }
@@ -214,11 +223,12 @@ void HybridPlanner::place_table(std::size_t t, const std::vector<Candidate>& c, 
 
 // 4. Partition with `rule`: fixed placements first, then the others, the table with the costliest
 // part first (least_loaded) or the largest part first (most_free).
-Plan HybridPlanner::partition(const PlanningContext& ctx, const Candidates& cands,
-                              const std::vector<std::size_t>& choice, hybrid::Rule rule) const {
+Plan HybridPlanner::partition(const PlanningContext& ctx, std::span<const ShardStorage> storage,
+                              const Candidates& cands, const std::vector<std::size_t>& choice,
+                              hybrid::Rule rule) const {
   const std::size_t num_tables = ctx.model.tables.size();
   MemoryBudget budget(ctx, o_.headroom);
-  const CandidateBuilder build(ctx, budget);
+  const CandidateBuilder build(ctx, budget, storage);
   std::vector<std::size_t> order(num_tables);
   std::iota(order.begin(), order.end(), 0);
   const bool by_bytes = rule == hybrid::Rule::most_free;
@@ -245,6 +255,9 @@ Plan HybridPlanner::partition(const PlanningContext& ctx, const Candidates& cand
 Plan HybridPlanner::packed(const PlanningContext& ctx) const {
   YAML::Node options;
   options["headroom"] = o_.headroom;
+  options["host_tables"] = o_.tiers.allow_host ? "auto" : "never";
+  options["cache_fraction"] = o_.tiers.cache_fraction;
+  options["cache_policy"] = to_string(o_.tiers.policy);
   Plan plan = make_memory_greedy_planner(YamlValue(options, "hybrid", "options"))->plan(ctx);
   plan.planner = name();
   return plan;
@@ -253,7 +266,8 @@ Plan HybridPlanner::packed(const PlanningContext& ctx) const {
 Plan HybridPlanner::plan(const PlanningContext& ctx) const {
   const std::size_t num_tables = ctx.model.tables.size();
   const MemoryBudget budget(ctx, o_.headroom);
-  const CandidateBuilder build(ctx, budget);
+  const std::vector<ShardStorage> storage = choose_table_storage(ctx, o_.headroom, o_.tiers);
+  const CandidateBuilder build(ctx, budget, storage);
   const Candidates cands = candidates(ctx, budget, build);
 
   std::vector<std::size_t> choice(num_tables, 0);
@@ -261,7 +275,7 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
     choice[t] = propose(cands.of_table[t], cands.lower_bound_s, empty_gpu_bytes(budget));
   }
   try {
-    return partition(ctx, cands, choice, hybrid::Rule::least_loaded);
+    return partition(ctx, storage, cands, choice, hybrid::Rule::least_loaded);
   } catch (const DoesNotFitError& by_time) {
     // Near capacity the placement by estimated time can strand a table that a memory-first one
     // places (docs/planners.md, "hybrid": near capacity).
@@ -270,7 +284,7 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
         "first, each on the GPU with the most free memory",
         by_time.what());
     try {
-      return partition(ctx, cands, choice, hybrid::Rule::most_free);
+      return partition(ctx, storage, cands, choice, hybrid::Rule::most_free);
     } catch (const DoesNotFitError&) {
       if (!allowed(Scheme::row_wise) || !o_.pack_fallback) throw by_time;
     }
@@ -289,8 +303,11 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
 }  // namespace
 
 std::unique_ptr<Planner> make_hybrid_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"schemes", "dp_memory_fraction", "pack_fallback"});
+  std::vector<std::string> keys = {"schemes", "dp_memory_fraction", "pack_fallback"};
+  for (std::string& k : storage_tier_option_keys()) keys.push_back(std::move(k));
+  const PlannerOptions opts(options, std::move(keys));
   HybridOptions o;
+  o.tiers = read_storage_tier_options(opts);
   o.headroom = opts.headroom(0.1);
   o.dp_memory_fraction = opts.number_in("dp_memory_fraction", 0.0, 1.0, 0.02);
   if (auto v = opts.find("pack_fallback")) o.pack_fallback = v->as_bool();

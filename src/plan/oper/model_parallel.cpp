@@ -42,8 +42,8 @@ ModelParallel balanced_model_parallel(const PlanningContext& ctx,
   for (std::size_t p : order) {
     const Partition& part = partitions[p];
     const Shard shard{
-        part.table, part.ranks, RowSpace::rank,         {0, ctx.model.tables[part.table].dim},
-        0,          0,          ShardKind::fine_grained};
+        part.table, part.ranks, RowSpace::rank,          {0, ctx.model.tables[part.table].dim},
+        0,          0,          ShardKind::fine_grained, {}};
     LoadTracker& by = part.access_bound ? lookups : memory;
     const int g = by.least_loaded_fitting(budget, shard, served_gpus);
     if (g < 0) {

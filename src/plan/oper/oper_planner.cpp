@@ -68,8 +68,8 @@ std::vector<double> replica_memory(const PlanningContext& ctx, const OperOptions
   double reserve = 0;
   if (served > 0) {
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
-      const Shard whole{t, {0, 1}, RowSpace::rank,         {0, ctx.model.tables[t].dim},
-                        0, 0,      ShardKind::fine_grained};
+      const Shard whole{t, {0, 1}, RowSpace::rank,          {0, ctx.model.tables[t].dim},
+                        0, 0,      ShardKind::fine_grained, {}};
       reserve += placed.shard_bytes(whole, served) -
                  (shard_weight_bytes(whole, ctx.model) +
                   shard_optimizer_bytes(whole, ctx.model, ctx.workload.mode));
@@ -93,8 +93,8 @@ void emit_replicas(const Partition& part, std::size_t p, const Placement& placem
     if (h != owner) ordered.push_back(h);
   }
   for (std::size_t r = 0; r < ordered.size(); ++r) {
-    const Shard s{part.table, part.ranks,          RowSpace::rank,         cols,
-                  ordered[r], static_cast<int>(r), ShardKind::fine_grained};
+    const Shard s{part.table, part.ranks,          RowSpace::rank,          cols,
+                  ordered[r], static_cast<int>(r), ShardKind::fine_grained, {}};
     if (r > 0) placed.place(s.gpu, s, served);
     plan.shards.push_back(s);
   }
@@ -136,8 +136,8 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
           continue;
         }
       }
-      plan.shards.push_back(
-          Shard{part.table, part.ranks, RowSpace::rank, cols, owner, 0, ShardKind::fine_grained});
+      plan.shards.push_back(Shard{
+          part.table, part.ranks, RowSpace::rank, cols, owner, 0, ShardKind::fine_grained, {}});
       last_single = true;
       continue;
     }
@@ -154,16 +154,22 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
         // Without activation buffers to share (served == 0: one-sided), every copy adds the
         // same bytes: computed once, not once per GPU (place() per copy is 170 M calls at 4096
         // GPUs, ~2 s of the hybrid-4096 run; docs/performance.md).
-        const Shard copy{part.table, part.ranks, RowSpace::rank,         cols,
-                         owner,      1,          ShardKind::fine_grained};
+        const Shard copy{part.table, part.ranks, RowSpace::rank,          cols,
+                         owner,      1,          ShardKind::fine_grained, {}};
         const double copy_bytes = served > 0 ? 0.0 : placed.shard_bytes(copy, served);
         for (auto it = first; it != plan.shards.end(); ++it) {
           it->rows.end = part.ranks.end;
           if (it->gpu == owner) continue;
           if (served > 0) {
             placed.place(it->gpu,
-                         Shard{part.table, part.ranks, RowSpace::rank, cols, it->gpu, 1,
-                               ShardKind::fine_grained},
+                         Shard{part.table,
+                               part.ranks,
+                               RowSpace::rank,
+                               cols,
+                               it->gpu,
+                               1,
+                               ShardKind::fine_grained,
+                               {}},
                          served);
           } else {
             placed.add(it->gpu, copy_bytes);

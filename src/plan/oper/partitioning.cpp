@@ -10,8 +10,8 @@
 namespace shardsim::oper {
 
 double row_footprint_bytes(const PlanningContext& ctx, std::size_t table) {
-  const Shard one_row{table, {0, 1}, RowSpace::rank,         {0, ctx.model.tables[table].dim},
-                      0,     0,      ShardKind::fine_grained};
+  const Shard one_row{table, {0, 1}, RowSpace::rank,          {0, ctx.model.tables[table].dim},
+                      0,     0,      ShardKind::fine_grained, {}};
   return shard_weight_bytes(one_row, ctx.model) +
          shard_optimizer_bytes(one_row, ctx.model, ctx.workload.mode);
 }

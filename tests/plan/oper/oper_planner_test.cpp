@@ -67,8 +67,8 @@ std::pair<std::vector<double>, std::vector<double>> footprints(const PlanFixture
   for (std::size_t p = 0; p < r.partitions.size(); ++p) {
     const oper::Partition& part = r.partitions[p];
     const Shard s{
-        part.table, part.ranks, RowSpace::rank,         {0, f.model.tables[part.table].dim},
-        0,          0,          ShardKind::fine_grained};
+        part.table, part.ranks, RowSpace::rank,          {0, f.model.tables[part.table].dim},
+        0,          0,          ShardKind::fine_grained, {}};
     const double b =
         shard_weight_bytes(s, f.model) + shard_optimizer_bytes(s, f.model, f.workload.mode);
     for (int h : r.placement.holders(p, n)) (h == r.placement.owner[p] ? own : copies)[h] += b;

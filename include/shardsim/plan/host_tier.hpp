@@ -1,0 +1,48 @@
+#pragma once
+// The expected host-link traffic of the shards a plan keeps in host memory (Shard::storage:
+// uvm, uvm_caching), per iteration (docs/model.md, "Memory tiers"). Computed once per plan from
+// the access profiles, never by materialising rows:
+//   uvm          the forward reads every looked-up row over the host link (distinct rows fully,
+//                repeated lookups x repeat_lookup_hbm_fraction, as in HBM); in training the
+//                fused backward reads and writes each distinct row and its optimizer state.
+//   uvm_caching  the forward fetches the missed rows into the HBM cache: with LRU, the distinct
+//                rows of the iteration's L lookups not among those of the T lookups before it,
+//                D(T + L) - D(T), T Che's characteristic time (D(T) = cached rows); with LFU the
+//                missed lookups (1 - hit rate) x lookups, at most D(L). In training as many
+//                evicted rows are written back (every touched row is dirty), and the optimizer
+//                state (in host memory, FBGEMM's momentum is not cached) of each distinct row is
+//                read and written.
+// D(x) is AccessProfile::expected_distinct over the shard's rows for x table lookups of the
+// samples it serves.
+#include <vector>
+
+#include "shardsim/cost/cost_params.hpp"
+#include "shardsim/model/dlrm_model.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/trace/trace_source.hpp"
+
+namespace shardsim {
+
+struct HostTierShard {
+  double lookups = 0;             // expected lookups into the shard per iteration
+  double distinct_rows = 0;       // expected distinct rows they touch
+  double cache_hit_rate = 0;      // of the shard's lookups (0 for uvm)
+  double fetched_rows = 0;        // rows the forward reads over the host link
+  double h2d_forward_bytes = 0;   // host -> GPU in the forward
+  double h2d_backward_bytes = 0;  // host -> GPU in the backward (optimizer state)
+  double d2h_backward_bytes = 0;  // GPU -> host in the backward (write-back, optimizer state)
+};
+
+struct HostTierTraffic {
+  // Per Plan::shards index (zeros for HBM shards); empty when no shard is in host memory.
+  std::vector<HostTierShard> shards;
+  bool empty() const { return shards.empty(); }
+};
+
+// `served_gpus_by_shard`: how many GPUs' batches each shard serves (PlanAnalysis).
+HostTierTraffic host_tier_traffic(const Plan& plan, const std::vector<double>& served_gpus_by_shard,
+                                  const DlrmModel& model, const Workload& workload,
+                                  const TraceSource& trace, const CostParams& cost);
+
+}  // namespace shardsim
