@@ -11,6 +11,7 @@
 #include "shardsim/cli/cmd_collective.hpp"
 #include "shardsim/cli/cmd_compare.hpp"
 #include "shardsim/cli/cmd_plan.hpp"
+#include "shardsim/cli/cmd_size.hpp"
 #include "shardsim/cli/cmd_trace.hpp"
 #include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
@@ -241,6 +242,7 @@ int run_cli(int argc, char** argv) {
 
   CompareCommand compare(app);
   BaselineCommand baseline(app);
+  const SizeCommand size(app);
   CollectiveFlags collective;
   add_collective_command(app, collective);
   CalibrateFlags calibrate;
@@ -261,6 +263,7 @@ int run_cli(int argc, char** argv) {
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
+    if (size.selected()) return size.run();
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();

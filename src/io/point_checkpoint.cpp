@@ -19,7 +19,9 @@ namespace shardsim {
 namespace {
 
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
-constexpr std::uint32_t kFormatVersion = 2;  // 2: memory tiers (cache, host memory, host link)
+// 2: reports gained `cost` (cluster.price_per_gpu_hour) and the memory tiers (per GPU: cache,
+// host memory, host link).
+constexpr std::uint32_t kFormatVersion = 2;
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -95,6 +97,12 @@ void fields(A& a, T& p) {
   a(p.estimated_embedding_s);
 }
 
+template <class A, Is<CostReport> T>
+void fields(A& a, T& c) {
+  a(c.price_per_gpu_hour), a(c.cost_per_million_samples), a(c.dataset_samples);
+  a(c.cost_per_epoch);
+}
+
 template <class A, Is<Report> T>
 void fields(A& a, T& r) {
   a(r.scenario), a(r.scenario_source), a(r.planner), a(r.sweep_point), a(r.mode), a(r.preset);
@@ -105,6 +113,7 @@ void fields(A& a, T& r) {
   a(r.memory_mean_bytes), a(r.memory_capacity_bytes), a(r.fits_in_memory), a(r.worst_memory_gpu);
   a(r.fit_error), a(r.comm_granularity), a(r.comm_fwd), a(r.comm_bwd), a(r.planning_time_s);
   a(r.shardsim_version), a(r.input_hashes), a(r.plan_stats);
+  a(r.cost);
 }
 
 // --- Writing ---

@@ -215,6 +215,16 @@ Json report_json(const Report& r, bool with_matrices) {
   }
   j["qps"] = timed(r, r.qps);
   j["scaling_factor"] = timed(r, r.scaling_factor);
+  // Cost (docs/report.md "Cost"): only with cluster.price_per_gpu_hour, so reports of scenarios
+  // without a price keep their bytes.
+  if (r.cost) {
+    j["price_per_gpu_hour"] = num(r.cost->price_per_gpu_hour);
+    j["cost_per_million_samples"] = num(r.cost->cost_per_million_samples);
+    if (r.cost->dataset_samples > 0) {
+      j["dataset_samples"] = r.cost->dataset_samples;
+      j["cost_per_epoch"] = num(r.cost->cost_per_epoch);
+    }
+  }
   j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
   j["degree_of_balance"] = planned(r, r.degree_of_balance);
   j["breakdown_s"] = breakdown_to_json(r);

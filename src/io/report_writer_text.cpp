@@ -148,6 +148,17 @@ std::string fits_text(const Report& r) {
                      r.worst_memory_gpu, gb(worst_gpu_capacity_bytes(r)));
 }
 
+// "2.41 per million samples, 10,850 per epoch of 4,500,000,000 samples (at 3.5 per GPU-hour)".
+std::string cost_text(const CostReport& c) {
+  auto money = [](double v) { return v >= 100 ? rf::thousands(v) : rf::fixed(v, 4); };
+  std::string s = money(c.cost_per_million_samples) + " per million samples";
+  if (c.dataset_samples > 0) {
+    s += fmt::format(", {} per epoch of {} samples", money(c.cost_per_epoch),
+                     rf::thousands(static_cast<double>(c.dataset_samples)));
+  }
+  return s + fmt::format(" (at {} per GPU-hour)", rf::fixed(c.price_per_gpu_hour, 2));
+}
+
 void write_summary(std::ostream& out, const Report& r) {
   auto line = [&](std::string_view label, const std::string& value) {
     out << fmt::format("  {:<16} {}\n", label, value);
@@ -163,6 +174,7 @@ void write_summary(std::ostream& out, const Report& r) {
                     : rf::thousands(r.qps));
     line("imbalance ratio", ratio(r.imbalance_ratio) + " (max/mean lookup time)");
     line("DoB", ratio(r.degree_of_balance) + " (min/max communication cost)");
+    if (r.cost) line("cost", cost_text(*r.cost));
   } else {
     line("iteration time", "n/a (the plan does not fit in memory; not simulated)");
     line("QPS", na());

@@ -41,4 +41,10 @@ ScenarioDocument ScenarioDocument::with_seed(std::uint64_t seed) const {
   return ScenarioDocument(YamlValue(std::move(root), file(), ""));
 }
 
+ScenarioDocument ScenarioDocument::with_overrides(const std::vector<Override>& overrides) const {
+  YAML::Node root = root_.node();
+  apply_overrides(root, overrides);
+  return ScenarioDocument(YamlValue(std::move(root), file(), ""));
+}
+
 }  // namespace shardsim

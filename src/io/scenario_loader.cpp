@@ -72,11 +72,11 @@ std::string resolve_relative(const std::string& path, const std::string& scenari
   return (dir / p).lexically_normal().string();
 }
 
-// `preset_hash` receives the hash of the preset file the cluster starts from (InputHashes).
-ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
+// The hardware of `cluster`: its preset or preset file with `overrides` applied. `preset_hash`
+// receives the hash of the preset file the cluster starts from (InputHashes).
+HardwarePreset load_cluster_preset(const YamlValue& c, std::string& preset_hash) {
   c.expect_map();
-  c.expect_keys({"preset", "preset_file", "nodes", "overrides"});
-  ClusterSpec spec;
+  HardwarePreset result;
   const auto preset = c.find("preset");
   const auto preset_file = c.find("preset_file");
   if (preset && preset_file) {
@@ -84,9 +84,9 @@ ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
                              "remove one of them");
   }
   if (preset) {
-    spec.preset = builtin_preset(preset->as_string(), preset->location(), preset->path());
+    result = builtin_preset(preset->as_string(), preset->location(), preset->path());
     const auto text = find_embedded_config("hardware/" + preset->as_string() + ".yaml");
-    if (text) preset_hash = yaml_content_hash(parse_yaml(*text, spec.preset.source_file));
+    if (text) preset_hash = yaml_content_hash(parse_yaml(*text, result.source_file));
   } else if (preset_file) {
     const std::string path = resolve_relative(preset_file->as_string(), c.file());
     std::error_code ec;
@@ -95,9 +95,9 @@ ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
                                "the path is relative to the scenario file's folder");
     }
     const YAML::Node preset_doc = load_yaml_file(path);
-    spec.preset = parse_hardware_preset(YamlValue(preset_doc, path, ""));
+    result = parse_hardware_preset(YamlValue(preset_doc, path, ""));
     preset_hash = yaml_content_hash(preset_doc);
-    if (spec.preset.source_file.empty()) spec.preset.source_file = path;
+    if (result.source_file.empty()) result.source_file = path;
   } else {
     std::string names;
     for (const auto& n : builtin_preset_names()) names += (names.empty() ? "" : ", ") + n;
@@ -108,8 +108,17 @@ ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
   }
   if (auto ov = c.find("overrides"); ov && !ov->is_null()) {
     ov->expect_map();
-    spec.preset = apply_preset_overrides(std::move(spec.preset), *ov);
+    result = apply_preset_overrides(std::move(result), *ov);
   }
+  return result;
+}
+
+// `preset_hash` receives the hash of the preset file the cluster starts from (InputHashes).
+ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
+  c.expect_map();
+  c.expect_keys({"preset", "preset_file", "nodes", "overrides", "price_per_gpu_hour"});
+  ClusterSpec spec;
+  spec.preset = load_cluster_preset(c, preset_hash);
   const auto nodes = c.find("nodes");
   if (nodes) {
     spec.nodes = read_int(*nodes, true);
@@ -117,6 +126,14 @@ ClusterSpec load_cluster(const YamlValue& c, std::string& preset_hash) {
     if (gpus > std::numeric_limits<int>::max()) {
       throw nodes->error(fmt::format("{} nodes of {} GPUs is too many GPUs", spec.nodes,
                                      spec.preset.gpus_per_node));
+    }
+  }
+  if (auto price = c.find("price_per_gpu_hour")) {
+    spec.price_per_gpu_hour = price->as_positive_double();
+    if (spec.price_per_gpu_hour > 1e6) {
+      throw price->error(
+          fmt::format("{} per GPU-hour is implausibly high (at most 1e6)", spec.price_per_gpu_hour),
+          "the price is per GPU and per hour, e.g. 2.5");
     }
   }
   // What the Cluster will check (whole scale-up domains, the network's capacity), here, where
@@ -179,24 +196,85 @@ TraceOptions load_trace_options(const YamlValue& t) {
   return opts;
 }
 
-Workload load_workload(const YamlValue& w) {
+// The valid node counts near `nodes` (at most `count` on each side) for a global batch: those
+// whose GPU count divides it. For the hint of a global batch that does not divide.
+std::string dividing_node_counts(std::uint64_t global, int gpus_per_node, int nodes) {
+  std::vector<std::string> below;
+  std::vector<std::string> above;
+  for (int n = nodes - 1; n >= 1 && below.size() < 2; --n) {
+    if (global % (static_cast<std::uint64_t>(n) * gpus_per_node) == 0)
+      below.push_back(std::to_string(n));
+  }
+  for (std::int64_t n = nodes + 1;
+       static_cast<std::uint64_t>(n) * gpus_per_node <= global && above.size() < 2; ++n) {
+    if (global % (static_cast<std::uint64_t>(n) * gpus_per_node) == 0)
+      above.push_back(std::to_string(n));
+  }
+  std::string out;
+  for (auto it = below.rbegin(); it != below.rend(); ++it) out += (out.empty() ? "" : ", ") + *it;
+  for (const auto& a : above) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
+
+// `workload`. `gpus` is the cluster's GPU count (the per-GPU batch of a global batch);
+// `gpus_per_node` names valid node counts in the hint when it does not divide.
+Workload load_workload(const YamlValue& w, int gpus, int gpus_per_node) {
   w.expect_map();
-  w.expect_keys({"mode", "batch_per_gpu", "iterations", "warmup", "seed", "trace"});
+  w.expect_keys({"mode", "batch_per_gpu", "global_batch", "iterations", "warmup", "seed", "trace",
+                 "dataset_samples"});
   Workload wl;
   if (auto m = w.find("mode")) {
     wl.mode =
         m->as_choice({"training", "inference"}) == "inference" ? Mode::inference : Mode::training;
   }
-  const YamlValue batch = w.get("batch_per_gpu");
-  const std::uint64_t b = batch.as_positive_int();
-  if (b > std::numeric_limits<std::uint32_t>::max()) {
-    throw batch.error(fmt::format("batch size {} is too large", b), "check for extra zeros");
+  const auto per_gpu = w.find("batch_per_gpu");
+  const auto global = w.find("global_batch");
+  if (per_gpu && global) {
+    throw global->error("give either workload.batch_per_gpu or workload.global_batch, not both",
+                        "remove one of them (the global batch is batch_per_gpu x GPUs)");
   }
-  wl.batch_per_gpu = static_cast<std::uint32_t>(b);
+  if (global) {
+    const std::uint64_t g = global->as_positive_int();
+    const auto n = static_cast<std::uint64_t>(gpus);
+    if (g % n != 0) {
+      const std::uint64_t lower = g / n * n;
+      const std::uint64_t upper = lower + n;
+      const std::string nodes =
+          dividing_node_counts(g, gpus_per_node, gpus_per_node > 0 ? gpus / gpus_per_node : 1);
+      throw global->error(
+          fmt::format("global batch {} does not divide among the cluster's {} GPUs", g, gpus),
+          fmt::format("the nearest global batches that do: {}{}; {}",
+                      lower > 0 ? fmt::format("{}, ", lower) : "", upper,
+                      nodes.empty() ? std::string("no node count of this preset divides it")
+                                    : "or node counts whose GPUs divide it: " + nodes));
+    }
+    const std::uint64_t b = g / n;
+    if (b > std::numeric_limits<std::uint32_t>::max()) {
+      throw global->error(fmt::format("global batch {} is {} samples per GPU, too many", g, b),
+                          "check for extra zeros");
+    }
+    wl.batch_per_gpu = static_cast<std::uint32_t>(b);
+    wl.global_batch_given = true;
+  } else {
+    if (!per_gpu) {
+      throw InputError(w.location(),
+                       w.path().empty() ? "batch_per_gpu" : w.path() + ".batch_per_gpu",
+                       "missing required key: the workload needs a batch size",
+                       "add 'batch_per_gpu: N' (samples per GPU) or 'global_batch: N' (samples "
+                       "per iteration over all GPUs)");
+    }
+    const YamlValue batch = *per_gpu;
+    const std::uint64_t b = batch.as_positive_int();
+    if (b > std::numeric_limits<std::uint32_t>::max()) {
+      throw batch.error(fmt::format("batch size {} is too large", b), "check for extra zeros");
+    }
+    wl.batch_per_gpu = static_cast<std::uint32_t>(b);
+  }
   if (auto it = w.find("iterations")) wl.iterations = read_int(*it, true);
   if (auto wu = w.find("warmup")) wl.warmup = read_int(*wu, false);
   if (auto s = w.find("seed")) wl.seed = s->as_nonnegative_int();
   if (auto t = w.find("trace"); t && !t->is_null()) wl.trace = load_trace_options(*t);
+  if (auto d = w.find("dataset_samples")) wl.dataset_samples = d->as_positive_int();
   return wl;
 }
 
@@ -301,7 +379,9 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   sc.hashes.scenario = yaml_content_hash(root);
   sc.hashes.cost = default_cost_params_hash();
   sc.cluster = load_cluster(doc.get("cluster"), sc.hashes.hardware);
-  sc.workload = load_workload(doc.get("workload"));
+  sc.workload =
+      load_workload(doc.get("workload"), sc.cluster.nodes * sc.cluster.preset.gpus_per_node,
+                    sc.cluster.preset.gpus_per_node);
   sc.model = load_model(doc.get("model"), sc.workload.seed);
   sc.placement = load_placement(doc.get("placement"));
   check_precision_support(sc, doc.get("model"));
@@ -320,6 +400,22 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   }
   if (auto s = doc.find("sweep")) sc.sweep = parse_sweep_axes(*s);
   return sc;
+}
+
+HardwarePreset load_scenario_preset(const ScenarioDocument& document) {
+  const YamlValue& doc = document.root();
+  doc.expect_map();
+  std::string hash;
+  return load_cluster_preset(doc.get("cluster"), hash);
+}
+
+std::uint64_t written_global_batch(const ScenarioDocument& document) {
+  const YamlValue& doc = document.root();
+  doc.expect_map();
+  const auto w = doc.find("workload");
+  if (!w || !w->is_map()) return 0;
+  const auto g = w->find("global_batch");
+  return g ? g->as_positive_int() : 0;
 }
 
 Scenario load_scenario(const ScenarioDocument& document) {

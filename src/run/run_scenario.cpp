@@ -78,7 +78,13 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     plan.planner = plan_file_planner_name(scenario.placement.plan_file);
     simulate_plan(plan);
   }
-  for (Report& r : reports) r.input_hashes = scenario.hashes;
+  for (Report& r : reports) {
+    r.input_hashes = scenario.hashes;
+    if (scenario.cluster.price_per_gpu_hour > 0) {
+      r.cost =
+          report_cost(r, scenario.cluster.price_per_gpu_hour, scenario.workload.dataset_samples);
+    }
+  }
   return reports;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
@@ -40,6 +42,18 @@ std::vector<SweepPoint> points_of(const RunRequest& request) {
 
 }  // namespace
 
+Scenario load_scenario_at_point(const ScenarioDocument& document, const std::string& label) {
+  try {
+    return load_scenario(document);
+  } catch (const InputError& e) {
+    if (label.empty()) throw;
+    // Which point: a value may be valid at one point and not at another (a global batch that
+    // divides among 8 GPUs but not 24).
+    throw InputError(e.where(), e.key(), fmt::format("at sweep point {}: {}", label, e.problem()),
+                     e.hint());
+  }
+}
+
 ScenarioRuns load_runs(const RunRequest& request) {
   const std::vector<SweepPoint> points = points_of(request);
   const std::size_t per_point = std::max<std::size_t>(1, request.seeds.size());
@@ -47,7 +61,7 @@ ScenarioRuns load_runs(const RunRequest& request) {
   ScenarioRuns runs;
   runs.scenarios.reserve(points.size() * per_point);
   auto add = [&](const ScenarioDocument& document, const std::string& label) {
-    runs.scenarios.push_back(load_scenario(document));
+    runs.scenarios.push_back(load_scenario_at_point(document, label));
     runs.labels.push_back(label);
     loading.loaded(runs.scenarios.back());
   };

@@ -56,8 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::expect_clean([&] {
     const YAML::Node doc = parse_yaml(fuzz::text_of(data, size), file);
     const Scenario first = load_scenario(doc, file);
-    std::size_t points = 1;
-    for (const SweepAxis& a : first.sweep) points *= a.values.size();
+    const std::size_t points = sweep_point_count(first.sweep);
     if (points <= 1) {
       fuzz::run_one(file, doc);
       return;

@@ -17,6 +17,8 @@ namespace shardsim {
 struct ClusterSpec {
   HardwarePreset preset;  // with `cluster.overrides` applied
   int nodes = 1;
+  // `cluster.price_per_gpu_hour` (currency-free, docs/scenario.md); 0: none given.
+  double price_per_gpu_hour = 0;
 };
 
 struct PlacementSpec {
@@ -30,10 +32,13 @@ struct PlacementSpec {
   SourceLocation plan_file_location;  // where `file:` was written, for messages
 };
 
-// One axis of a `sweep:` block: a dotted key and its values.
+// One axis of a `sweep:` block: a dotted key and its values. The keys of a zip group
+// (`sweep: {zip: {...}}`, docs/scenario.md) follow each other, share `zip_group` and have
+// lists of one length: point i of the group takes value i of each.
 struct SweepAxis {
   std::string key;
   std::vector<YamlValue> values;
+  int zip_group = -1;  // index of its zip group in the sweep block; -1: an axis of its own
 };
 
 struct Scenario {

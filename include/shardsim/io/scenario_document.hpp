@@ -30,6 +30,8 @@ class ScenarioDocument {
   ScenarioDocument without_sweep() const;
   // The document with `workload.seed = seed` set (as `--set workload.seed=SEED` would).
   ScenarioDocument with_seed(std::uint64_t seed) const;
+  // The document with `overrides` applied in order (as --set would).
+  ScenarioDocument with_overrides(const std::vector<Override>& overrides) const;
 
   explicit ScenarioDocument(YamlValue root) : root_(std::move(root)) {}
 

@@ -2,6 +2,7 @@
 // Scenario YAML (DESIGN.md §3) -> Scenario. Every key validated; unknown keys are errors with a
 // "did you mean"; every error names the file, line and key. The YAML-level functions (applying
 // overrides to a parsed node, loading from a node) are io-private: src/io/scenario_yaml.hpp.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,11 @@ namespace shardsim {
 
 // Loads and validates a scenario document.
 Scenario load_scenario(const ScenarioDocument& document);
+// What `shardsim size` needs of a document before it chooses node counts: the cluster's
+// hardware (preset or preset file with cluster.overrides), and workload.global_batch (0 when the
+// document gives batch_per_gpu instead). Bad values are InputErrors as in load_scenario.
+HardwarePreset load_scenario_preset(const ScenarioDocument& document);
+std::uint64_t written_global_batch(const ScenarioDocument& document);
 Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides = {});
 Scenario load_scenario_text(std::string_view text, const std::string& file,
                             const std::vector<Override>& overrides = {});

@@ -91,6 +91,17 @@ struct ReplicaSyncReport {
   double simulated_s = 0;     // the slowest GPU's sync time per syncing iteration (mean)
 };
 
+// What training (or serving) costs at the scenario's price (docs/report.md, "Cost"): present
+// only when the scenario gives `cluster.price_per_gpu_hour`. Currency-free: the price's unit.
+struct CostReport {
+  double price_per_gpu_hour = 0;  // as given
+  // price x GPUs x (10^6 / QPS) / 3600 s per hour; NaN when the plan was not simulated.
+  double cost_per_million_samples = std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t dataset_samples = 0;  // `workload.dataset_samples`; 0: not given
+  // price x GPUs x (dataset_samples / QPS) / 3600; NaN without dataset_samples or timings.
+  double cost_per_epoch = std::numeric_limits<double>::quiet_NaN();
+};
+
 struct Report {
   std::string scenario;
   std::string scenario_source;
@@ -147,6 +158,11 @@ struct Report {
   // What the plan puts on each GPU and how balanced it is, from the plan and the cost model
   // (plan/plan_stats.hpp); absent when there is no plan (the planner could not place the tables).
   std::optional<PlanStats> plan_stats;
+  // Cost at cluster.price_per_gpu_hour; absent when the scenario gives no price.
+  std::optional<CostReport> cost;
 };
+
+// The cost of `r` at `price_per_gpu_hour` (> 0) with `dataset_samples` per epoch (0: none).
+CostReport report_cost(const Report& r, double price_per_gpu_hour, std::uint64_t dataset_samples);
 
 }  // namespace shardsim

@@ -30,6 +30,10 @@ struct TraceOptions {
 struct Workload {
   Mode mode = Mode::training;
   std::uint32_t batch_per_gpu = 0;
+  // Whether batch_per_gpu was derived from `workload.global_batch` (global / GPUs).
+  bool global_batch_given = false;
+  // `workload.dataset_samples`: samples in one epoch, for the report's cost per epoch; 0: none.
+  std::uint64_t dataset_samples = 0;
   int iterations = 10;  // measured iterations (after warm-up)
   int warmup = 2;
   std::uint64_t seed = 42;

@@ -12,6 +12,7 @@
 
 #include "shardsim/io/override.hpp"
 #include "shardsim/io/scenario.hpp"
+#include "shardsim/io/scenario_document.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/run/resource_guard.hpp"
 #include "shardsim/run/run_scenario.hpp"
@@ -43,6 +44,10 @@ struct ScenarioRuns {
   std::vector<std::string> labels;
   std::size_t size() const { return scenarios.size(); }
 };
+
+// load_scenario(document); an InputError names the sweep point `label` (when not empty) in its
+// problem, so a value that is valid at one point and not at another says where.
+Scenario load_scenario_at_point(const ScenarioDocument& document, const std::string& label);
 
 // Every run of `request`: sweep points slowest, then seeds. Bad input anywhere is an InputError,
 // and loading stops early when the runs would exceed the memory limit (LoadingGuard).

@@ -1,0 +1,40 @@
+#pragma once
+// `shardsim size`'s search on a scenario file (run/sizing_search.hpp with simulations): at each
+// probe the scenario's document gets `cluster.preset` (with --presets) and `cluster.nodes`,
+// is loaded (a global batch is divided among the probe's GPUs) and every planner is run.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shardsim/io/override.hpp"
+#include "shardsim/run/resource_guard.hpp"
+#include "shardsim/run/sizing_search.hpp"
+
+namespace shardsim {
+
+struct SizingRequest {
+  std::string path;                  // the scenario file
+  std::vector<Override> overrides;   // --set, --seed, --iterations (applied first)
+  std::vector<std::string> presets;  // built-in preset names; empty: the scenario's own
+  int max_nodes = 128;
+  SizingTarget target;
+  bool exhaustive = false;  // probe every node count (the brute force) instead of searching
+  int jobs = 1;             // presets searched at once
+  ResourceLimits limits;
+};
+
+struct ScenarioSizing {
+  std::string scenario;              // the scenario's name
+  std::string source;                // its file
+  std::vector<std::string> presets;  // the names searched (SizingProbe::preset indexes it)
+  std::uint64_t global_batch = 0;    // workload.global_batch; 0: batch_per_gpu as written
+  bool priced = false;               // cluster.price_per_gpu_hour is given
+  SizingResult result;
+};
+
+// The search (or with `exhaustive`, every node count). Bad input is an InputError naming the
+// probe (preset and node count) where it depends on it; node counts that cannot be probed (their
+// GPUs do not divide the global batch, not whole scale-up domains) are skipped, not errors.
+ScenarioSizing size_scenario(const SizingRequest& request);
+
+}  // namespace shardsim
