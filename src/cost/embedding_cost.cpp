@@ -17,7 +17,8 @@ struct CheckedWork {
   double lookups;
   double distinct_rows;  // <= lookups: a batch cannot touch more rows than it looks up
   double pooled_outputs;
-  double row_bytes;  // cols x bytes per element
+  double row_bytes;     // one stored row: embedding_row_bytes (scale and bias included)
+  double vector_bytes;  // one pooled output or its gradient: cols x pooled_bytes_per_element
 };
 
 CheckedWork check(const EmbeddingWork& w) {
@@ -25,7 +26,8 @@ CheckedWork check(const EmbeddingWork& w) {
   const double distinct = require_work(w.distinct_rows, "EmbeddingWork.distinct_rows");
   const double pooled = require_work(w.pooled_outputs, "EmbeddingWork.pooled_outputs");
   return {lookups, std::min(distinct, lookups), pooled,
-          static_cast<double>(w.cols) * bytes_per_element(w.precision)};
+          embedding_row_bytes(w.precision, w.cols, w.kernel),
+          static_cast<double>(w.cols) * pooled_bytes_per_element(w.precision)};
 }
 
 double hbm_Bps(const GpuSpec& gpu) {
@@ -37,8 +39,10 @@ double hbm_Bps(const GpuSpec& gpu) {
 
 // Forward (Neo App. B: embedding ops are bound by achievable HBM bandwidth; NeuroShard §2.1:
 // the cost depends on the index distribution through the number of distinct rows touched):
-//   bytes = L·index_bytes + O·offset_bytes + (D + (L − D)·f)·row_bytes + O·row_bytes
-// with L lookups, D distinct rows, O pooled outputs, f = repeat_lookup_hbm_fraction.
+//   bytes = L·index_bytes + O·offset_bytes + (D + (L − D)·f)·row_bytes + O·vector_bytes
+// with L lookups, D distinct rows, O pooled outputs, f = repeat_lookup_hbm_fraction; row_bytes
+// the stored row, vector_bytes the pooled output (equal for float tables). Dequantising a
+// quantised row is compute the memory-bound roofline ignores (docs/model.md).
 double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p) {
   const CheckedWork w = check(work);
   const double index_bytes = w.lookups * p.index_bytes_per_lookup;
@@ -46,14 +50,14 @@ double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p) {
   const double rows_read =
       w.distinct_rows + (w.lookups - w.distinct_rows) * p.repeat_lookup_hbm_fraction;
   const double row_bytes_read = rows_read * w.row_bytes;
-  const double output_bytes_written = w.pooled_outputs * w.row_bytes;
+  const double output_bytes_written = w.pooled_outputs * w.vector_bytes;
   return index_bytes + offset_bytes + row_bytes_read + output_bytes_written;
 }
 
 // Backward fused with the optimizer (Neo §5.1: gradients sorted by row, aggregated in shared
 // memory, each touched row updated once; no gradient tensor is materialised):
 //   bytes = L·backward_index_bytes                    (linearise + sort + segment)
-//         + (G + (L − G)·f)·row_bytes, G = min(L, O)  (each lookup reads its bag's gradient)
+//         + (G + (L − G)·f)·vector_bytes, G = min(L, O)  (each lookup reads its bag's gradient)
 //         + 2·D·(row_bytes + state_bytes(row))        (read + write row and optimizer state)
 double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimizer,
                                 const CostParams& p) {
@@ -62,7 +66,7 @@ double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimiz
   const double first_gradient_reads = std::min(w.lookups, w.pooled_outputs);
   const double gradient_rows_read =
       first_gradient_reads + (w.lookups - first_gradient_reads) * p.repeat_lookup_hbm_fraction;
-  const double gradient_bytes_read = gradient_rows_read * w.row_bytes;
+  const double gradient_bytes_read = gradient_rows_read * w.vector_bytes;
   const double state_bytes_per_row = optimizer_state_bytes_per_row(optimizer, work.cols);
   const double update_bytes = 2.0 * w.distinct_rows * (w.row_bytes + state_bytes_per_row);
   return index_bytes + gradient_bytes_read + update_bytes;

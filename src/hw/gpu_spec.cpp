@@ -17,6 +17,11 @@ const char* peak_key(Precision p) {
       return "gpu.peak_fp16_TFLOPps";
     case Precision::bf16:
       return "gpu.peak_bf16_TFLOPps";
+    case Precision::fp8:
+    case Precision::int8:
+    case Precision::int4:
+    case Precision::int2:
+      break;  // storage and wire formats: no MLP math is modelled in them
   }
   return "gpu";
 }
@@ -37,6 +42,11 @@ double GpuSpec::peak_flops(Precision p) const {
     case Precision::bf16:
       flops = peak_bf16_flops;
       break;
+    case Precision::fp8:
+    case Precision::int8:
+    case Precision::int4:
+    case Precision::int2:
+      break;  // no peak: the loader accepts these for tables and comms only
   }
   // A preset writes 0 for a precision the GPU cannot run (e.g. BF16 on Turing): asking for it is
   // a user's choice of precision that does not fit the hardware, hence an input error.

@@ -36,18 +36,45 @@ std::vector<std::uint32_t> parse_mlp(const YamlValue& v) {
   return out;
 }
 
-Precision parse_precision(const YamlValue& v, bool storage) {
-  const std::string p = v.as_choice({"fp32", "tf32", "fp16", "bf16"});
-  if (p == "tf32") {
-    if (storage) {
-      throw v.error("tf32 is a math mode of tensor cores, not a storage or wire format",
-                    "use fp32 (or fp16/bf16 to halve the bytes, Neo §8.4)");
-    }
-    return Precision::tf32;
-  }
+// What a precision is written for: the stored tables, the embedding traffic, the MLP math.
+enum class PrecisionUse { tables, comms, mlp };
+
+Precision precision_named(const std::string& p) {
+  if (p == "tf32") return Precision::tf32;
   if (p == "fp16") return Precision::fp16;
   if (p == "bf16") return Precision::bf16;
+  if (p == "fp8") return Precision::fp8;
+  if (p == "int8") return Precision::int8;
+  if (p == "int4") return Precision::int4;
+  if (p == "int2") return Precision::int2;
   return Precision::fp32;
+}
+
+// tables: FBGEMM's table types (SparseType FP32/FP16/BF16/INT8/INT4/INT2/FP8; int4, int2 and fp8
+// only for inference, checked with the workload in the scenario loader). comms: the QComms
+// formats modelled (FP32/FP16/BF16/FP8). mlp: the tensor-core math modes. docs/scenario.md.
+Precision parse_precision(const YamlValue& v, PrecisionUse use) {
+  if (use == PrecisionUse::mlp) {
+    return precision_named(v.as_choice({"fp32", "tf32", "fp16", "bf16"}));
+  }
+  // Formats of another use first, with their reason; then the formats of this one (an unknown
+  // value gets the list and the nearest).
+  const std::string written = v.as_string();
+  if (written == "tf32") {
+    throw v.error("tf32 is a math mode of tensor cores, not a storage or wire format",
+                  use == PrecisionUse::tables
+                      ? "use fp32 (or fp16/bf16 to halve the bytes, int8/int4 to quantise them)"
+                      : "use fp32 (or fp16/bf16 to halve the bytes, Neo §8.4, or fp8)");
+  }
+  if (use == PrecisionUse::comms && (written == "int8" || written == "int4" || written == "int2")) {
+    throw v.error(fmt::format("{} communication is not modelled (FBGEMM's row-wise int8 QComms "
+                              "adds a scale and bias per 32 values)",
+                              written),
+                  "use fp8 for one byte per value, or fp16/bf16");
+  }
+  return precision_named(use == PrecisionUse::tables
+                             ? v.as_choice({"fp32", "fp16", "bf16", "int8", "int4", "int2", "fp8"})
+                             : v.as_choice({"fp32", "fp16", "bf16", "fp8"}));
 }
 
 // Pooling bounds: [min, max] clip values for normal and lognormal draws. An absent max is stored
@@ -316,25 +343,30 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   if (auto p = model.find("precision"); p && !p->is_null()) {
     p->expect_map();
     p->expect_keys({"tables", "comms", "mlp"});
-    if (auto t = p->find("tables")) m.table_precision = parse_precision(*t, true);
+    if (auto t = p->find("tables")) m.table_precision = parse_precision(*t, PrecisionUse::tables);
     if (auto c = p->find("comms")) {
       // One format for both directions, or {fwd: ..., bwd: ...} (Neo §8.4).
       if (c->is_map()) {
         c->expect_keys({"fwd", "bwd"});
-        if (auto f = c->find("fwd")) m.comm_precision = parse_precision(*f, true);
-        if (auto b = c->find("bwd")) m.comm_bwd_precision = parse_precision(*b, true);
+        if (auto f = c->find("fwd")) m.comm_precision = parse_precision(*f, PrecisionUse::comms);
+        if (auto b = c->find("bwd")) {
+          m.comm_bwd_precision = parse_precision(*b, PrecisionUse::comms);
+        }
       } else {
-        m.comm_precision = m.comm_bwd_precision = parse_precision(*c, true);
+        m.comm_precision = m.comm_bwd_precision = parse_precision(*c, PrecisionUse::comms);
       }
     }
-    if (auto x = p->find("mlp")) m.mlp_precision = parse_precision(*x, false);
+    if (auto x = p->find("mlp")) m.mlp_precision = parse_precision(*x, PrecisionUse::mlp);
   }
   m.optimizer = OptimizerKind::rowwise_adagrad;
   if (auto o = model.find("optimizer")) {
-    const std::string k = o->as_choice({"rowwise_adagrad", "adagrad", "sgd"});
-    m.optimizer = k == "adagrad" ? OptimizerKind::adagrad
-                  : k == "sgd"   ? OptimizerKind::sgd
-                                 : OptimizerKind::rowwise_adagrad;
+    const std::string k =
+        o->as_choice({"rowwise_adagrad", "adagrad", "sgd", "adam", "partial_rowwise_adam"});
+    m.optimizer = k == "adagrad"                ? OptimizerKind::adagrad
+                  : k == "sgd"                  ? OptimizerKind::sgd
+                  : k == "adam"                 ? OptimizerKind::adam
+                  : k == "partial_rowwise_adam" ? OptimizerKind::partial_rowwise_adam
+                                                : OptimizerKind::rowwise_adagrad;
   }
   return m;
 }

@@ -353,6 +353,29 @@ void check_precision_support(const Scenario& sc, const YamlValue& model) {
                    "fp16), or another hardware preset");
 }
 
+// The stored tables follow the workload (docs/model.md, "Table precision"): FBGEMM's training TBE
+// stores fp32/fp16/bf16 and int8 rows (SplitTableBatchedEmbeddingBagsCodegen), its inference TBE
+// (IntNBitTableBatchedEmbeddingBagsCodegen) also int4, int2 and fp8, which no FBGEMM optimizer
+// trains: those are an error at `model.precision.tables` in training.
+void apply_table_precision_mode(Scenario& sc, const YamlValue& model) {
+  const bool training = sc.workload.mode == Mode::training;
+  sc.model.table_kernel = training ? TableKernel::training : TableKernel::inference;
+  const Precision p = sc.model.table_precision;
+  if (!training || !(p == Precision::int4 || p == Precision::int2 || p == Precision::fp8)) return;
+  YamlValue at = model;
+  std::string key =
+      model.path().empty() ? "model.precision.tables" : model.path() + ".precision.tables";
+  if (auto prec = model.find("precision"); prec && prec->is_map()) {
+    at = *prec;
+    if (auto t = prec->find("tables")) at = *t;
+  }
+  throw InputError(at.location(), key,
+                   fmt::format("{} tables are inference-only: FBGEMM's training TBE stores fp32, "
+                               "fp16, bf16 and int8 rows, and only its inference TBE reads {}",
+                               to_string(p), to_string(p)),
+                   "use int8 (or fp16/bf16) tables for training, or set workload.mode: inference");
+}
+
 }  // namespace
 
 Scenario load_scenario(const YAML::Node& root, const std::string& file) {
@@ -385,6 +408,7 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   sc.model = load_model(doc.get("model"), sc.workload.seed);
   sc.placement = load_placement(doc.get("placement"));
   check_precision_support(sc, doc.get("model"));
+  apply_table_precision_mode(sc, doc.get("model"));
   sc.cost = default_cost_params();
   if (auto c = doc.find("cost"); c && !c->is_null()) {
     c->expect_map();

@@ -10,6 +10,10 @@ std::string to_string(OptimizerKind k) {
       return "adagrad";
     case OptimizerKind::sgd:
       return "sgd";
+    case OptimizerKind::adam:
+      return "adam";
+    case OptimizerKind::partial_rowwise_adam:
+      return "partial_rowwise_adam";
   }
   return "?";
 }
@@ -25,6 +29,14 @@ double optimizer_state_bytes_per_row(OptimizerKind k, std::uint32_t dim) {
       return 4.0 * dim;
     case OptimizerKind::sgd:
       return 0.0;
+    // Adam: first and second moments per element (FBGEMM EmbOptimType.ADAM,
+    // state_size_nbytes = D·4 + D·4 at fp32 states).
+    case OptimizerKind::adam:
+      return 8.0 * dim;
+    // Partial row-wise Adam: a per-element first moment and one second moment per row, padded to
+    // 4 B (EmbOptimType.PARTIAL_ROWWISE_ADAM: pad4(4) + D·4).
+    case OptimizerKind::partial_rowwise_adam:
+      return 4.0 * dim + 4.0;
   }
   return 0.0;
 }
@@ -75,6 +87,10 @@ std::uint64_t DlrmModel::mlp_parameter_count() const {
 
 std::uint64_t DlrmModel::dense_parameter_count() const {
   return mlp_parameter_count() + dense_arch.parameters;
+}
+
+double DlrmModel::table_row_bytes(std::uint32_t cols) const {
+  return embedding_row_bytes(table_precision, cols, table_kernel);
 }
 
 double DlrmModel::mlp_parameter_bytes() const {

@@ -2,8 +2,8 @@
 
 namespace shardsim {
 
-double table_weight_bytes(const EmbeddingTable& table, Precision precision) {
-  return static_cast<double>(table.rows) * table.dim * bytes_per_element(precision);
+double table_weight_bytes(const EmbeddingTable& table, Precision precision, TableKernel kernel) {
+  return static_cast<double>(table.rows) * embedding_row_bytes(precision, table.dim, kernel);
 }
 
 double table_optimizer_state_bytes(const EmbeddingTable& table, OptimizerKind optimizer) {

@@ -21,8 +21,7 @@ constexpr double kDenseInferenceBytesPerParam = 4;
 }  // namespace
 
 double shard_weight_bytes(const Shard& shard, const DlrmModel& model) {
-  return static_cast<double>(shard.rows.size()) * shard.cols.size() *
-         bytes_per_element(model.table_precision);
+  return static_cast<double>(shard.rows.size()) * model.table_row_bytes(shard.cols.size());
 }
 
 double shard_optimizer_bytes(const Shard& shard, const DlrmModel& model, Mode mode) {

@@ -125,7 +125,6 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   const auto un = static_cast<std::size_t>(n);
   const bool training = workload.mode == Mode::training;
   const double batch = workload.batch_per_gpu;
-  const double row_elem = bytes_per_element(model.table_precision);
   const double grad_elem = bytes_per_element(model.comm_precision);
   const auto& shards = plan.shards;
 
@@ -149,7 +148,8 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   // Every GPU pools all of its own bags (one per sample per table), wherever the rows came from.
   for (int g = 0; g < n; ++g) {
     for (const EmbeddingTable& t : model.tables) {
-      out.fwd_works[g].push_back(EmbeddingWork{0, 0, batch, t.dim, model.table_precision});
+      out.fwd_works[g].push_back(
+          EmbeddingWork{0, 0, batch, t.dim, model.table_precision, model.table_kernel});
     }
   }
 
@@ -189,7 +189,7 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
     DistinctCache distinct(profile, set.rows, query_space(set, profile));
-    const double row_bytes = set.cols.size() * row_elem;
+    const double row_bytes = model.table_row_bytes(set.cols.size());
     const double grad_bytes = set.cols.size() * grad_elem + p.index_bytes_per_lookup;
     const std::uint64_t cols_id = cols_id_of_set[k];
     const std::size_t m = set.shards.size();
@@ -248,8 +248,8 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
       const int h = shards[set.shards[i]].gpu;
       const auto uh = static_cast<std::size_t>(h);
       if (own[i] > 0) {
-        out.fwd_works[uh].push_back(
-            EmbeddingWork{own[i], own_distinct[i], 0, set.cols.size(), model.table_precision});
+        out.fwd_works[uh].push_back(EmbeddingWork{own[i], own_distinct[i], 0, set.cols.size(),
+                                                  model.table_precision, model.table_kernel});
       }
       const double updates = own[i] + received[i];
       if (training && updates > 0) {
@@ -260,7 +260,7 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
         if (work->cols_id != cols_id) {
           *work = BwdWork{cols_id, out.bwd_works[uh].size(), false};
           out.bwd_works[uh].push_back(
-              EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision});
+              EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision, model.table_kernel});
         }
         EmbeddingWork& w = out.bwd_works[uh][work->index];
         // Own lookups read their bags' gradients (one bag per sample, once per GPU, table and

@@ -23,8 +23,8 @@ bool is_peer_set(const Plan& plan, const ServingMap& serving, std::size_t set) {
 }
 
 double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, PeerSyncMode mode) {
-  const double row = cols * bytes_per_element(model.table_precision) +
-                     optimizer_state_bytes_per_row(model.optimizer, cols);
+  const double row =
+      model.table_row_bytes(cols) + optimizer_state_bytes_per_row(model.optimizer, cols);
   return mode == PeerSyncMode::touched_rows ? row + kIndexBytes : row;
 }
 

@@ -91,6 +91,7 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       w.pooled_outputs = served[s] * batch;
       w.cols = set.cols.size();
       w.precision = model.table_precision;
+      w.kernel = model.table_kernel;
     }
   }
   for_each_pooled_transfer(plan, serving, n, [&](int owner, int g, double cols) {

@@ -18,6 +18,7 @@ EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRa
   w.pooled_outputs = samples;
   w.cols = cols.size();
   w.precision = ctx.model.table_precision;
+  w.kernel = ctx.model.table_kernel;
   return w;
 }
 

@@ -141,6 +141,7 @@ void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const Shard
     work.pooled_outputs = a.served_gpus_by_shard[s] * in.workload.batch_per_gpu;
     work.cols = sh.cols.size();
     work.precision = in.model.table_precision;
+    work.kernel = in.model.table_kernel;
     works_by_gpu[sh.gpu].push_back(work);
     out.lookups_by_gpu[sh.gpu] += work.lookups;
   }

@@ -62,6 +62,32 @@ TEST(EmbeddingCost, HalfPrecisionHalvesRowBytes) {
   EXPECT_DOUBLE_EQ(embedding_forward_bytes(w, default_cost_params()), 92e6);
 }
 
+TEST(EmbeddingCost, QuantisedRowsCarryScaleAndBiasAndOutputFp16) {
+  // int8 in the training TBE: row = 64 + 8 B = 72 B; pooled outputs and their gradients fp16,
+  // 64 x 2 = 128 B. Forward: 8e6 + 0.8e6 + 5.5e5 x 72 + 1e5 x 128 = 8.8e6 + 39.6e6 + 12.8e6
+  //   = 61.2e6 B.
+  // Backward, Adam (512 B of state a row): 32e6 + 3.25e5 x 128 + 2 x 4e5 x (72 + 512)
+  //   = 32e6 + 41.6e6 + 467.2e6 = 540.8e6 B.
+  const CostParams p = default_cost_params();
+  EmbeddingWork w = hand_work();
+  w.precision = Precision::int8;
+  EXPECT_DOUBLE_EQ(embedding_forward_bytes(w, p), 61.2e6);
+  EXPECT_DOUBLE_EQ(embedding_backward_bytes(w, OptimizerKind::adam, p), 540.8e6);
+  // int4 in the inference TBE: row = round_up(32 + 4, 16) = 48 B:
+  // 8.8e6 + 5.5e5 x 48 + 12.8e6 = 8.8e6 + 26.4e6 + 12.8e6 = 48e6 B.
+  w.precision = Precision::int4;
+  w.kernel = TableKernel::inference;
+  EXPECT_DOUBLE_EQ(embedding_forward_bytes(w, p), 48e6);
+}
+
+TEST(EmbeddingCost, PartialRowwiseAdamStateInTheUpdate) {
+  // fp32 rows 256 B, state 64 x 4 + 4 = 260 B: update 2 x 4e5 x 516 = 412.8e6 B;
+  // total = 32e6 + 83.2e6 + 412.8e6 = 528e6 B.
+  EXPECT_DOUBLE_EQ(embedding_backward_bytes(hand_work(), OptimizerKind::partial_rowwise_adam,
+                                            default_cost_params()),
+                   528e6);
+}
+
 TEST(EmbeddingCost, SkewMakesHotRowsCheap) {
   // Same lookups, fewer distinct rows (a more skewed index distribution) => less time
   // (NeuroShard §2.1). Strictly monotone in distinct rows while f < 1.

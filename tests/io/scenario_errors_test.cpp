@@ -201,11 +201,37 @@ TEST(ScenarioErrors, ModelKeys) {
   expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  precision: {tables: tf32}"), 14,
                      "model.precision.tables", "tf32");
   expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  precision: {comms: int8}"), 14,
-                     "model.precision.comms", "not one of");
-  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  optimizer: adam"), 14, "model.optimizer",
-                     "not one of");
+                     "model.precision.comms", "int8 communication is not modelled");
+  expect_input_error(tiny_with(13, "  top_mlp: [64, 1]\n  optimizer: adamw"), 14, "model.optimizer",
+                     "did you mean 'adam'?");
   // Missing MLPs are required keys, reported at the model mapping (line 6).
   expect_input_error(tiny_with(13, ""), 6, "model.top_mlp", "missing required key");
+}
+
+// Table, wire and math precisions (docs/scenario.md, "precision"): an unknown format names the
+// formats and the nearest; a format of the wrong use says why; int4/int2/fp8 tables are
+// inference-only (FBGEMM trains fp32/fp16/bf16/int8 tables).
+TEST(ScenarioErrors, PrecisionChoices) {
+  const std::string top = "  top_mlp: [64, 1]\n";
+  const std::string bad_int3 = expect_input_error(
+      tiny_with(13, top + "  precision: {tables: int3}"), 14, "model.precision.tables",
+      "'int3' is not one of: fp32, fp16, bf16, int8, int4, int2, fp8");
+  EXPECT_NE(bad_int3.find("did you mean 'int"), std::string::npos) << bad_int3;
+  EXPECT_EQ(bad_int3.find("tf32"), std::string::npos) << bad_int3;  // not a table format
+  expect_input_error(tiny_with(13, top + "  precision:\n    tables: tf32"), 15,
+                     "model.precision.tables", "not a storage or wire format");
+  expect_input_error(tiny_with(13, top + "  precision: {comms: {fwd: fp8, bwd: int4}}"), 14,
+                     "model.precision.comms.bwd", "int4 communication is not modelled");
+  expect_input_error(tiny_with(13, top + "  precision: {comms: fp9}"), 14, "model.precision.comms",
+                     "did you mean 'fp8'?");
+  expect_input_error(tiny_with(13, top + "  precision: {mlp: int8}"), 14, "model.precision.mlp",
+                     "not one of: fp32, tf32, fp16, bf16");
+  for (const char* inference_only : {"int4", "int2", "fp8"}) {
+    const std::string msg = expect_input_error(
+        tiny_with(13, top + "  precision:\n    tables: " + std::string(inference_only)), 15,
+        "model.precision.tables", "inference-only");
+    EXPECT_NE(msg.find("workload.mode: inference"), std::string::npos) << msg;
+  }
 }
 
 TEST(ScenarioErrors, WorkloadChoices) {

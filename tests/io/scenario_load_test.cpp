@@ -198,6 +198,40 @@ TEST(ScenarioLoad, OptionalKeysAreRead) {
   EXPECT_DOUBLE_EQ(sc.cost.collective_launch_s, 2e-5);
 }
 
+// Quantised tables, fp8 wire formats and the Adam optimizers (docs/scenario.md, "precision"):
+// int8 trains (FBGEMM's training TBE, fp32 scale and bias), int4/int2/fp8 tables load for
+// inference, whose TBE stores the rows (TableKernel::inference).
+TEST(ScenarioLoad, QuantisedTablesAndFp8Comms) {
+  const auto load = [](const std::string& precision, const std::string& optimizer,
+                       const std::string& mode) {
+    std::vector<std::string> lines = test::tiny_lines();
+    lines[12] += "\n  precision: " + precision + "\n  optimizer: " + optimizer;
+    lines[14] += "\n  mode: " + mode;
+    return load_scenario_text(test::join_lines(lines), "quant.yaml");
+  };
+  const Scenario trained = load("{tables: int8, comms: {fwd: fp8, bwd: bf16}}", "adam", "training");
+  EXPECT_EQ(trained.model.table_precision, Precision::int8);
+  EXPECT_EQ(trained.model.table_kernel, TableKernel::training);
+  EXPECT_EQ(trained.model.comm_precision, Precision::fp8);
+  EXPECT_EQ(trained.model.comm_bwd_precision, Precision::bf16);
+  EXPECT_EQ(trained.model.optimizer, OptimizerKind::adam);
+  // dim 32 int8 rows in the training TBE: 32 + 8 B.
+  EXPECT_DOUBLE_EQ(trained.model.table_row_bytes(32), 40.0);
+  const Scenario partial = load("{tables: fp16, comms: fp8}", "partial_rowwise_adam", "training");
+  EXPECT_EQ(partial.model.optimizer, OptimizerKind::partial_rowwise_adam);
+  EXPECT_EQ(partial.model.comm_bwd_precision, Precision::fp8);
+  for (const auto& [name, p] : {std::pair<std::string, Precision>{"int8", Precision::int8},
+                                {"int4", Precision::int4},
+                                {"int2", Precision::int2},
+                                {"fp8", Precision::fp8}}) {
+    const Scenario served = load("{tables: " + name + "}", "sgd", "inference");
+    EXPECT_EQ(served.model.table_precision, p) << name;
+    EXPECT_EQ(served.model.table_kernel, TableKernel::inference) << name;
+  }
+  // dim 32 int8 rows in the inference TBE: round_up(32 + 4, 16) = 48 B.
+  EXPECT_DOUBLE_EQ(load("{tables: int8}", "sgd", "inference").model.table_row_bytes(32), 48.0);
+}
+
 TEST(ScenarioLoad, PoolingDistributions) {
   const Scenario sc = load_scenario_text(
       test::tiny_with(

@@ -57,6 +57,37 @@ TEST(DlrmModel, OptimizerStatePerRow) {
   EXPECT_DOUBLE_EQ(optimizer_state_bytes_per_row(OptimizerKind::rowwise_adagrad, 128), 4.0);
   EXPECT_DOUBLE_EQ(optimizer_state_bytes_per_row(OptimizerKind::adagrad, 128), 512.0);
   EXPECT_DOUBLE_EQ(optimizer_state_bytes_per_row(OptimizerKind::sgd, 128), 0.0);
+  // Adam: two fp32 moments per element, 2 x 4 x 128; partial row-wise Adam: one per element and
+  // one per row, 4 x 128 + 4 (FBGEMM EmbOptimType.state_size_nbytes).
+  EXPECT_DOUBLE_EQ(optimizer_state_bytes_per_row(OptimizerKind::adam, 128), 1024.0);
+  EXPECT_DOUBLE_EQ(optimizer_state_bytes_per_row(OptimizerKind::partial_rowwise_adam, 128), 516.0);
+}
+
+// One stored row (core/precision.hpp, FBGEMM's row layouts), by hand:
+TEST(DlrmModel, EmbeddingRowBytes) {
+  // Float rows: dim x element, whichever TBE stores them.
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::fp32, 64, TableKernel::training), 256.0);
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::bf16, 64, TableKernel::inference), 128.0);
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::fp16, 12, TableKernel::inference), 24.0);
+  // int8, training TBE: 64 values + fp32 scale + fp32 bias = 72 B (INT8_EMB_ROW_DIM_OFFSET).
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::int8, 64, TableKernel::training), 72.0);
+  // int8, inference TBE: 64 + fp16 scale + fp16 bias = 68 -> padded to 16 B: 80.
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::int8, 64, TableKernel::inference), 80.0);
+  // int4: 64 x 4 bits = 32 + 4 = 36 -> 48; int2: 16 + 4 = 20 -> 32.
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::int4, 64, TableKernel::inference), 48.0);
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::int2, 64, TableKernel::inference), 32.0);
+  // int4 of 128: 64 + 4 = 68 -> 80; an odd dim packs into whole bytes: 13 x 4 bits -> 7 + 4 -> 16.
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::int4, 128, TableKernel::inference), 80.0);
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::int4, 13, TableKernel::inference), 16.0);
+  // fp8: one byte a value, no scale or bias, 16 B rows: 64 -> 64, 20 -> 32.
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::fp8, 64, TableKernel::inference), 64.0);
+  EXPECT_DOUBLE_EQ(embedding_row_bytes(Precision::fp8, 20, TableKernel::inference), 32.0);
+  // Pooled outputs: the table's element for float tables, fp16 for the quantised ones.
+  EXPECT_DOUBLE_EQ(pooled_bytes_per_element(Precision::fp32), 4.0);
+  EXPECT_DOUBLE_EQ(pooled_bytes_per_element(Precision::int4), 2.0);
+  EXPECT_DOUBLE_EQ(bytes_per_element(Precision::fp8), 1.0);
+  EXPECT_TRUE(is_quantized(Precision::int2));
+  EXPECT_FALSE(is_quantized(Precision::fp8));
 }
 
 TEST(DlrmModel, TableMemory) {
@@ -68,12 +99,20 @@ TEST(DlrmModel, TableMemory) {
   EXPECT_DOUBLE_EQ(table_weight_bytes(t, Precision::fp16), 128000.0);
   EXPECT_DOUBLE_EQ(table_optimizer_state_bytes(t, OptimizerKind::rowwise_adagrad), 4000.0);
   EXPECT_DOUBLE_EQ(table_optimizer_state_bytes(t, OptimizerKind::adagrad), 256000.0);
+  // int8 training rows 72 B, int4 inference rows 48 B; Adam 512 B a row.
+  EXPECT_DOUBLE_EQ(table_weight_bytes(t, Precision::int8, TableKernel::training), 72000.0);
+  EXPECT_DOUBLE_EQ(table_weight_bytes(t, Precision::int4, TableKernel::inference), 48000.0);
+  EXPECT_DOUBLE_EQ(table_optimizer_state_bytes(t, OptimizerKind::adam), 512000.0);
 }
 
 TEST(DlrmModel, Names) {
   EXPECT_EQ(to_string(OptimizerKind::rowwise_adagrad), "rowwise_adagrad");
   EXPECT_EQ(to_string(OptimizerKind::adagrad), "adagrad");
   EXPECT_EQ(to_string(OptimizerKind::sgd), "sgd");
+  EXPECT_EQ(to_string(OptimizerKind::adam), "adam");
+  EXPECT_EQ(to_string(OptimizerKind::partial_rowwise_adam), "partial_rowwise_adam");
+  EXPECT_EQ(to_string(Precision::int4), "int4");
+  EXPECT_EQ(to_string(Precision::fp8), "fp8");
   EXPECT_EQ(to_string(Mode::training), "training");
   EXPECT_EQ(to_string(Mode::inference), "inference");
   EXPECT_EQ(to_string(HotRowLayout::clustered), "clustered");

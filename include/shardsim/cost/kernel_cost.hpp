@@ -17,15 +17,18 @@ struct EmbeddingWork {
   double distinct_rows = 0;   // distinct rows those lookups touch (clamped to <= lookups)
   double pooled_outputs = 0;  // output vectors written (samples x bags served)
   std::uint32_t cols = 0;     // embedding columns of the shard
-  Precision precision = Precision::fp32;
+  Precision precision = Precision::fp32;       // of the stored table
+  TableKernel kernel = TableKernel::training;  // the TBE storing it (row layout)
 };
 
 // HBM bytes of the forward: indices + offsets read, rows read (distinct rows fully, repeated
-// lookups x repeat_lookup_hbm_fraction), pooled outputs written.
+// lookups x repeat_lookup_hbm_fraction) at embedding_row_bytes (a quantised row with its scale
+// and bias), pooled outputs written at cols x pooled_bytes_per_element (core/precision.hpp).
 double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p);
 // HBM bytes of the fused backward + optimizer: index sort, output-gradient reads (first read of
-// each bag fully, further lookups of the bag x repeat_lookup_hbm_fraction), and read + write of
-// each distinct row and its optimizer state.
+// each bag fully, further lookups of the bag x repeat_lookup_hbm_fraction; gradients at the
+// pooled output's element), and read + write of each distinct stored row and its optimizer
+// state (optimizer_state_bytes_per_row).
 double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimizer,
                                 const CostParams& p);
 

@@ -8,11 +8,13 @@
 
 namespace shardsim {
 
-enum class OptimizerKind { rowwise_adagrad, adagrad, sgd };
+enum class OptimizerKind { rowwise_adagrad, adagrad, sgd, adam, partial_rowwise_adam };
 std::string to_string(OptimizerKind k);
 
-// Bytes of optimizer state per embedding row: row-wise AdaGrad keeps one float per row
-// (Neo §5.1), AdaGrad one per element, SGD none.
+// Bytes of optimizer state per embedding row (fp32 states, FBGEMM's EmbOptimType
+// state_size_nbytes): row-wise AdaGrad keeps one float per row (Neo §5.1), AdaGrad one per
+// element, Adam two per element, partial row-wise Adam one per element and one per row (padded
+// to 4 B), SGD none.
 double optimizer_state_bytes_per_row(OptimizerKind k, std::uint32_t dim);
 
 // A dense arch beyond the DLRM MLPs (`model.dense_arch`), e.g. DHEN layers or transformer
@@ -36,6 +38,9 @@ struct DlrmModel {
   std::vector<std::uint32_t> bottom_mlp;  // layer output widths; input = dense_features
   std::vector<std::uint32_t> top_mlp;     // input = interaction output
   Precision table_precision = Precision::fp32;
+  // The TBE that stores the tables: the scenario loader sets it from workload.mode; it decides
+  // the row layout of int8 tables (embedding_row_bytes, core/precision.hpp).
+  TableKernel table_kernel = TableKernel::training;
   // Wire formats of the embedding traffic (Neo §8.4: "FP16 in forward AlltoAll and BF16 in
   // backward AlltoAll"): comm_precision for the pooled embeddings of the forward pass (and the
   // input they are sized from), comm_bwd_precision for their gradients and the gradient
@@ -55,6 +60,9 @@ struct DlrmModel {
   // Every data-parallel dense parameter: the MLPs and the dense arch (memory, AllReduce).
   std::uint64_t dense_parameter_count() const;
   double mlp_parameter_bytes() const;  // at fp32 master weights
+  // Bytes of one stored row of `cols` columns of a table (or of a column shard, which FBGEMM
+  // stores, and quantises, as a table of its own): embedding_row_bytes at table_precision.
+  double table_row_bytes(std::uint32_t cols) const;
 };
 
 }  // namespace shardsim

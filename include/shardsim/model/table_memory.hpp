@@ -6,8 +6,10 @@
 
 namespace shardsim {
 
-// rows x dim x bytes per element of `precision`.
-double table_weight_bytes(const EmbeddingTable& table, Precision precision);
+// rows x embedding_row_bytes(precision, dim, kernel) (core/precision.hpp: quantised rows carry
+// their scale and bias).
+double table_weight_bytes(const EmbeddingTable& table, Precision precision,
+                          TableKernel kernel = TableKernel::training);
 // rows x optimizer_state_bytes_per_row(optimizer, dim).
 double table_optimizer_state_bytes(const EmbeddingTable& table, OptimizerKind optimizer);
 

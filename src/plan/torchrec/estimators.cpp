@@ -111,14 +111,17 @@ constexpr double kDpElementwisePerfFactor = 9.22;  // DP_ELEMENTWISE_KERNELS_PER
 constexpr double kKjtCopies = 20;                  // storage_reservations.py: 2 batches x 10
 
 // shard_estimators.py, _get_optimizer_multipler: SGD 0, Adam 2, row-wise AdaGrad 1 / dim (one
-// value per row), any other 1.
+// value per row), any other 1 (partial row-wise Adam among them).
 double optimizer_multiplier(OptimizerKind k, std::uint32_t dim) {
   switch (k) {
     case OptimizerKind::sgd:
       return 0;
     case OptimizerKind::rowwise_adagrad:
       return 1.0 / dim;
+    case OptimizerKind::adam:
+      return 2;
     case OptimizerKind::adagrad:
+    case OptimizerKind::partial_rowwise_adam:
       return 1;
   }
   return 1;
@@ -238,7 +241,13 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
   // expected pooling.
   t.lookups = tab.pooling.expected() * p.batch_size;
   t.outputs = p.batch_size;
-  t.table_elem_bytes = bytes_per_element(model.table_precision);
+  // shard_estimators.py: table_data_type_size = tensor.element_size(), 1 for the uint8 /
+  // quint4x2 / quint2x4 tensors of quantised (and fp8) tables: TorchRec's planner prices neither
+  // the packing nor the scale and bias (core/precision.hpp's embedding_row_bytes does).
+  t.table_elem_bytes =
+      model.table_precision == Precision::fp8 || is_quantized(model.table_precision)
+          ? 1.0
+          : bytes_per_element(model.table_precision);
   t.fwd_comm_bytes = bytes_per_element(model.comm_precision);
   t.bwd_comm_bytes = bytes_per_element(model.comm_bwd_precision);
   t.optimizer_multiplier = optimizer_multiplier(model.optimizer, tab.dim);
@@ -246,7 +255,9 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
   const double l = p.local_world_size;
   const double rows = static_cast<double>(tab.rows);
   const double elem = t.table_elem_bytes;
-  const double out_elem = t.table_elem_bytes;  // output_dtype unset: the table's
+  // output_dtype unset: the table's element; quantised tables output fp16
+  // (pooled_bytes_per_element, the output_dtype of the inference TBE).
+  const double out_elem = pooled_bytes_per_element(model.table_precision);
 
   std::vector<ShardingOption> out;
   for (ShardingType type : kAllShardingTypes) {
