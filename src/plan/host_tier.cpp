@@ -15,7 +15,7 @@ HostTierShard shard_traffic(const Shard& sh, double served_gpus, const DlrmModel
                             const CostParams& cost) {
   HostTierShard h;
   const EmbeddingTable& table = model.tables[sh.table];
-  const double row_bytes = sh.cols.size() * bytes_per_element(model.table_precision);
+  const double row_bytes = model.table_row_bytes(sh.cols.size());
   const double state_bytes = optimizer_state_bytes_per_row(model.optimizer, sh.cols.size());
   const bool training = workload.mode == Mode::training;
   // Table lookups of the samples the shard serves; the shard receives its mass of them.

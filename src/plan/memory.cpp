@@ -43,7 +43,7 @@ double shard_cache_bytes(const Shard& shard, const DlrmModel& model) {
   if (shard.storage.kind != StorageKind::uvm_caching) return 0;
   const double rows = static_cast<double>(shard.rows.size());
   const double slots = std::ceil(rows * shard.storage.cache_fraction);
-  const double row_bytes = shard.cols.size() * bytes_per_element(model.table_precision);
+  const double row_bytes = model.table_row_bytes(shard.cols.size());
   const double state = shard.storage.policy == CachePolicy::lru ? slots * kCacheLruStateBytesPerSlot
                                                                 : rows * kCacheLfuStateBytesPerRow;
   return slots * (row_bytes + kCacheSlotIndexBytes) + state;
