@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "report_writer_test_fixtures.hpp"
@@ -140,6 +143,38 @@ TEST(PointCheckpoint, AHugeCountWithAValidChecksumIsRefusedWithoutAllocating) {
   std::string why;
   EXPECT_FALSE(decode_point_checkpoint(bytes, kHashes, "p", why));
   EXPECT_NE(why.find("ends inside"), std::string::npos) << why;
+}
+
+// The seeds of the fuzz target fuzz_checkpoint (tests/fuzz/checkpoint/): a checkpoint's part
+// after its header and before its checksum, for the harness's fixed point. They must follow the
+// current format (a stale seed only reaches the refusal path); SHARDSIM_UPDATE_FUZZ_SEEDS=1
+// rewrites them.
+TEST(PointCheckpoint, FuzzSeedsFollowTheCurrentFormat) {
+  const InputHashes fuzz_hashes{"fnv1a64:fuzz", "fnv1a64:fuzz", "fnv1a64:fuzz"};
+  const std::string empty = encode_point_checkpoint(fuzz_hashes, "fuzz", {});
+  const std::size_t head = empty.size() - 16;  // count (8) and checksum (8) follow the header
+  const auto seed = [&](const std::vector<Report>& reports) {
+    const std::string full = encode_point_checkpoint(fuzz_hashes, "fuzz", reports);
+    return full.substr(head, full.size() - head - 8);
+  };
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"one_report", seed({test::make_report(2)})},
+      {"three_reports", seed({checkpoint_test::full_report(), test::make_unfit_report(),
+                              test::make_unplaced_report()})}};
+  const bool update = std::getenv("SHARDSIM_UPDATE_FUZZ_SEEDS") != nullptr;
+  for (const auto& [name, bytes] : seeds) {
+    const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/tests/fuzz/checkpoint/" + name;
+    if (update) {
+      std::ofstream(path, std::ios::binary) << bytes;
+      continue;
+    }
+    std::ifstream in(path, std::ios::binary);
+    const std::string on_disk((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    EXPECT_TRUE(on_disk == bytes)
+        << path << " is not a checkpoint of the current format; rewrite the seeds with "
+        << "SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_io --gtest_filter='*FuzzSeeds*'";
+  }
 }
 
 }  // namespace
