@@ -59,6 +59,13 @@ HostTierShard shard_traffic(const Shard& sh, double served_gpus, const DlrmModel
 
 }  // namespace
 
+HostTierShard host_tier_shard(const Shard& shard, double served_gpus, const DlrmModel& model,
+                              const Workload& workload, const AccessProfile& profile,
+                              const CostParams& cost) {
+  if (!shard.storage.in_host()) return {};
+  return shard_traffic(shard, served_gpus, model, workload, profile, cost);
+}
+
 HostTierTraffic host_tier_traffic(const Plan& plan, const std::vector<double>& served_gpus_by_shard,
                                   const DlrmModel& model, const Workload& workload,
                                   const TraceSource& trace, const CostParams& cost) {

@@ -10,6 +10,7 @@
 
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/host_link_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/cost/one_sided_cost.hpp"
 #include "shardsim/plan/one_sided_traffic.hpp"
@@ -213,6 +214,25 @@ double BalanceStat::gap_to_bound() const {
   return gap < 0 && gap > -1e-12 ? 0.0 : gap;
 }
 
+// Shards in host memory (docs/model.md "Memory tiers"): each GPU's kernels wait for their
+// expected host-link bytes, as the simulation adds them (plan/host_tier.hpp).
+void host_tier_stats(PlanStats& st, const Plan& plan, const HostTierTraffic& host_tier,
+                     const Cluster& cluster) {
+  const auto un = static_cast<std::size_t>(cluster.num_gpus());
+  std::vector<double> h2d_fwd(un, 0.0), h2d_bwd(un, 0.0), d2h_bwd(un, 0.0);
+  for (std::size_t s = 0; s < plan.shards.size(); ++s) {
+    const auto g = static_cast<std::size_t>(plan.shards[s].gpu);
+    h2d_fwd[g] += host_tier.shards[s].h2d_forward_bytes;
+    h2d_bwd[g] += host_tier.shards[s].h2d_backward_bytes;
+    d2h_bwd[g] += host_tier.shards[s].d2h_backward_bytes;
+  }
+  const HostSpec& host = cluster.preset().host;
+  for (std::size_t g = 0; g < un; ++g) {
+    st.gpus[g].fwd_compute_s += host_link_s(h2d_fwd[g], 0, host);
+    st.gpus[g].bwd_compute_s += host_link_s(h2d_bwd[g], d2h_bwd[g], host);
+  }
+}
+
 PlanStats compute_plan_stats(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                              const Workload& workload, const TraceSource& trace,
                              const CostParams& p) {
@@ -257,6 +277,7 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
     pooled_stats(st, plan, analysis.serving, analysis.served_gpus_by_shard, cluster, model,
                  workload, trace, p);
   }
+  if (!analysis.host_tier.empty()) host_tier_stats(st, plan, analysis.host_tier, cluster);
   if (training) sync_stats(st, analysis, cluster, p);
   balance_stats(st, cluster, model, workload);
   return st;

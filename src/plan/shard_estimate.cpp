@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "shardsim/plan/host_tier.hpp"
+
 namespace shardsim {
 
 EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRange rows,
@@ -67,6 +69,17 @@ ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, Se
   c.fwd_comm_s = gpu_alltoall_share_s(ctx.cluster, p, up, 0, off, 0);
   if (training) c.bwd_comm_s = gpu_alltoall_share_s(ctx.cluster, p, 0, up, 0, off);
   return c;
+}
+
+void add_host_tier_cost(const PlanningContext& ctx, const Shard& shard, double served_gpus,
+                        ShardCost& cost) {
+  if (!shard.storage.in_host()) return;
+  const HostTierShard h = host_tier_shard(shard, served_gpus, ctx.model, ctx.workload,
+                                          ctx.trace.profile(shard.table), ctx.cost_params());
+  const double link_Bps = ctx.cluster.preset().host.link.bandwidth_Bps;
+  if (!(link_Bps > 0)) return;
+  cost.fwd_compute_s += h.h2d_forward_bytes / link_Bps;
+  cost.bwd_compute_s += std::max(h.h2d_backward_bytes, h.d2h_backward_bytes) / link_Bps;
 }
 
 }  // namespace shardsim

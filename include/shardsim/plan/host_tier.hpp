@@ -40,6 +40,12 @@ struct HostTierTraffic {
   bool empty() const { return shards.empty(); }
 };
 
+// One shard (in host memory or not: an HBM shard has no host traffic) serving the batches of
+// `served_gpus` GPUs, `profile` its table's.
+HostTierShard host_tier_shard(const Shard& shard, double served_gpus, const DlrmModel& model,
+                              const Workload& workload, const AccessProfile& profile,
+                              const CostParams& cost);
+
 // `served_gpus_by_shard`: how many GPUs' batches each shard serves (PlanAnalysis).
 HostTierTraffic host_tier_traffic(const Plan& plan, const std::vector<double>& served_gpus_by_shard,
                                   const DlrmModel& model, const Workload& workload,

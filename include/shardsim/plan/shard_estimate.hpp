@@ -50,6 +50,12 @@ struct ShardCost {
 // other GPUs. Training adds the backward (kernel and gradient traffic).
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
                               RowSpace space, ColRange cols, double served_gpus, ServedPeers peers);
+// A shard in host memory (Shard::storage; docs/model.md "Memory tiers") also waits for its
+// expected host-link bytes (plan/host_tier.hpp): bytes / link bandwidth added to its forward and
+// backward compute (the link latency, once per GPU's kernel, is left out of a shard's share).
+// Nothing for an HBM shard.
+void add_host_tier_cost(const PlanningContext& ctx, const Shard& shard, double served_gpus,
+                        ShardCost& cost);
 // The same from an expected work already computed (column blocks of one row range share it:
 // only `work.cols` differs).
 ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers);

@@ -55,7 +55,8 @@ Candidate CandidateBuilder::data_parallel(std::size_t t) const {
            storage_[t]};
   // Each replica serves its own GPU's batch: no pooled-embedding traffic, but the whole
   // table's gradient is AllReduced over all GPUs in training (what the engine simulates).
-  const ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {});
+  ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {});
+  add_host_tier_cost(ctx_, sh, 1, one);
   double sync_s = 0;
   if (ctx_.workload.mode == Mode::training && n_ > 1) {
     const double grad_bytes =
@@ -92,7 +93,8 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
     for (const ColRange& col : cols) {
       Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind, storage_[t]};
       work.cols = col.size();
-      const ShardCost cost = cost_of_work(ctx_, work, peers_);
+      ShardCost cost = cost_of_work(ctx_, work, peers_);
+      add_host_tier_cost(ctx_, sh, n_, cost);
       c.parts.push_back(
           Part{sh, cost.total_s(), budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
     }
