@@ -20,8 +20,10 @@
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/chrome_trace_writer.hpp"
+#include "shardsim/io/model_summary_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/plan/model_summary.hpp"
 #include "shardsim/run/point_store.hpp"
 #include "shardsim/run/scenario_runs.hpp"
 
@@ -185,16 +187,40 @@ int cmd_validate(const CommonFlags& f, const std::string& path) {
   const RunShape shape{1, !f.out_dir.empty()};
   const ResourceEstimate estimate = estimate_memory(runs.scenarios, shape);
   check_runs(runs.scenarios, shape, request.limits, source_of(runs));
+  // The model summary (docs/report.md "Model summary"): of the first sweep point in a sweep.
+  const Scenario& s = runs.scenarios.front();
+  const ModelSummary summary =
+      summarize_model(s.model, s.workload, s.cluster.preset, s.cluster.nodes);
+  const std::string heading =
+      sweep ? fmt::format("model (sweep point 1 of {}: {})", runs.size(), runs.labels.front())
+            : std::string("model");
+  if (f.format == "json") {
+    nlohmann::ordered_json j;
+    j["source"] = source_of(runs);
+    j["status"] = "OK";
+    j["scenario"] = s.name;
+    if (sweep) j["sweep_points"] = runs.size();
+    j["tables"] = s.model.tables.size();
+    j["preset"] = s.cluster.preset.name;
+    j["nodes"] = s.cluster.nodes;
+    j["gpus"] = s.cluster.nodes * s.cluster.preset.gpus_per_node;
+    j["planners"] = s.placement.planners.size();
+    j["estimated_memory_bytes"] = estimate.total_bytes;
+    j["model"] = model_summary_to_json(summary, estimate.total_bytes);
+    if (sweep) j["model"]["sweep_point"] = runs.labels.front();
+    std::cout << j.dump(2) << '\n';
+    return 0;
+  }
   if (sweep) {
     std::cout << source_of(runs) << ": OK: " << runs.size() << " sweep points";
   } else {
-    const Scenario& s = runs.scenarios.front();
     std::cout << source_of(runs) << ": OK: '" << s.name << "', " << s.model.tables.size()
               << " tables, " << s.cluster.nodes << " x " << s.cluster.preset.name << " ("
               << s.cluster.nodes * s.cluster.preset.gpus_per_node << " GPUs), "
               << s.placement.planners.size() << " planner(s)";
   }
-  std::cout << "; estimated memory " << human_bytes(estimate.total_bytes) << "\n";
+  std::cout << "; estimated memory " << human_bytes(estimate.total_bytes) << "\n\n";
+  write_model_summary_text(std::cout, summary, estimate.total_bytes, heading);
   return 0;
 }
 

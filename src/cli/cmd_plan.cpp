@@ -10,14 +10,17 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/atomic_files.hpp"
+#include "shardsim/io/model_summary_writer.hpp"
 #include "shardsim/io/plan_file.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/plan/memory.hpp"
+#include "shardsim/plan/model_summary.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/run/planner_options.hpp"
+#include "shardsim/run/resource_estimate.hpp"
 #include "shardsim/run/run_scenario.hpp"
 #include "shardsim/run/simulated_plan_evaluator.hpp"
 
@@ -89,6 +92,11 @@ int PlanCommand::run() const {
     log_warn("{}: has a sweep block; `plan` ignores it", sc.source);
   }
   check_runs({&sc, 1}, RunShape{}, resource_limits(f.guard), sc.source);
+  // What the model is, printed after the plans (docs/report.md "Model summary"), with the
+  // resource guard's estimate of shardsim's own memory that check_runs just checked.
+  const ModelSummary summary =
+      summarize_model(sc.model, sc.workload, sc.cluster.preset, sc.cluster.nodes);
+  const double shardsim_ram_bytes = estimate_memory({&sc, 1}, RunShape{}).total_bytes;
   if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");  // before planning
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
@@ -157,6 +165,7 @@ int PlanCommand::run() const {
         j["plans"] = nlohmann::ordered_json::array();
         for (const NamedPlan& p : plans) j["plans"].push_back(with_planner_stats(p));
       }
+      j["model"] = model_summary_to_json(summary, shardsim_ram_bytes);
       std::cout << j.dump(2) << '\n';
     } else {
       for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -170,11 +179,18 @@ int PlanCommand::run() const {
           for (const std::string& line : plans[i].plan.planner_stats) std::cout << line << '\n';
         }
       }
+      std::cout << '\n';
+      write_model_summary_text(std::cout, summary, shardsim_ram_bytes);
     }
   } else if (f.out.empty()) {
     for (const NamedPlan& p : plans) {
       write_plan(std::cout, p.plan, sc.model, cluster, PlanFormat::yaml, PlanFileInfo{sc.name});
     }
+    // As YAML comments, so that what is printed still reads back as a plan file.
+    std::cout << "#\n";
+    write_model_summary_text(std::cout, summary, shardsim_ram_bytes, "model", "# ");
+  } else {
+    write_model_summary_text(std::cout, summary, shardsim_ram_bytes);
   }
   std::cout.flush();
   return code;
