@@ -46,6 +46,37 @@ std::string abbreviation(ShardingType t) {
   throw std::logic_error("unknown torchrec sharding type");
 }
 
+std::string to_string(ComputeKernel k) {
+  switch (k) {
+    case ComputeKernel::dense:
+      return "dense";
+    case ComputeKernel::fused:
+      return "fused";
+    case ComputeKernel::fused_uvm:
+      return "fused_uvm";
+    case ComputeKernel::fused_uvm_caching:
+      return "fused_uvm_caching";
+  }
+  throw std::logic_error("unknown torchrec compute kernel");
+}
+
+double kernel_Bps(ComputeKernel k, const Params& p) {
+  // constants.py, kernel_bw_lookup, the ("cuda", kernel) entries; caching_ratio is the option's
+  // cache_load_factor (UVM_CACHING_RATIO when unset). ddr_mem_bw enters only the "cpu" entries.
+  const double clf = p.cache_load_factor;
+  switch (k) {
+    case ComputeKernel::dense:
+      return 0.5 * p.hbm_Bps;
+    case ComputeKernel::fused:
+      return 1 * p.hbm_Bps;
+    case ComputeKernel::fused_uvm:
+      return p.hbm_to_ddr_Bps / 10;
+    case ComputeKernel::fused_uvm_caching:
+      return (clf * p.hbm_Bps + (1 - clf) * p.hbm_to_ddr_Bps) / 10;
+  }
+  throw std::logic_error("unknown torchrec compute kernel");
+}
+
 PartitionBy partition_by(ShardingType t) {
   switch (t) {
     case ShardingType::table_wise:
@@ -141,8 +172,10 @@ double comms_Bps(const Params& p, int world, int local) {
   return world <= local ? p.intra_host_Bps : p.inter_host_Bps;
 }
 
-// _get_tw_sharding_perf (TW, CW and TWCW; emb_dim = the shard's columns).
-Perf tw_perf(const TableTerms& t, const Params& p, double emb_dim) {
+// _get_tw_sharding_perf (TW, CW and TWCW; emb_dim = the shard's columns). device_Bps: the
+// kernel's bandwidth (kernel_Bps). Its prefetch_compute prices expected cache fetches, which
+// TorchRec counts only from CacheStatistics a user supplies (none here: 0).
+Perf tw_perf(const TableTerms& t, const Params& p, double emb_dim, double device_Bps) {
   const double w = p.world_size;
   const double input_read = std::ceil(t.lookups * w * kIndexBytes);
   const double lookup = t.lookups * w * std::max(emb_dim, 32.0) * t.table_elem_bytes;
@@ -151,7 +184,7 @@ Perf tw_perf(const TableTerms& t, const Params& p, double emb_dim) {
   const double bw = comms_Bps(p, p.world_size, p.local_world_size);
   Perf perf;
   perf.fwd_comms_s = fwd_out / bw;
-  perf.fwd_compute_s = (input_read + lookup + fwd_out) * block_penalty(emb_dim) / p.hbm_Bps;
+  perf.fwd_compute_s = (input_read + lookup + fwd_out) * block_penalty(emb_dim) / device_Bps;
   if (!p.training) return perf;
   perf.bwd_comms_s = bwd_out / bw;
   perf.bwd_compute_s = perf.fwd_compute_s * p.bwd_compute_multiplier;
@@ -159,7 +192,7 @@ Perf tw_perf(const TableTerms& t, const Params& p, double emb_dim) {
 }
 
 // _get_rw_sharding_perf.
-Perf rw_perf(const TableTerms& t, const Params& p, double emb_dim) {
+Perf rw_perf(const TableTerms& t, const Params& p, double emb_dim, double device_Bps) {
   const double w = p.world_size;
   const double bi = t.lookups / w;
   const double input_read = std::ceil(bi * w * kIndexBytes);
@@ -169,16 +202,16 @@ Perf rw_perf(const TableTerms& t, const Params& p, double emb_dim) {
   const double bw = comms_Bps(p, p.world_size, p.local_world_size);
   Perf perf;
   perf.fwd_comms_s = fwd_out / bw;
-  perf.fwd_compute_s = (input_read + lookup + fwd_out) / p.hbm_Bps;
+  perf.fwd_compute_s = (input_read + lookup + fwd_out) / device_Bps;
   if (!p.training) return perf;
-  perf.bwd_comms_s = bwd_out / bw + bwd_out * kBatchedCopyPerfFactor / p.hbm_Bps;
+  perf.bwd_comms_s = bwd_out / bw + bwd_out * kBatchedCopyPerfFactor / device_Bps;
   perf.bwd_compute_s = perf.fwd_compute_s * p.bwd_compute_multiplier;
   return perf;
 }
 
 // _get_twrw_sharding_perf (its inter-host term as of torchrec PR #2782). TorchRec passes it no
 // is_inference: the backward terms stay in inference too.
-Perf twrw_perf(const TableTerms& t, const Params& p, double emb_dim) {
+Perf twrw_perf(const TableTerms& t, const Params& p, double emb_dim, double device_Bps) {
   const double w = p.world_size;
   const double l = p.local_world_size;
   const double bi = t.lookups / l;
@@ -192,12 +225,12 @@ Perf twrw_perf(const TableTerms& t, const Params& p, double emb_dim) {
   if (p.world_size > p.local_world_size) {
     perf.fwd_comms_s += t.outputs * (w / l) * emb_dim * t.fwd_comm_bytes / comms_Bps(p, hosts, 1);
   }
-  perf.fwd_compute_s = (input_read + lookup + fwd_out) / p.hbm_Bps;
+  perf.fwd_compute_s = (input_read + lookup + fwd_out) / device_Bps;
   perf.bwd_comms_s = bwd_out / comms_Bps(p, p.local_world_size, p.local_world_size);
   if (p.world_size > p.local_world_size) {
     perf.bwd_comms_s += t.outputs * (w / l) * emb_dim * t.bwd_comm_bytes / comms_Bps(p, hosts, 1);
   }
-  perf.bwd_comms_s += bwd_out * kBatchedCopyPerfFactor / p.hbm_Bps;
+  perf.bwd_comms_s += bwd_out * kBatchedCopyPerfFactor / device_Bps;
   perf.bwd_compute_s = perf.fwd_compute_s * p.bwd_compute_multiplier;
   return perf;
 }
@@ -230,11 +263,54 @@ void add_storage(const TableTerms& t, const Params& p, double tensor_bytes, Shar
   s.hbm_bytes = tensor_bytes + optimizer + (p.training ? s.input_bytes + s.output_bytes : 0.0);
 }
 
+// _calculate_tensor_sizes for a sharded (not data-parallel) option:
+// ceil(storage · prod(shard size) / prod(table shape)), taken as the exact integer ceiling
+// (TorchRec divides Python integers, correctly rounded to a double, then ceils: the same but
+// within half an ulp of an integer).
+double prorated_ceil_bytes(double storage_bytes, std::uint64_t shard_elems,
+                           std::uint64_t table_elems) {
+  if (table_elems == 0) return 0;
+  const auto num =
+      static_cast<unsigned __int128>(static_cast<std::uint64_t>(storage_bytes)) * shard_elems;
+  const unsigned __int128 q = num / table_elems + (num % table_elems != 0 ? 1 : 0);
+  return static_cast<double>(q);
+}
+
+// calculate_shard_storages for the UVM kernels, pipeline NONE (shard_estimators.py,
+// https://github.com/pytorch/torchrec/blob/a48cef79ebc333da92af1311c04b041ee21a8e75/torchrec/distributed/planner/shard_estimators.py):
+// BaseEmbeddingSharder.storage_usage puts the whole table tensor (T bytes) in DDR; the cached
+// kernel (_is_table_cached) keeps hbm = round(T · clf) of it in HBM. Each is prorated to the
+// shard (_calculate_tensor_sizes) with its optimizer state (_calculate_optimizer_sizes: the
+// same multiplier on each); the cache adds its aux state, ceil(shard rows · (4 + 16 · clf))
+// (_calculate_cache_aux_state_sizes: a 4-byte index per row and 16 bytes per cache slot), and
+// HBM holds the input and output (calculate_pipeline_io_cost). In inference only the tensors
+// count (_calculate_storage_specific_sizes; io cost 0).
+void add_uvm_storage(const TableTerms& t, const Params& p, ComputeKernel kernel,
+                     double table_tensor_bytes, std::uint64_t table_elems, std::uint64_t shard_rows,
+                     std::uint64_t shard_elems, ShardEstimate& s) {
+  const bool cached = kernel == ComputeKernel::fused_uvm_caching;
+  // Python's round(): half to even, as nearbyint in the default rounding mode.
+  const double hbm_table = cached ? std::nearbyint(table_tensor_bytes * p.cache_load_factor) : 0.0;
+  const double hbm_tensor = prorated_ceil_bytes(hbm_table, shard_elems, table_elems);
+  const double ddr_tensor = prorated_ceil_bytes(table_tensor_bytes, shard_elems, table_elems);
+  if (!p.training) {
+    s.hbm_bytes = hbm_tensor;
+    s.ddr_bytes = ddr_tensor;
+    return;
+  }
+  const double aux =
+      cached ? std::ceil(static_cast<double>(shard_rows) * (4 + p.cache_load_factor * 16)) : 0.0;
+  s.hbm_bytes = aux + hbm_tensor + std::ceil(hbm_tensor * t.optimizer_multiplier) + s.input_bytes +
+                s.output_bytes;
+  s.ddr_bytes = ddr_tensor + std::ceil(ddr_tensor * t.optimizer_multiplier);
+}
+
 }  // namespace
 
 std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel& model,
                                               const Params& p,
-                                              const std::vector<ShardingType>& allowed) {
+                                              const std::vector<ShardingType>& allowed,
+                                              std::span<const ComputeKernel> kernels) {
   const EmbeddingTable& tab = model.tables.at(table);
   TableTerms t;
   // The pooling factor TorchRec is told (ParameterConstraints.pooling_factors): the table's
@@ -258,76 +334,104 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
   // output_dtype unset: the table's element; quantised tables output fp16
   // (pooled_bytes_per_element, the output_dtype of the inference TBE).
   const double out_elem = pooled_bytes_per_element(model.table_precision);
+  // get_tensor_size_bytes: the whole table's tensor, which the UVM kernels prorate per shard.
+  const std::uint64_t table_elems = tab.rows * tab.dim;
+  const double table_tensor_bytes = static_cast<double>(table_elems) * elem;
 
   std::vector<ShardingOption> out;
+  const ComputeKernel dense[] = {ComputeKernel::dense};
   for (ShardingType type : kAllShardingTypes) {
     if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) continue;
-    ShardingOption o;
-    o.table = table;
-    o.type = type;
-    switch (type) {
-      case ShardingType::data_parallel: {
-        const Perf perf = dp_perf(t, p, rows, tab.dim);
-        for (int r = 0; r < p.world_size; ++r) {
-          ShardEstimate s{{0, tab.rows}, {0, tab.dim}, perf, 0, 0, 0};
-          s.input_bytes = std::ceil(t.lookups * kIndexBytes);
-          s.output_bytes = std::ceil(t.outputs * tab.dim * out_elem);
-          add_storage(t, p, rows * tab.dim * elem, s);
-          o.shards.push_back(s);
+    // BaseEmbeddingSharder.compute_kernels: data-parallel has the dense kernel only.
+    const std::span<const ComputeKernel> type_kernels =
+        type == ShardingType::data_parallel ? std::span<const ComputeKernel>(dense) : kernels;
+    for (ComputeKernel kernel : type_kernels) {
+      ShardingOption o;
+      o.table = table;
+      o.type = type;
+      o.kernel = kernel;
+      const double device_Bps = kernel_Bps(kernel, p);
+      const bool uvm =
+          kernel == ComputeKernel::fused_uvm || kernel == ComputeKernel::fused_uvm_caching;
+      // The shard's storage: the fused kernel's (the existing formula), or the UVM kernels'.
+      const auto store = [&](double fused_tensor_bytes, const RowRange& r, const ColRange& c,
+                             ShardEstimate& s) {
+        if (!uvm) {
+          add_storage(t, p, fused_tensor_bytes, s);
+          return;
         }
-        break;
-      }
-      case ShardingType::table_wise: {
-        ShardEstimate s{{0, tab.rows}, {0, tab.dim}, tw_perf(t, p, tab.dim), 0, 0, 0};
-        s.input_bytes = std::ceil(t.lookups * w * kIndexBytes);
-        s.output_bytes = std::ceil(t.outputs * w * tab.dim * out_elem);
-        add_storage(t, p, rows * tab.dim * elem, s);
-        o.shards.push_back(s);
-        break;
-      }
-      case ShardingType::column_wise:
-      case ShardingType::table_column_wise: {
-        for (ColRange c : column_split(tab.dim, p.min_column_shard_dim)) {
-          ShardEstimate s{{0, tab.rows}, c, tw_perf(t, p, c.size()), 0, 0, 0};
-          s.input_bytes = std::ceil(t.lookups * w * kIndexBytes);
-          s.output_bytes = std::ceil(t.outputs * w * c.size() * out_elem);
-          add_storage(t, p, std::ceil(rows * tab.dim * elem * c.size() / tab.dim), s);
-          o.shards.push_back(s);
-        }
-        break;
-      }
-      case ShardingType::row_wise:
-      case ShardingType::table_row_wise: {
-        const bool within_host = type == ShardingType::table_row_wise;
-        const int n = within_host ? p.local_world_size : p.world_size;
-        const double bi = t.lookups / (within_host ? l : w);
-        const Perf perf = within_host ? twrw_perf(t, p, tab.dim) : rw_perf(t, p, tab.dim);
-        for (RowRange r : row_split(tab.rows, n)) {
-          ShardEstimate s{r, {0, tab.dim}, perf, 0, 0, 0};
-          if (r.size() > 0) {
-            s.input_bytes = std::ceil(bi * w * kIndexBytes);
-            s.output_bytes = std::ceil(t.outputs * w * tab.dim * out_elem);
+        add_uvm_storage(t, p, kernel, table_tensor_bytes, table_elems, r.size(),
+                        r.size() * c.size(), s);
+      };
+      switch (type) {
+        case ShardingType::data_parallel: {
+          const Perf perf = dp_perf(t, p, rows, tab.dim);
+          for (int r = 0; r < p.world_size; ++r) {
+            ShardEstimate s{{0, tab.rows}, {0, tab.dim}, perf, 0, 0, 0};
+            s.input_bytes = std::ceil(t.lookups * kIndexBytes);
+            s.output_bytes = std::ceil(t.outputs * tab.dim * out_elem);
+            add_storage(t, p, rows * tab.dim * elem, s);
+            o.shards.push_back(s);
           }
-          add_storage(t, p, std::ceil(static_cast<double>(r.size()) * tab.dim * elem), s);
-          o.shards.push_back(s);
+          break;
         }
-        break;
+        case ShardingType::table_wise: {
+          ShardEstimate s{{0, tab.rows}, {0, tab.dim}, tw_perf(t, p, tab.dim, device_Bps), 0, 0, 0};
+          s.input_bytes = std::ceil(t.lookups * w * kIndexBytes);
+          s.output_bytes = std::ceil(t.outputs * w * tab.dim * out_elem);
+          store(rows * tab.dim * elem, s.rows, s.cols, s);
+          o.shards.push_back(s);
+          break;
+        }
+        case ShardingType::column_wise:
+        case ShardingType::table_column_wise: {
+          for (ColRange c : column_split(tab.dim, p.min_column_shard_dim)) {
+            ShardEstimate s{{0, tab.rows}, c, tw_perf(t, p, c.size(), device_Bps), 0, 0, 0};
+            s.input_bytes = std::ceil(t.lookups * w * kIndexBytes);
+            s.output_bytes = std::ceil(t.outputs * w * c.size() * out_elem);
+            store(std::ceil(rows * tab.dim * elem * c.size() / tab.dim), s.rows, c, s);
+            o.shards.push_back(s);
+          }
+          break;
+        }
+        case ShardingType::row_wise:
+        case ShardingType::table_row_wise: {
+          const bool within_host = type == ShardingType::table_row_wise;
+          const int n = within_host ? p.local_world_size : p.world_size;
+          const double bi = t.lookups / (within_host ? l : w);
+          const Perf perf = within_host ? twrw_perf(t, p, tab.dim, device_Bps)
+                                        : rw_perf(t, p, tab.dim, device_Bps);
+          for (RowRange r : row_split(tab.rows, n)) {
+            ShardEstimate s{r, {0, tab.dim}, perf, 0, 0, 0};
+            if (r.size() > 0) {
+              s.input_bytes = std::ceil(bi * w * kIndexBytes);
+              s.output_bytes = std::ceil(t.outputs * w * tab.dim * out_elem);
+            }
+            store(std::ceil(static_cast<double>(r.size()) * tab.dim * elem), r, s.cols, s);
+            o.shards.push_back(s);
+          }
+          break;
+        }
       }
-    }
-    for (const ShardEstimate& sh : o.shards) {
-      o.total_perf_s += sh.perf.total_s();
-      o.max_shard_perf_s = std::max(o.max_shard_perf_s, sh.perf.total_s());
-      o.total_hbm_bytes += sh.hbm_bytes;
-      o.max_shard_hbm_bytes = std::max(o.max_shard_hbm_bytes, sh.hbm_bytes);
-    }
-    for (std::size_t s = 0; s < o.shards.size(); ++s) {
-      if (!o.hbm_runs.empty() && o.hbm_runs.back().bytes == o.shards[s].hbm_bytes) {
-        o.hbm_runs.back().end = s + 1;
-      } else {
-        o.hbm_runs.push_back({s, s + 1, o.shards[s].hbm_bytes});
+      for (const ShardEstimate& sh : o.shards) {
+        o.total_perf_s += sh.perf.total_s();
+        o.max_shard_perf_s = std::max(o.max_shard_perf_s, sh.perf.total_s());
+        o.total_hbm_bytes += sh.hbm_bytes;
+        o.max_shard_hbm_bytes = std::max(o.max_shard_hbm_bytes, sh.hbm_bytes);
+        o.total_ddr_bytes += sh.ddr_bytes;
+        o.max_shard_ddr_bytes = std::max(o.max_shard_ddr_bytes, sh.ddr_bytes);
       }
+      for (std::size_t s = 0; s < o.shards.size(); ++s) {
+        const ShardEstimate& sh = o.shards[s];
+        if (!o.storage_runs.empty() && o.storage_runs.back().hbm_bytes == sh.hbm_bytes &&
+            o.storage_runs.back().ddr_bytes == sh.ddr_bytes) {
+          o.storage_runs.back().end = s + 1;
+        } else {
+          o.storage_runs.push_back({s, s + 1, sh.hbm_bytes, sh.ddr_bytes});
+        }
+      }
+      out.push_back(std::move(o));
     }
-    out.push_back(std::move(o));
   }
   return out;
 }

@@ -5,21 +5,30 @@
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace shardsim::torchrec {
 
 namespace {
 
+// Each rank's free storage (TorchRec's DeviceHardware.storage: HBM and DDR) and perf.
 struct Devices {
-  std::vector<double> free_bytes;
+  std::vector<double> free_bytes;      // HBM
+  std::vector<double> free_ddr_bytes;  // DDR (host memory)
   std::vector<Perf> perf;
+  // Storage.fits_in: the shard's HBM and DDR both within the rank's.
+  bool fits(int rank, const ShardEstimate& s) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return s.hbm_bytes <= free_bytes[r] && s.ddr_bytes <= free_ddr_bytes[r];
+  }
 };
 
 // The device rule over `ranks`: the lowest perf total with room, ties by rank % local, then rank.
-int pick_device(const Devices& d, const std::vector<int>& ranks, int local, double bytes) {
+int pick_device(const Devices& d, const std::vector<int>& ranks, int local,
+                const ShardEstimate& shard) {
   int best = -1;
   for (int r : ranks) {
-    if (!(bytes <= d.free_bytes[static_cast<std::size_t>(r)])) continue;
+    if (!d.fits(r, shard)) continue;
     if (best < 0) {
       best = r;
       continue;
@@ -36,6 +45,7 @@ int pick_device(const Devices& d, const std::vector<int>& ranks, int local, doub
 
 void assign(Devices& d, int rank, const ShardEstimate& s) {
   d.free_bytes[static_cast<std::size_t>(rank)] -= s.hbm_bytes;
+  d.free_ddr_bytes[static_cast<std::size_t>(rank)] -= s.ddr_bytes;
   d.perf[static_cast<std::size_t>(rank)] += s.perf;
 }
 
@@ -51,10 +61,10 @@ class RankOrder {
     std::sort(keys.begin(), keys.end());
     order_ = std::set<Key>(keys.begin(), keys.end());
   }
-  int pick(const Devices& d, double bytes) const {
+  int pick(const Devices& d, const ShardEstimate& shard) const {
     for (const Key& k : order_) {
       const int r = std::get<2>(k);
-      if (bytes <= d.free_bytes[static_cast<std::size_t>(r)]) return r;
+      if (d.fits(r, shard)) return r;
     }
     return -1;
   }
@@ -72,13 +82,14 @@ class RankOrder {
 };
 
 // Hosts in ascending order of their ranks' summed perf totals, ties by host index (TorchRec's
-// stable sort of the hosts), with each host's free storage.
+// stable sort of the hosts), with each host's free storage (HBM and DDR).
 class HostOrder {
  public:
   HostOrder(const Devices& d, int local, int hosts)
       : local_(local),
         perf_(static_cast<std::size_t>(hosts)),
-        free_(static_cast<std::size_t>(hosts)) {
+        free_(static_cast<std::size_t>(hosts)),
+        free_ddr_(static_cast<std::size_t>(hosts)) {
     std::vector<std::pair<double, int>> keys;
     for (int h = 0; h < hosts; ++h) {
       refresh(d, h);
@@ -88,7 +99,11 @@ class HostOrder {
     order_ = std::set<std::pair<double, int>>(keys.begin(), keys.end());
   }
   const std::set<std::pair<double, int>>& order() const { return order_; }
-  double free_bytes(int h) const { return free_[static_cast<std::size_t>(h)]; }
+  // _cohost_partition: the option's summed storage fits in the host's summed free storage.
+  bool holds(int h, const ShardingOption& o) const {
+    const auto u = static_cast<std::size_t>(h);
+    return o.total_hbm_bytes <= free_[u] && o.total_ddr_bytes <= free_ddr_[u];
+  }
   // Call around every change of a rank of host h.
   void remove(int h) { order_.erase({perf_[static_cast<std::size_t>(h)], h}); }
   void update(const Devices& d, int h) {
@@ -98,29 +113,33 @@ class HostOrder {
 
  private:
   void refresh(const Devices& d, int h) {
-    double perf = 0, free = 0;  // summed in rank order, as TorchRec sums them
+    double perf = 0, free = 0, free_ddr = 0;  // summed in rank order, as TorchRec sums them
     for (int i = 0; i < local_; ++i) {
       const auto r = static_cast<std::size_t>(h * local_ + i);
       perf += d.perf[r].total_s();
       free += d.free_bytes[r];
+      free_ddr += d.free_ddr_bytes[r];
     }
     perf_[static_cast<std::size_t>(h)] = perf;
     free_[static_cast<std::size_t>(h)] = free;
+    free_ddr_[static_cast<std::size_t>(h)] = free_ddr;
   }
 
   int local_;
-  std::vector<double> perf_, free_;
+  std::vector<double> perf_, free_, free_ddr_;
   std::set<std::pair<double, int>> order_;
 };
 
 }  // namespace
 
 std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
-                                               const Params& p, double capacity_bytes) {
+                                               const Params& p, double capacity_bytes,
+                                               double ddr_capacity_bytes) {
   const int w = p.world_size;
   const int l = p.local_world_size;
   Devices d;
   d.free_bytes.assign(static_cast<std::size_t>(w), capacity_bytes);
+  d.free_ddr_bytes.assign(static_cast<std::size_t>(w), ddr_capacity_bytes);
   d.perf.assign(static_cast<std::size_t>(w), Perf{});
   Partition out;
   out.rank_of.resize(proposal.size());
@@ -131,6 +150,7 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
   std::vector<std::size_t> others;
   Perf uniform_perf;
   std::vector<double> hbm_step(static_cast<std::size_t>(w) + 1, 0.0);
+  std::vector<double> ddr_step(static_cast<std::size_t>(w) + 1, 0.0);
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     const ShardingOption& o = *proposal[i];
     if (partition_by(o.type) != PartitionBy::uniform) {
@@ -139,21 +159,29 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
     }
     if (o.shards.empty()) continue;
     uniform_perf += o.shards.front().perf;
-    for (const ShardingOption::HbmRun& run : o.hbm_runs) {
-      hbm_step[run.first] += run.bytes;
-      hbm_step[run.end] -= run.bytes;
+    for (const ShardingOption::StorageRun& run : o.storage_runs) {
+      hbm_step[run.first] += run.hbm_bytes;
+      hbm_step[run.end] -= run.hbm_bytes;
+      ddr_step[run.first] += run.ddr_bytes;
+      ddr_step[run.end] -= run.ddr_bytes;
     }
   }
-  double used = 0;
+  double used = 0, used_ddr = 0;
   for (std::size_t r = 0; r < static_cast<std::size_t>(w); ++r) {
     used += hbm_step[r];
-    if (!(used <= capacity_bytes)) return std::nullopt;
+    used_ddr += ddr_step[r];
+    if (!(used <= capacity_bytes) || !(used_ddr <= ddr_capacity_bytes)) return std::nullopt;
     d.free_bytes[r] = capacity_bytes - used;
+    d.free_ddr_bytes[r] = ddr_capacity_bytes - used_ddr;
     d.perf[r] = uniform_perf;
   }
-  // SortBy.STORAGE: Storage compares by (hbm, ddr); every shard here is in HBM.
+  // SortBy.STORAGE (_group_and_sort_non_uniform_sharding_options): largest total_storage first,
+  // Storage comparing as the tuple (hbm, ddr); Python's sort is stable under reverse=True.
   std::stable_sort(others.begin(), others.end(), [&](std::size_t a, std::size_t b) {
-    return proposal[a]->total_hbm_bytes > proposal[b]->total_hbm_bytes;
+    const ShardingOption& x = *proposal[a];
+    const ShardingOption& y = *proposal[b];
+    return std::pair(x.total_hbm_bytes, x.total_ddr_bytes) >
+           std::pair(y.total_hbm_bytes, y.total_ddr_bytes);
   });
   RankOrder ranks(d, l);
   HostOrder hosts(d, l, w / l);
@@ -163,7 +191,7 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
     const ShardingOption& o = *proposal[i];
     if (partition_by(o.type) == PartitionBy::device) {
       for (const ShardEstimate& s : o.shards) {
-        const int rank = ranks.pick(d, s.hbm_bytes);
+        const int rank = ranks.pick(d, s);
         if (rank < 0) return std::nullopt;
         ranks.remove(d, rank);
         hosts.remove(rank / l);
@@ -180,19 +208,21 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
     std::vector<int> got;
     Devices trial;
     for (const auto& [perf, h] : hosts.order()) {
-      if (!(o.total_hbm_bytes <= hosts.free_bytes(h))) continue;
+      if (!hosts.holds(h, o)) continue;
       // The host's ranks h·L + i as local indices i (rank % L = i, and rank order = i order).
       const auto first = static_cast<std::ptrdiff_t>(h) * l;
       trial.free_bytes.assign(d.free_bytes.begin() + first, d.free_bytes.begin() + first + l);
+      trial.free_ddr_bytes.assign(d.free_ddr_bytes.begin() + first,
+                                  d.free_ddr_bytes.begin() + first + l);
       trial.perf.assign(d.perf.begin() + first, d.perf.begin() + first + l);
       got.clear();
       for (std::size_t s = 0; s < o.shards.size(); ++s) {
         int k = -1;  // the local index
         if (o.type == ShardingType::table_row_wise) {
           k = s < static_cast<std::size_t>(l) ? static_cast<int>(s) : -1;
-          if (k >= 0 && !(o.shards[s].hbm_bytes <= trial.free_bytes[s])) k = -1;
+          if (k >= 0 && !trial.fits(k, o.shards[s])) k = -1;
         } else {
-          k = pick_device(trial, local, l, o.shards[s].hbm_bytes);
+          k = pick_device(trial, local, l, o.shards[s]);
         }
         if (k < 0) break;
         assign(trial, k, o.shards[s]);
@@ -207,6 +237,8 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
     hosts.remove(chosen);
     for (int k = 0; k < l; ++k) ranks.remove(d, first + k);
     std::copy(trial.free_bytes.begin(), trial.free_bytes.end(), d.free_bytes.begin() + first);
+    std::copy(trial.free_ddr_bytes.begin(), trial.free_ddr_bytes.end(),
+              d.free_ddr_bytes.begin() + first);
     std::copy(trial.perf.begin(), trial.perf.end(), d.perf.begin() + first);
     for (int k = 0; k < l; ++k) ranks.insert(d, first + k);
     hosts.update(d, chosen);
@@ -215,9 +247,11 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
   }
   out.perf_by_rank = d.perf;
   out.hbm_used_by_rank_bytes.resize(static_cast<std::size_t>(w));
+  out.ddr_used_by_rank_bytes.resize(static_cast<std::size_t>(w));
   for (int r = 0; r < w; ++r) {
-    out.hbm_used_by_rank_bytes[static_cast<std::size_t>(r)] =
-        capacity_bytes - d.free_bytes[static_cast<std::size_t>(r)];
+    const auto u = static_cast<std::size_t>(r);
+    out.hbm_used_by_rank_bytes[u] = capacity_bytes - d.free_bytes[u];
+    out.ddr_used_by_rank_bytes[u] = ddr_capacity_bytes - d.free_ddr_bytes[u];
   }
   return out;
 }

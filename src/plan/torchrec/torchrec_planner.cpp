@@ -6,6 +6,8 @@
 //     for each proposal (one option a table) not seen before:
 //       partition it (GreedyPerfPartitioner); keep the lowest rating (the largest per-rank
 //       perf sum), the first on ties
+//   (`host_tables: auto`, the preset having a host: first with the fused kernel only; if nothing
+//   fits, again with the UVM kernels too, TorchRec's default search space)
 //
 // Every estimate is TorchRec's own (bytes ÷ its default bandwidths, no skew, pooling factors
 // as a user would give them); the simulator then judges the plan like any other.
@@ -14,7 +16,9 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <span>
 #include <string>
+#include <tuple>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -43,9 +47,9 @@ std::vector<std::vector<const ShardingOption*>> sorted_by_score(
   return out;
 }
 
-// GreedyProposer.feedback's key: (max shard HBM, summed HBM, max DDR, summed DDR); no DDR here.
-std::pair<double, double> storage_key(const ShardingOption& o) {
-  return {o.max_shard_hbm_bytes, o.total_hbm_bytes};
+// GreedyProposer.feedback's key: (max shard HBM, summed HBM, max shard DDR, summed DDR).
+std::tuple<double, double, double, double> storage_key(const ShardingOption& o) {
+  return {o.max_shard_hbm_bytes, o.total_hbm_bytes, o.max_shard_ddr_bytes, o.total_ddr_bytes};
 }
 
 // The proposals of the default proposers, in TorchRec's order (planners.py); each proposal is
@@ -85,7 +89,7 @@ class Proposals {
     std::vector<std::size_t> idx(by_score.size(), 0);
     while (true) {
       visit(pick(by_score, idx));
-      std::pair<double, double> best{0, 0};
+      std::tuple<double, double, double, double> best{0, 0, 0, 0};
       std::size_t chosen = idx.size();
       for (std::size_t t = 0; t < idx.size(); ++t) {
         if (idx[t] + 1 >= by_score[t].size()) continue;
@@ -138,36 +142,42 @@ ShardKind kind_of(const ShardingOption& o, const EmbeddingTable& t, const ShardE
   return ShardKind::table_wise;
 }
 
-}  // namespace
+// The shard's storage in the plan: the kernel's FBGEMM embedding location (docs/model.md,
+// "Memory tiers"); the cache of fused_uvm_caching holds cache_load_factor of the shard's rows,
+// with FBGEMM's default policy (CacheAlgorithm.LRU: TorchRec's CacheParams.algorithm unset).
+ShardStorage storage_of(ComputeKernel k, const Params& p) {
+  ShardStorage s;
+  if (k == ComputeKernel::fused_uvm) s.kind = StorageKind::uvm;
+  if (k == ComputeKernel::fused_uvm_caching) {
+    s.kind = StorageKind::uvm_caching;
+    s.cache_fraction = p.cache_load_factor;
+    s.policy = CachePolicy::lru;
+  }
+  return s;
+}
 
-TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const TorchrecOptions& o) {
+// One run of TorchRec's planner (planners.py, EmbeddingShardingPlanner.plan) over the options
+// that `kernels` give every table: each proposal of the default proposers not seen before is
+// partitioned and rated; the lowest rating wins (the first on ties). Sets `r`'s options,
+// proposals, plans, chosen, partition and rating_s; `smallest` gets the smallest storage of a
+// proposal that did not fit, (HBM, DDR) compared as TorchRec's Storage (lowest_storage).
+void run_proposers(const PlanningContext& ctx, const TorchrecOptions& o, const Params& p,
+                   std::span<const ComputeKernel> kernels, TorchrecResult& r,
+                   std::pair<double, double>& smallest) {
   const auto& tables = ctx.model.tables;
-  Params p = o.params;
-  p.world_size = ctx.cluster.num_gpus();
-  p.local_world_size = ctx.cluster.gpus_per_node();
-  p.batch_size = o.batch_size.value_or(static_cast<double>(ctx.workload.batch_per_gpu));
-  p.training = ctx.workload.mode == Mode::training;
-  const double capacity =
-      shard_capacity_bytes(ctx.cluster.gpu().hbm_capacity_bytes, o.reserved_fraction, ctx.model, p);
-  if (!(capacity > 0)) {
-    throw DoesNotFitError(
-        0, ctx.cluster.gpu().hbm_capacity_bytes - capacity, ctx.cluster.gpu().hbm_capacity_bytes,
-        fmt::format("torchrec: its storage reservation ({:.0f}% of HBM, 6 x the dense "
-                    "parameters' bytes and 20 copies of the input indices) leaves no HBM for "
-                    "embedding shards; lower placement.options.headroom or the batch",
-                    o.reserved_fraction * 100));
-  }
-
-  TorchrecResult best;
-  std::vector<std::vector<ShardingOption>>& options = best.options;
-  options.resize(tables.size());
+  std::vector<std::vector<ShardingOption>>& options = r.options;
+  options.assign(tables.size(), {});
   for (std::size_t t = 0; t < tables.size(); ++t) {
-    options[t] = enumerate_options(t, ctx.model, p, o.sharding_types);
+    options[t] = enumerate_options(t, ctx.model, p, o.sharding_types, kernels);
   }
+  r.proposals = 0;
+  r.plans = 0;
+  r.chosen.clear();
+  r.partition = Partition{};
   double best_rating = std::numeric_limits<double>::infinity();
-  double smallest_failing_bytes = std::numeric_limits<double>::infinity();
+  smallest = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   // The planner's cache: a proposal seen before is not evaluated or counted again. Its key is
-  // each table's option index, a byte a table (at most six options), not T pointers.
+  // each table's option index, a byte a table (at most 16 options), not T pointers.
   std::set<std::string> seen;
   const auto visit = [&](const std::vector<const ShardingOption*>& proposal) {
     std::string key(proposal.size(), '\0');
@@ -175,20 +185,24 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
       key[t] = static_cast<char>(proposal[t] - options[t].data());
     }
     if (!seen.insert(std::move(key)).second) return;
-    ++best.proposals;
-    std::optional<Partition> part = greedy_perf_partition(proposal, p, capacity);
+    ++r.proposals;
+    std::optional<Partition> part =
+        greedy_perf_partition(proposal, p, r.capacity_bytes, r.ddr_capacity_bytes);
     if (!part) {
-      double bytes = 0;
-      for (const ShardingOption* so : proposal) bytes += so->total_hbm_bytes;
-      smallest_failing_bytes = std::min(smallest_failing_bytes, bytes);
+      std::pair<double, double> bytes{0, 0};
+      for (const ShardingOption* so : proposal) {
+        bytes.first += so->total_hbm_bytes;
+        bytes.second += so->total_ddr_bytes;
+      }
+      smallest = std::min(smallest, bytes);
       return;
     }
-    ++best.plans;
+    ++r.plans;
     const double rating = rating_s(proposal, *part, p.world_size);
     if (rating < best_rating) {
       best_rating = rating;
-      best.chosen = proposal;
-      best.partition = std::move(*part);
+      r.chosen = proposal;
+      r.partition = std::move(*part);
     }
   };
   Proposals proposals(options);
@@ -202,23 +216,79 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
   progress.advance();
   proposals.uniform(visit);
   progress.finish();
-  log_debug("torchrec: evaluated {} proposal(s), found {} possible plan(s)", best.proposals,
-            best.plans);
+  r.rating_s = best_rating;
+  log_debug("torchrec: evaluated {} proposal(s), found {} possible plan(s)", r.proposals, r.plans);
+}
+
+}  // namespace
+
+TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const TorchrecOptions& o) {
+  const auto& tables = ctx.model.tables;
+  Params p = o.params;
+  p.world_size = ctx.cluster.num_gpus();
+  p.local_world_size = ctx.cluster.gpus_per_node();
+  p.batch_size = o.batch_size.value_or(static_cast<double>(ctx.workload.batch_per_gpu));
+  p.training = ctx.workload.mode == Mode::training;
+  // The host (docs/planners.md, "torchrec"): Topology(ddr_cap=...) is per rank, so each rank
+  // gets its node's host memory over its GPUs; hbm_to_ddr_mem_bw is the GPU's host link.
+  const HostSpec& host = ctx.cluster.preset().host;
+  if (o.hbm_to_ddr_Bps) {
+    p.hbm_to_ddr_Bps = *o.hbm_to_ddr_Bps;
+  } else if (host.present() && host.link.bandwidth_Bps > 0) {
+    p.hbm_to_ddr_Bps = host.link.bandwidth_Bps;
+  }
+  const double capacity =
+      shard_capacity_bytes(ctx.cluster.gpu().hbm_capacity_bytes, o.reserved_fraction, ctx.model, p);
+  if (!(capacity > 0)) {
+    throw DoesNotFitError(
+        0, ctx.cluster.gpu().hbm_capacity_bytes - capacity, ctx.cluster.gpu().hbm_capacity_bytes,
+        fmt::format("torchrec: its storage reservation ({:.0f}% of HBM, 6 x the dense "
+                    "parameters' bytes and 20 copies of the input indices) leaves no HBM for "
+                    "embedding shards; lower placement.options.headroom or the batch",
+                    o.reserved_fraction * 100));
+  }
+
+  TorchrecResult best;
+  best.capacity_bytes = capacity;
+  best.ddr_capacity_bytes =
+      host.present() ? host.memory_bytes_per_node / ctx.cluster.gpus_per_node() : 0.0;
+  const bool may_use_host = host.present() && o.host_tables != HostTables::never;
+  best.uvm_kernels = may_use_host && o.host_tables == HostTables::always;
+  std::pair<double, double> smallest;
+  run_proposers(ctx, o, p,
+                best.uvm_kernels ? std::span<const ComputeKernel>(kAllKernels)
+                                 : std::span<const ComputeKernel>(kHbmKernels),
+                best, smallest);
+  if (best.chosen.empty() && may_use_host && !best.uvm_kernels) {
+    log_info(
+        "torchrec: no proposal fits in HBM with the fused kernel ({} evaluated); planning again "
+        "with TorchRec's UVM kernels (fused_uvm, fused_uvm_caching with cache_load_factor {:g})",
+        best.proposals, p.cache_load_factor);
+    best.uvm_kernels = true;
+    run_proposers(ctx, o, p, kAllKernels, best, smallest);
+  }
   if (best.chosen.empty()) {
     const double total = capacity * p.world_size;
+    const double total_ddr = best.ddr_capacity_bytes * p.world_size;
+    const bool over = smallest.first > total || (best.uvm_kernels && smallest.second > total_ddr);
+    const std::string need =
+        best.uvm_kernels
+            ? fmt::format(
+                  "{:.3f} GB of HBM and {:.3f} GB of host memory against {:.3f} GB and "
+                  "{:.3f} GB",
+                  smallest.first / 1e9, smallest.second / 1e9, total / 1e9, total_ddr / 1e9)
+            : fmt::format("{:.3f} GB of shard storage against {:.3f} GB", smallest.first / 1e9,
+                          total / 1e9);
     throw DoesNotFitError(
-        0, smallest_failing_bytes / p.world_size, capacity,
-        fmt::format("torchrec: no proposal fits ({} evaluated); the smallest needs {:.3f} GB of "
-                    "shard storage against {:.3f} GB on {} GPUs after the reservation; {}",
-                    best.proposals, smallest_failing_bytes / 1e9, total / 1e9, p.world_size,
-                    smallest_failing_bytes > total
-                        ? "try more GPUs (cluster.nodes)"
-                        : "the partitioner could not pack it; allow row_wise in "
-                          "placement.options.sharding_types or add GPUs"));
+        0, smallest.first / p.world_size, capacity,
+        fmt::format("torchrec: no proposal fits ({} evaluated); the smallest needs {} on {} GPUs "
+                    "after the reservation; {}",
+                    best.proposals, need, p.world_size,
+                    over ? "try more GPUs (cluster.nodes)"
+                         : "the partitioner could not pack it; allow row_wise in "
+                           "placement.options.sharding_types or add GPUs"));
   }
-  best.rating_s = best_rating;
   best.params = p;
-  best.capacity_bytes = capacity;
   best.hbm_capacity_bytes = ctx.cluster.gpu().hbm_capacity_bytes;
   best.reserved_fraction = o.reserved_fraction;
   best.reserved = reservation(ctx.model, p);
@@ -238,6 +308,7 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
       sh.gpu = best.partition.rank(t, s);
       sh.replica = so.type == ShardingType::data_parallel ? replica++ : 0;
       sh.kind = kind_of(so, tables[so.table], est);
+      sh.storage = storage_of(so.kernel, p);
       plan.shards.push_back(sh);
     }
   }
@@ -265,8 +336,9 @@ class TorchrecPlanner final : public Planner {
 }  // namespace torchrec
 
 std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"sharding_types", "batch_size", "hbm_GiBps",
-                                      "intra_host_GiBps", "inter_host_GiBps"});
+  const PlannerOptions opts(
+      options, {"sharding_types", "batch_size", "hbm_GiBps", "intra_host_GiBps", "inter_host_GiBps",
+                "hbm_to_ddr_GiBps", "host_tables", "cache_load_factor"});
   torchrec::TorchrecOptions o;
   // HeuristicalStorageReservation's percentage (storage_reservations.py): 15% by default.
   o.reserved_fraction = opts.headroom(0.15);
@@ -279,6 +351,17 @@ std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options) {
       opts.number_in("intra_host_GiBps", 1e-3, 1e6, o.params.intra_host_Bps / kGiB) * kGiB;
   o.params.inter_host_Bps =
       opts.number_in("inter_host_GiBps", 1e-3, 1e6, o.params.inter_host_Bps / kGiB) * kGiB;
+  if (opts.has("hbm_to_ddr_GiBps")) {
+    o.hbm_to_ddr_Bps = opts.number_in("hbm_to_ddr_GiBps", 1e-3, 1e6, 32.0) * kGiB;
+  }
+  const std::string host_tables = opts.choice("host_tables", {"auto", "always", "never"}, "auto");
+  o.host_tables = host_tables == "always"  ? torchrec::HostTables::always
+                  : host_tables == "never" ? torchrec::HostTables::never
+                                           : torchrec::HostTables::automatic;
+  // The sharder's fused_params["cache_load_factor"] (UVM_CACHING_RATIO when unset); strictly
+  // inside (0, 1), as a shard's cache_fraction (1 would be an HBM table, 0 a uvm one).
+  o.params.cache_load_factor =
+      opts.number_in("cache_load_factor", 0.001, 0.999, o.params.cache_load_factor);
   if (auto v = opts.find("sharding_types")) {
     if (!v->is_sequence() || v->size() == 0) {
       throw v->error("expected a non-empty list of sharding types",

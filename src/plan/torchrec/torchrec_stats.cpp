@@ -98,6 +98,10 @@ std::vector<std::string> stats_lines(const TorchrecResult& r) {
   // KJT parts, as TorchRec reports it.
   std::vector<double> hbm = r.partition.hbm_used_by_rank_bytes;
   for (double& b : hbm) b += r.reserved.dense_bytes + r.reserved.kjt_bytes;
+  // DDR per rank: the shards' (_compute_mem_usage_and_perf; the dense and KJT reservations hold
+  // no DDR on CUDA), as a share of the rank's ddr_cap (TorchRec's topology, not reserved).
+  std::vector<double> ddr = r.partition.ddr_used_by_rank_bytes;
+  ddr.resize(uw, 0.0);
   const std::vector<Perf>& perf = r.partition.perf_by_rank;
   std::vector<double> input(uw, 0.0), output(uw, 0.0);
   std::vector<std::map<std::string, int>> shards(uw);
@@ -126,14 +130,16 @@ std::vector<std::string> stats_lines(const TorchrecResult& r) {
       kinds += fmt::format("{}{}: {}", kinds.empty() ? "" : " ", abbr,
                            it == shards[u].end() ? 0 : it->second);
     }
-    rows.push_back({fmt::format("{}", rank),
-                    fmt::format("{} ({:.0f}%)", py_round(hbm[u] / kGiB, 3),
-                                usable > 0 ? 100 * hbm[u] / usable : 0.0),
-                    "0.0 (0%)",
-                    fmt::format("{} ({},{},{},{},0)", py_round(total_ms[u], 3),
-                                breakdown(p.fwd_compute_s * 1e3), breakdown(p.fwd_comms_s * 1e3),
-                                breakdown(p.bwd_compute_s * 1e3), breakdown(p.bwd_comms_s * 1e3)),
-                    py_round(input[u] / kMiB, 2), py_round(output[u] / kMiB, 2), kinds});
+    rows.push_back(
+        {fmt::format("{}", rank),
+         fmt::format("{} ({:.0f}%)", py_round(hbm[u] / kGiB, 3),
+                     usable > 0 ? 100 * hbm[u] / usable : 0.0),
+         fmt::format("{} ({:.0f}%)", py_round(ddr[u] / kGiB, 3),
+                     r.ddr_capacity_bytes > 0 ? 100 * ddr[u] / r.ddr_capacity_bytes : 0.0),
+         fmt::format("{} ({},{},{},{},0)", py_round(total_ms[u], 3),
+                     breakdown(p.fwd_compute_s * 1e3), breakdown(p.fwd_comms_s * 1e3),
+                     breakdown(p.bwd_compute_s * 1e3), breakdown(p.bwd_comms_s * 1e3)),
+         py_round(input[u] / kMiB, 2), py_round(output[u] / kMiB, 2), kinds});
   }
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
@@ -167,6 +173,8 @@ std::vector<std::string> stats_lines(const TorchrecResult& r) {
   out.push_back(fmt::format("Batch Size: {:g}", r.params.batch_size));
   out.push_back(imbalance_line("Total Perf", total_ms));
   out.push_back(imbalance_line("HBM", hbm));
+  // _log_plan_imbalance_stats: DDR's only when some rank holds DDR.
+  if (std::accumulate(ddr.begin(), ddr.end(), 0.0) > 0) out.push_back(imbalance_line("DDR", ddr));
   const double max_ms = *std::max_element(total_ms.begin(), total_ms.end());
   const double mean_ms = std::accumulate(total_ms.begin(), total_ms.end(), 0.0) / w;
   out.push_back(fmt::format("Maximum of Total Perf: {} ms on rank(s) {}", py_round(max_ms, 3),

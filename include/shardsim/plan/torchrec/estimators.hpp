@@ -11,6 +11,7 @@
 // same wherever its row lives. Its estimates steer its planner only; shardsim judges its plans
 // with the simulator like any other plan.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,13 +38,28 @@ std::string to_string(ShardingType t);
 // TorchRec's abbreviations in its stats table: DP, TW, CW, TWCW, RW, TWRW.
 std::string abbreviation(ShardingType t);
 
+// TorchRec's compute kernels that shardsim models (EmbeddingComputeKernel in embedding_types.py):
+// `dense` for data-parallel tables, and for the other sharding types the sharder's CUDA kernels
+// (BaseEmbeddingSharder.compute_kernels) that a default enumerator offers: `fused` (the table in
+// HBM), `fused_uvm` (in host memory, read over the host link) and `fused_uvm_caching` (in host
+// memory behind an HBM cache of `cache_load_factor` of its rows). The key-value and virtual-table
+// kernels are GUARDED_COMPUTE_KERNELS (enumerators.py): offered only when a constraint names them.
+enum class ComputeKernel { dense, fused, fused_uvm, fused_uvm_caching };
+std::string to_string(ComputeKernel k);
+// The kernels of a non-data-parallel option, in the sharder's order (TorchRec's enumerator
+// intersects Python sets, so its own order is arbitrary).
+inline constexpr ComputeKernel kHbmKernels[] = {ComputeKernel::fused};
+inline constexpr ComputeKernel kAllKernels[] = {ComputeKernel::fused, ComputeKernel::fused_uvm,
+                                                ComputeKernel::fused_uvm_caching};
+
 // How the partitioner places an option's shards (ShardingOption.partition_by): one device per
 // shard, all on one host, or one shard on every device.
 enum class PartitionBy { device, host, uniform };
 PartitionBy partition_by(ShardingType t);
 
 // The estimators' inputs that TorchRec takes from its Topology and planner arguments. Defaults
-// are constants.py's (bandwidths there are in bytes/ms as GiB/s · 1024³ / 1000, i.e. GiB/s).
+// are constants.py's (bandwidths there are in bytes/ms as GiB/s · 1024³ / 1000, i.e. GiB/s):
+// https://github.com/pytorch/torchrec/blob/a48cef79ebc333da92af1311c04b041ee21a8e75/torchrec/distributed/planner/constants.py
 struct Params {
   int world_size = 1;                            // W
   int local_world_size = 1;                      // L: GPUs per host
@@ -51,10 +67,23 @@ struct Params {
   double hbm_Bps = 897.0 * 1073741824.0;         // HBM_MEM_BW
   double intra_host_Bps = 600.0 * 1073741824.0;  // INTRA_NODE_BANDWIDTH
   double inter_host_Bps = 12.5 * 1073741824.0;   // CROSS_NODE_BANDWIDTH
-  double bwd_compute_multiplier = 2;             // BWD_COMPUTE_MULTIPLIER
-  std::uint32_t min_column_shard_dim = 128;      // MIN_CW_DIM
-  bool training = true;                          // TorchRec's is_inference = !training
+  // HBM_TO_DDR_MEM_BW (Topology.hbm_to_ddr_mem_bw): the GPU's link to host memory, which prices
+  // the UVM kernels. DDR_MEM_BW (Topology.ddr_mem_bw) prices only CPU kernels in
+  // kernel_bw_lookup, none of which shardsim enumerates; it is kept for the lookup's signature.
+  double hbm_to_ddr_Bps = 32.0 * 1073741824.0;
+  double ddr_Bps = 51.0 * 1073741824.0;
+  // The UVM-caching kernel's cache_load_factor (the sharder's fused_params, or a table's
+  // CacheParams.load_factor): the cached fraction of the table's rows, which sets its kernel
+  // bandwidth and its HBM storage. Default UVM_CACHING_RATIO.
+  double cache_load_factor = 0.2;
+  double bwd_compute_multiplier = 2;         // BWD_COMPUTE_MULTIPLIER
+  std::uint32_t min_column_shard_dim = 128;  // MIN_CW_DIM
+  bool training = true;                      // TorchRec's is_inference = !training
 };
+
+// constants.py, kernel_bw_lookup on "cuda" (no prefetch pipeline): dense 0.5 · HBM, fused HBM,
+// fused_uvm HBM-to-DDR / 10, fused_uvm_caching (clf · HBM + (1 − clf) · HBM-to-DDR) / 10.
+double kernel_Bps(ComputeKernel k, const Params& params);
 
 // A Perf of TorchRec (types.py): seconds (TorchRec's are milliseconds).
 struct Perf {
@@ -83,36 +112,44 @@ struct ShardEstimate {
   double hbm_bytes = 0;
   double input_bytes = 0;
   double output_bytes = 0;
+  double ddr_bytes = 0;  // host memory (the UVM kernels' tables and optimizer state)
 };
 
-// One sharding option of one table (a ShardingOption with the fused kernel; DP: dense).
+// One sharding option of one table: a sharding type with one compute kernel (DP: dense).
 struct ShardingOption {
   std::size_t table = 0;
   ShardingType type = ShardingType::table_wise;
+  ComputeKernel kernel = ComputeKernel::fused;
   std::vector<ShardEstimate> shards;
   // Over the shards, set by enumerate_options: the sum of their perf totals, the largest, and
-  // their summed and largest HBM.
+  // their summed and largest HBM and DDR.
   double total_perf_s = 0;
   double max_shard_perf_s = 0;
   double total_hbm_bytes = 0;
   double max_shard_hbm_bytes = 0;
-  // Runs of consecutive shards of equal HBM, [first, end) by shard index: a uniform option's
-  // shard i goes to rank i, so the partitioner adds its storage per run, not per rank (a
-  // row-wise option has at most three: full blocks, the remainder, empty ranks). The shards of
-  // a uniform option all have the same perf (TorchRec's estimate does not depend on the rows).
-  struct HbmRun {
+  double total_ddr_bytes = 0;
+  double max_shard_ddr_bytes = 0;
+  // Runs of consecutive shards of equal storage (HBM and DDR), [first, end) by shard index: a
+  // uniform option's shard i goes to rank i, so the partitioner adds its storage per run, not
+  // per rank (a row-wise option has at most three: full blocks, the remainder, empty ranks). The
+  // shards of a uniform option all have the same perf (TorchRec's estimate does not depend on
+  // the rows).
+  struct StorageRun {
     std::size_t first = 0;
     std::size_t end = 0;
-    double bytes = 0;
+    double hbm_bytes = 0;
+    double ddr_bytes = 0;
   };
-  std::vector<HbmRun> hbm_runs;
+  std::vector<StorageRun> storage_runs;
 };
 
-// The options of one table, in TorchRec's enumeration order (sharding types as above, one
-// compute kernel each: fused, or dense for data_parallel), restricted to `allowed`.
-std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel& model,
-                                              const Params& params,
-                                              const std::vector<ShardingType>& allowed);
+// The options of one table, in TorchRec's enumeration order: sharding types as above,
+// restricted to `allowed`, each with the dense kernel (data_parallel) or each of `kernels`, in
+// their order (kHbmKernels: fused only; kAllKernels: also the UVM kernels).
+std::vector<ShardingOption> enumerate_options(
+    std::size_t table, const DlrmModel& model, const Params& params,
+    const std::vector<ShardingType>& allowed,
+    std::span<const ComputeKernel> kernels = std::span<const ComputeKernel>(kHbmKernels));
 
 // calculate_shard_sizes_and_offsets: the row split of a row-wise table over n ranks
 // (ceil(rows / n) rows each, the remainder on the next rank, nothing after: 10 rows over 4 ranks

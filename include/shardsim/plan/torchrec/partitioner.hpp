@@ -16,19 +16,25 @@ struct Partition {
     return rank_of[option].empty() ? static_cast<int>(shard) : rank_of[option][shard];
   }
   std::vector<Perf> perf_by_rank;              // component-wise sums of the shards' perfs
-  std::vector<double> hbm_used_by_rank_bytes;  // shard storage on each rank
+  std::vector<double> hbm_used_by_rank_bytes;  // shard storage on each rank: HBM
+  std::vector<double> ddr_used_by_rank_bytes;  // and DDR (host memory)
 };
 
-// The proposal's options are placed as TorchRec does:
+// The proposal's options are placed as TorchRec does, a shard fitting a rank when both its HBM
+// and its DDR fit (Storage.fits_in; every rank has `capacity_bytes` of HBM and
+// `ddr_capacity_bytes` of DDR, TorchRec's per-rank ddr_cap):
 //  1. uniform options (row-wise, data-parallel), in proposal order, shard i on rank i;
-//  2. the others sorted by total storage, largest first (stable: ties keep proposal order);
+//  2. the others sorted by total storage (HBM, then DDR), largest first (stable: ties keep
+//     proposal order);
 //     a device option's shards each go to the rank of the lowest perf total with room (ties:
 //     rank % L, then rank); a host option goes to the first host, in ascending order of its
 //     ranks' summed perf, whose free storage holds the option: table-row-wise shard i on the
-//     host's i-th rank, table-column-wise shards by the device rule inside the host.
+//     host's i-th rank, table-column-wise shards by the device rule inside the host (a host
+//     holds an option when its summed HBM and DDR hold the option's).
 // Returns nothing when a shard finds no room (TorchRec's PlannerError).
 std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
-                                               const Params& params, double capacity_bytes);
+                                               const Params& params, double capacity_bytes,
+                                               double ddr_capacity_bytes = 0);
 
 // NoopPerfModel.rate: the largest per-rank sum of shard perf totals (the uniform options' first,
 // then the others in proposal order).

@@ -12,10 +12,23 @@
 
 namespace shardsim::torchrec {
 
+// Which compute kernels the planner enumerates besides dense (`host_tables`; docs/planners.md,
+// "torchrec"). Without a host block in the preset only `fused` is (no host memory to hold a table).
+//   auto    TorchRec's planning with `fused` only (what a user constraining compute_kernels to
+//           fused gets); when no proposal fits, again with TorchRec's default CUDA kernels
+//           (fused, fused_uvm, fused_uvm_caching). A plan that fits in HBM is the fused-only one.
+//   always  TorchRec's default kernels from the start (its default search space).
+//   never   `fused` only.
+enum class HostTables { automatic, always, never };
+
 struct TorchrecOptions {
   // Bandwidths and multipliers (TorchRec's defaults); world and local sizes, batch and mode are
   // taken from the scenario.
   Params params;
+  // Topology.hbm_to_ddr_mem_bw (`hbm_to_ddr_GiBps`); the preset's host.link_GBps if unset (and
+  // the preset has a host), else TorchRec's HBM_TO_DDR_MEM_BW (params).
+  std::optional<double> hbm_to_ddr_Bps;
+  HostTables host_tables = HostTables::automatic;
   // The per-rank batch TorchRec is told (`batch_size`); the scenario's batch_per_gpu if unset.
   std::optional<double> batch_size;
   // HeuristicalStorageReservation's percentage of HBM kept back (`headroom`, default 0.15).
@@ -34,6 +47,8 @@ struct TorchrecResult {
   int plans = 0;                  // of which the partitioner could place
   Params params;                  // as the planner used them
   double capacity_bytes = 0;      // HBM per rank for shards, after the reservation
+  double ddr_capacity_bytes = 0;  // DDR per rank (ddr_cap): the node's host memory / its GPUs
+  bool uvm_kernels = false;       // whether the UVM kernels were enumerated
   double hbm_capacity_bytes = 0;  // the GPU's, before it
   double reserved_fraction = 0;
   Reservation reserved;  // per rank, beside the percentage

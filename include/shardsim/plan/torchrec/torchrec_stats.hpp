@@ -1,7 +1,8 @@
 #pragma once
 // TorchRec's "Planner Statistics" (EmbeddingStats in torchrec/distributed/planner/stats.py at
 // pytorch/torchrec@a48cef79) for the plan `torchrec` chose: its per-rank table (HBM, DDR, Perf
-// with its breakdown, Input, Output, Shards), its imbalance measures and its max/mean lines, in
+// with its breakdown, Input, Output, Shards), its imbalance measures (DDR's when a rank holds
+// DDR) and its max/mean lines, in
 // TorchRec's own estimates and rounding (docs/planners.md, "torchrec"). The rank table shows
 // every rank up to 16, else the first 8 and the last 4 (shardsim's own stats convention).
 #include <span>
