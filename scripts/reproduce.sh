@@ -5,7 +5,7 @@
 #
 #   scripts/reproduce.sh PAPER [--out DIR] [--force] [--only NAME[,NAME...]] [--jobs N]
 #
-# PAPER is one of the drivers under scripts/reproduce/ (oper, 2d, neuroshard; more papers add a
+# PAPER is one of the drivers under scripts/reproduce/ (oper, 2d, neuroshard, adaembed; more papers add a
 # <paper>.py). Options after PAPER that the driver adds are its own (see its --help).
 # DIR defaults to out/reproduce/PAPER (git-ignored); an existing non-empty DIR is refused unless
 # --force (which overwrites the files the run writes and removes nothing else). SHARDSIM=path/to/shardsim uses that binary; otherwise build/shardsim (BUILD_DIR) is

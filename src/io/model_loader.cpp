@@ -11,6 +11,7 @@
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/table_generator.hpp"
 #include "shardsim/model/validation.hpp"
+#include "shardsim/trace/table_pruning.hpp"
 
 namespace shardsim {
 
@@ -113,6 +114,18 @@ void check_with_model(const EmbeddingTable& t, const YamlValue& at, const std::s
   }
   throw InputError(where.location(), at.path() + "." + p->key,
                    what.empty() ? p->problem : what + ": " + p->problem, p->hint);
+}
+
+// `prune_fraction`: a share of the rows in [0, 1) (docs/scenario.md). NaN, negative or 1 are
+// errors at the key.
+double parse_prune_fraction(const YamlValue& v) {
+  const double f = v.as_double();
+  if (!std::isfinite(f) || f < 0 || f >= 1) {
+    throw v.error(fmt::format("prune_fraction {} is not in [0, 1)", f),
+                  "the share of the table's rows to prune, coldest first (AdaEmbed prunes "
+                  "35-60%); 0 keeps every row, and a table keeps at least one row");
+  }
+  return f;
 }
 
 struct NameSite {
@@ -242,7 +255,8 @@ std::vector<double> parse_heavy_hitters(const YamlValue& v, std::uint64_t rows) 
 
 EmbeddingTable parse_table(const YamlValue& v, std::size_t index) {
   v.expect_map();
-  v.expect_keys({"name", "rows", "dim", "pooling", "alpha", "q", "heavy_hitters"});
+  v.expect_keys(
+      {"name", "rows", "dim", "pooling", "alpha", "q", "heavy_hitters", "prune_fraction"});
   EmbeddingTable t;
   t.name = fmt::format("t{}", index);
   if (auto name = v.find("name")) {
@@ -255,13 +269,16 @@ EmbeddingTable parse_table(const YamlValue& v, std::size_t index) {
   if (auto a = v.find("alpha")) t.alpha = a->as_nonnegative_double();
   if (auto q = v.find("q")) t.q = q->as_nonnegative_double();
   if (auto hh = v.find("heavy_hitters")) t.heavy_hitters = parse_heavy_hitters(*hh, t.rows);
+  // The fraction only: load_model prunes once every table is read (model.prune_fraction is the
+  // default of tables that do not give their own).
+  if (auto pf = v.find("prune_fraction")) t.pruning.fraction = parse_prune_fraction(*pf);
   return t;
 }
 
 DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   model.expect_map();
   model.expect_keys({"tables", "generate", "dense_features", "bottom_mlp", "top_mlp", "interaction",
-                     "dense_arch", "precision", "optimizer"});
+                     "dense_arch", "precision", "optimizer", "prune_fraction"});
   DlrmModel m;
   std::map<std::string, NameSite> names;
   const auto claim = [&](const std::string& name, const SourceLocation& where,
@@ -299,6 +316,18 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
     throw(tables ? *tables : model)
         .error("the model has no embedding tables",
                "list tables under model.tables, or draw them with model.generate");
+  }
+  // Frequency pruning (AdaEmbed what-if, docs/model.md "Pruning"), the one place it happens:
+  // every later stage sees the pruned tables. A table's own prune_fraction wins over the model's.
+  const std::size_t listed = tables && !tables->is_null() ? tables->size() : 0;
+  double model_fraction = 0;
+  if (auto pf = model.find("prune_fraction")) model_fraction = parse_prune_fraction(*pf);
+  for (std::size_t i = 0; i < m.tables.size(); ++i) {
+    EmbeddingTable& t = m.tables[i];
+    const bool own = i < listed && tables->at(i).find("prune_fraction").has_value();
+    const double f = own ? t.pruning.fraction : model_fraction;
+    t.pruning.fraction = 0;
+    if (f > 0) t = prune_coldest_rows(t, f);
   }
 
   m.dense_features = 13;

@@ -268,6 +268,15 @@ Json report_json(const Report& r, bool with_matrices) {
   j["per_gpu"] = std::move(per_gpu);
   j["groups"] = groups_to_json(r);
   j["replica_sync"] = replica_sync_to_json(r);
+  // Frequency pruning (docs/model.md "Pruning"): written only when some table is pruned.
+  if (r.pruning) {
+    Json pr;
+    pr["pruned_tables"] = r.pruning->pruned_tables;
+    pr["original_rows"] = r.pruning->original_rows;
+    pr["pruned_rows"] = r.pruning->pruned_rows;
+    pr["dropped_lookup_fraction"] = r.pruning->dropped_lookup_fraction;
+    j["pruning"] = std::move(pr);
+  }
 
   if (with_matrices) {
     Json comm;

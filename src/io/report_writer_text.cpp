@@ -203,6 +203,18 @@ void write_summary(std::ostream& out, const Report& r) {
                      report_has_timing(r) ? gb(link_bytes) + " GB" : na(),
                      report_has_timing(r) ? gb(link_max) + " GB" : na()));
   }
+  if (r.pruning) {
+    const PruningReport& p = *r.pruning;
+    line("pruning",
+         fmt::format("{} of {} rows pruned in {} tables ({}%); {}% of the lookups dropped",
+                     rf::thousands(static_cast<double>(p.pruned_rows)),
+                     rf::thousands(static_cast<double>(p.original_rows)), p.pruned_tables,
+                     rf::fixed(p.original_rows > 0 ? 100.0 * static_cast<double>(p.pruned_rows) /
+                                                         static_cast<double>(p.original_rows)
+                                                   : 0.0,
+                               1),
+                     rf::fixed(100.0 * p.dropped_lookup_fraction, 2)));
+  }
   line("balance", fmt::format("max/mean memory {}, lookups {}, comm bytes {}",
                               ratio(spread_of(r.per_gpu, gpu_memory_bytes).max_over_mean()),
                               ratio(spread_of(r.per_gpu, gpu_lookups).max_over_mean()),

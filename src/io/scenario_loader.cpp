@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "shardsim/core/content_hash.hpp"
@@ -333,6 +335,30 @@ PlacementSpec load_placement(const YamlValue& p) {
 
 // A precision the GPU cannot run (a preset writes its peak as 0, e.g. BF16 on Turing) is the
 // user's choice of precision: an error at `model.precision.mlp` now, not in the middle of a run.
+// Pruning reshapes the synthetic access profile (docs/model.md "Pruning"); a recorded trace keeps
+// its own rows and bags, which would no longer match the pruned tables.
+void check_pruning_without_recorded_trace(const Scenario& sc, const YamlValue& model) {
+  if (sc.workload.trace.file.empty()) return;
+  const auto pruned = std::find_if(sc.model.tables.begin(), sc.model.tables.end(),
+                                   [](const EmbeddingTable& t) { return t.pruning.fraction > 0; });
+  if (pruned == sc.model.tables.end()) return;
+  std::optional<YamlValue> at = model.find("prune_fraction");
+  if (auto tables = model.find("tables"); tables && tables->is_sequence()) {
+    for (const YamlValue& t : tables->elements()) {
+      if (auto f = t.is_map() ? t.find("prune_fraction") : std::nullopt; f && f->as_double() > 0) {
+        at = f;
+        break;
+      }
+    }
+  }
+  const YamlValue& where = at ? *at : model;
+  throw where.error(fmt::format("table '{}' is pruned, but workload.trace.file replays a recorded "
+                                "trace, whose rows are the unpruned table's",
+                                pruned->name),
+                    "pruning applies to synthetic traces: remove workload.trace.file, or set "
+                    "prune_fraction to 0");
+}
+
 void check_precision_support(const Scenario& sc, const YamlValue& model) {
   const GpuSpec& gpu = sc.cluster.preset.gpu;
   const Precision p = sc.model.mlp_precision;
@@ -406,6 +432,7 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
       load_workload(doc.get("workload"), sc.cluster.nodes * sc.cluster.preset.gpus_per_node,
                     sc.cluster.preset.gpus_per_node);
   sc.model = load_model(doc.get("model"), sc.workload.seed);
+  check_pruning_without_recorded_trace(sc, doc.get("model"));
   sc.placement = load_placement(doc.get("placement"));
   check_precision_support(sc, doc.get("model"));
   apply_table_precision_mode(sc, doc.get("model"));

@@ -93,6 +93,7 @@ void fill_header(Report& r, const ReportHeader& header, const std::string& plann
   r.global_batch = static_cast<std::uint64_t>(n) * workload.batch_per_gpu;
   r.shardsim_version = SHARDSIM_VERSION;
   r.memory_capacity_bytes = cluster.gpu().hbm_capacity_bytes;
+  r.pruning = report_pruning(model);
 }
 
 void fill_common(Report& r, const ReportHeader& header, const SimulationInputs& in,

@@ -166,9 +166,31 @@ double histogram_weight(const PoolingSpec& p) {
   return w;
 }
 
+// Binomial(n, keep): each of n lookups kept with probability keep. Bernoulli draws up to
+// kThinExactLookups; beyond, the normal approximation with continuity correction, clamped to
+// [0, n] (bags that large are rare; the mean stays n·keep).
+constexpr double kThinExactLookups = 64.0;
+double thin_lookups(double n, double keep, Rng& rng) {
+  if (!(n > 0) || keep >= 1) return n;
+  if (keep <= 0) return 0.0;
+  if (n <= kThinExactLookups) {
+    double kept = 0;
+    for (double i = 0; i < n; i += 1.0) kept += rng.uniform01() < keep ? 1.0 : 0.0;
+    return kept;
+  }
+  const double sd = std::sqrt(n * keep * (1.0 - keep));
+  return clip(std::floor(n * keep + sd * rng.normal() + 0.5), 0.0, n);
+}
+
 }  // namespace
 
 double PoolingSpec::expected() const {
+  if (keep < 1) {
+    // Binomial thinning of the whole draw N: E = keep·E[N].
+    PoolingSpec whole = *this;
+    whole.keep = 1;
+    return keep * whole.expected();
+  }
   switch (kind) {
     case Kind::fixed:
       return value;
@@ -189,6 +211,12 @@ double PoolingSpec::expected() const {
 }
 
 double PoolingSpec::variance() const {
+  if (keep < 1) {
+    // Var[Binomial(N, s)] = s²·Var[N] + s(1 - s)·E[N].
+    PoolingSpec whole = *this;
+    whole.keep = 1;
+    return keep * keep * whole.variance() + keep * (1.0 - keep) * whole.expected();
+  }
   switch (kind) {
     case Kind::fixed:
       return integerise_variance(value);
@@ -214,6 +242,11 @@ double PoolingSpec::variance() const {
 }
 
 double PoolingSpec::sample(Rng& rng) const {
+  if (keep < 1) {
+    PoolingSpec whole = *this;
+    whole.keep = 1;
+    return thin_lookups(whole.sample(rng), keep, rng);
+  }
   switch (kind) {
     case Kind::fixed:
       return integerise(value, rng);

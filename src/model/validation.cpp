@@ -32,6 +32,9 @@ std::optional<SpecProblem> check_clip_bounds(const PoolingSpec& p) {
 
 std::optional<SpecProblem> check_pooling(const PoolingSpec& p) {
   using Kind = PoolingSpec::Kind;
+  if (!std::isfinite(p.keep) || !(p.keep > 0) || p.keep > 1)
+    return problem("keep",
+                   fmt::format("expected a survival probability in (0, 1], found {}", p.keep));
   switch (p.kind) {
     case Kind::fixed:
       if (!std::isfinite(p.value) || p.value < 0)
@@ -114,6 +117,10 @@ std::optional<SpecProblem> check_table(const EmbeddingTable& t) {
         "heavy_hitters",
         fmt::format("every row is a heavy hitter but the probabilities sum to {}, not 1", sum),
         "list fewer heavy hitters than rows, or make them sum to 1");
+  const double f = t.pruning.fraction;
+  if (!std::isfinite(f) || f < 0 || f >= 1)
+    return problem("prune_fraction", fmt::format("expected a fraction in [0, 1), found {}", f),
+                   "the share of the table's rows to prune, coldest first; 0 keeps every row");
   if (auto p = check_pooling(t.pooling)) {
     p->key = "pooling." + p->key;
     return p;

@@ -96,6 +96,29 @@ void expect_moments_match_samples(const PoolingSpec& p, std::uint64_t seed) {
   EXPECT_NEAR(st.variance, var, 5 * se_var + 1e-12);
 }
 
+TEST(Pooling, ThinningKeepsEachLookupWithItsProbability) {
+  // Pruning's dropped lookups (docs/model.md "Pruning"): Binomial(N, keep) of the whole draw N.
+  for (PoolingSpec p : {PoolingSpec::fixed_at(20), PoolingSpec::uniform_between(0, 200)}) {
+    const double mean = p.expected();
+    const double var = p.variance();
+    p.keep = 0.7;
+    EXPECT_NEAR(p.expected(), 0.7 * mean, 1e-12);
+    EXPECT_NEAR(p.variance(), 0.49 * var + 0.21 * mean, 1e-9);
+    Rng rng(7);
+    const int n = 200000;
+    double s = 0, s2 = 0;
+    for (int i = 0; i < n; ++i) {
+      const double x = p.sample(rng);
+      EXPECT_EQ(x, std::floor(x));
+      s += x;
+      s2 += x * x;
+    }
+    const double m = s / n;
+    EXPECT_NEAR(m, p.expected(), 5 * std::sqrt(p.variance() / n));
+    EXPECT_NEAR(s2 / n - m * m, p.variance(), 0.03 * p.variance());
+  }
+}
+
 TEST(Pooling, FixedIntegerHasNoVariance) {
   auto p = make(Kind::fixed);
   p.value = 3;

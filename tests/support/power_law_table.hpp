@@ -16,7 +16,8 @@ inline EmbeddingTable power_law_table(std::string name, std::uint64_t rows, doub
                         .pooling = std::move(pooling),
                         .alpha = alpha,
                         .q = 0,
-                        .heavy_hitters = {}};
+                        .heavy_hitters = {},
+                        .pruning = {}};
 }
 
 inline EmbeddingTable power_law_table(std::uint64_t rows, double alpha, PoolingSpec pooling) {

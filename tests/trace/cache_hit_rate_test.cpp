@@ -49,7 +49,8 @@ EmbeddingTable zipf_table(std::uint64_t rows, double alpha, double q = 0,
                         .pooling = {},
                         .alpha = alpha,
                         .q = q,
-                        .heavy_hitters = std::move(heavy)};
+                        .heavy_hitters = std::move(heavy),
+                        .pruning = {}};
 }
 
 // Che by hand: T from Σ_k 1 - (1 - p_k)^T = c by plain bisection, hit = 1 - Σ p_k (1 - p_k)^T / m.

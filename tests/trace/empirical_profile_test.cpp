@@ -27,7 +27,8 @@ EmbeddingTable zipf(std::uint64_t rows, double alpha) {
                         .pooling = {},
                         .alpha = alpha,
                         .q = 0,
-                        .heavy_hitters = {}};
+                        .heavy_hitters = {},
+                        .pruning = {}};
 }
 
 // Row ids of n draws from a Zipf table under the scattered layout.

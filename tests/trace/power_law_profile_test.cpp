@@ -18,7 +18,8 @@ EmbeddingTable table(std::uint64_t rows, double alpha, double q = 0,
                         .pooling = {},
                         .alpha = alpha,
                         .q = q,
-                        .heavy_hitters = std::move(heavy)};
+                        .heavy_hitters = std::move(heavy),
+                        .pruning = {}};
 }
 
 // Every rank's probability by brute force, from the definition (heavy hitters first, then

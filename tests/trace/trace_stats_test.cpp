@@ -24,7 +24,8 @@ std::vector<std::uint64_t> zipf_ids(std::uint64_t rows, double alpha, std::uint3
                    .pooling = {},
                    .alpha = alpha,
                    .q = 0,
-                   .heavy_hitters = {}};
+                   .heavy_hitters = {},
+                   .pruning = {}};
   Workload w;
   w.seed = seed;
   w.trace.layout = HotRowLayout::clustered;

@@ -20,7 +20,8 @@ EmbeddingTable table(std::uint64_t rows, double alpha, double q = 0,
                         .pooling = {},
                         .alpha = alpha,
                         .q = q,
-                        .heavy_hitters = std::move(heavy)};
+                        .heavy_hitters = std::move(heavy),
+                        .pruning = {}};
 }
 
 // Pearson's chi-square of the observed rank counts against the profile's probabilities.

@@ -9,6 +9,7 @@
 
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/core/input_hashes.hpp"
+#include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 
 namespace shardsim {
@@ -102,6 +103,16 @@ struct CostReport {
   double cost_per_epoch = std::numeric_limits<double>::quiet_NaN();
 };
 
+// What frequency pruning removed from the model (docs/model.md "Pruning"); a report has one only
+// when some table is pruned.
+struct PruningReport {
+  int pruned_tables = 0;
+  std::uint64_t original_rows = 0;  // every table's rows before pruning
+  std::uint64_t pruned_rows = 0;    // rows removed, over all tables
+  // Lookups per sample dropped (they hit pruned rows) over those of the unpruned model.
+  double dropped_lookup_fraction = 0;
+};
+
 struct Report {
   std::string scenario;
   std::string scenario_source;
@@ -160,7 +171,12 @@ struct Report {
   std::optional<PlanStats> plan_stats;
   // Cost at cluster.price_per_gpu_hour; absent when the scenario gives no price.
   std::optional<CostReport> cost;
+  // Frequency pruning of the model's tables; absent when no table is pruned.
+  std::optional<PruningReport> pruning;
 };
+
+// The pruning of `model`'s tables, or nothing when none is pruned.
+std::optional<PruningReport> report_pruning(const DlrmModel& model);
 
 // The cost of `r` at `price_per_gpu_hour` (> 0) with `dataset_samples` per epoch (0: none).
 CostReport report_cost(const Report& r, double price_per_gpu_hour, std::uint64_t dataset_samples);

@@ -21,6 +21,9 @@ struct PoolingSpec {
   double mean = 0;   // normal: mean; lognormal: mean of the distribution (not of its log)
   double sigma = 0;  // normal: standard deviation; lognormal: sigma of the log
   std::vector<std::pair<double, double>> histogram;  // (pooling value, weight)
+  // Each drawn lookup survives independently with this probability (binomial thinning): the
+  // lookups of pruned rows are dropped (docs/model.md "Pruning"). 1: no thinning.
+  double keep = 1;
 
   static PoolingSpec fixed_at(double value) {
     PoolingSpec p;
@@ -43,8 +46,8 @@ struct PoolingSpec {
     return p;
   }
 
-  double expected() const;  // E[pooling]
-  double variance() const;  // Var[pooling]
+  double expected() const;  // E[pooling], after thinning
+  double variance() const;  // Var[pooling], after thinning
   // One draw (a non-negative integer number of lookups).
   double sample(Rng& rng) const;
 };
