@@ -19,8 +19,8 @@ namespace shardsim {
 namespace {
 
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
-// 2: reports gained `cost` (cluster.price_per_gpu_hour) and the memory tiers (per GPU: cache,
-// host memory, host link).
+// 2: reports gained `cost` (cluster.price_per_gpu_hour), the memory tiers (per GPU: cache, host
+// memory, host link) and `pruning`.
 constexpr std::uint32_t kFormatVersion = 2;
 
 template <class T, class U>
@@ -103,6 +103,11 @@ void fields(A& a, T& c) {
   a(c.cost_per_epoch);
 }
 
+template <class A, Is<PruningReport> T>
+void fields(A& a, T& p) {
+  a(p.pruned_tables), a(p.original_rows), a(p.pruned_rows), a(p.dropped_lookup_fraction);
+}
+
 template <class A, Is<Report> T>
 void fields(A& a, T& r) {
   a(r.scenario), a(r.scenario_source), a(r.planner), a(r.sweep_point), a(r.mode), a(r.preset);
@@ -113,7 +118,7 @@ void fields(A& a, T& r) {
   a(r.memory_mean_bytes), a(r.memory_capacity_bytes), a(r.fits_in_memory), a(r.worst_memory_gpu);
   a(r.fit_error), a(r.comm_granularity), a(r.comm_fwd), a(r.comm_bwd), a(r.planning_time_s);
   a(r.shardsim_version), a(r.input_hashes), a(r.plan_stats);
-  a(r.cost);
+  a(r.cost), a(r.pruning);
 }
 
 // --- Writing ---

@@ -61,6 +61,7 @@ Report full_report() {
   r.plan_stats = p;
   r.input_hashes = {"fnv1a64:0000000000000001", "fnv1a64:0000000000000002",
                     "fnv1a64:0000000000000003"};
+  r.pruning = PruningReport{3, 3000000, 1350000, 0.1 + 0.2};
   return r;
 }
 
@@ -88,6 +89,9 @@ TEST(PointCheckpoint, ReportsReadBackToTheSameBytesInEveryWriter) {
   EXPECT_EQ((*back)[0].plan_stats->gpus[0].shards_by_kind,
             reports[0].plan_stats->gpus[0].shards_by_kind);
   EXPECT_FALSE((*back)[2].plan_stats.has_value());
+  ASSERT_TRUE((*back)[0].pruning.has_value());
+  EXPECT_EQ((*back)[0].pruning->pruned_rows, 1350000u);
+  EXPECT_FALSE((*back)[1].pruning.has_value());
   // Encoding is deterministic: the same reports give the same file.
   EXPECT_EQ(encode_point_checkpoint(kHashes, "cluster.nodes=2", *back), bytes);
 }
