@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "shardsim/cost/host_link_cost.hpp"
 #include "shardsim/trace/cache_hit_rate.hpp"
 
 namespace shardsim {
@@ -79,6 +80,27 @@ HostTierTraffic host_tier_traffic(const Plan& plan, const std::vector<double>& s
     if (!sh.storage.in_host()) continue;
     out.shards[s] = shard_traffic(sh, served_gpus_by_shard.at(s), model, workload,
                                   trace.profile(sh.table), cost);
+  }
+  return out;
+}
+
+std::vector<GpuHostLink> host_link_by_gpu(const Plan& plan, const HostTierTraffic& traffic,
+                                          const Cluster& cluster,
+                                          std::span<const double> lookup_scale) {
+  std::vector<GpuHostLink> out(static_cast<std::size_t>(cluster.num_gpus()));
+  if (traffic.empty()) return out;
+  for (std::size_t s = 0; s < plan.shards.size(); ++s) {
+    const HostTierShard& h = traffic.shards[s];
+    const double scale = lookup_scale.empty() ? 1.0 : lookup_scale[s];
+    GpuHostLink& g = out[static_cast<std::size_t>(plan.shards[s].gpu)];
+    g.h2d_forward_bytes += scale * h.h2d_forward_bytes;
+    g.h2d_backward_bytes += scale * h.h2d_backward_bytes;
+    g.d2h_backward_bytes += scale * h.d2h_backward_bytes;
+  }
+  const HostSpec& host = cluster.preset().host;
+  for (GpuHostLink& g : out) {
+    g.forward_s = host_link_s(g.h2d_forward_bytes, 0, host);
+    g.backward_s = host_link_s(g.h2d_backward_bytes, g.d2h_backward_bytes, host);
   }
   return out;
 }

@@ -10,7 +10,6 @@
 
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "shardsim/cost/host_link_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/cost/one_sided_cost.hpp"
 #include "shardsim/plan/one_sided_traffic.hpp"
@@ -218,18 +217,10 @@ double BalanceStat::gap_to_bound() const {
 // expected host-link bytes, as the simulation adds them (plan/host_tier.hpp).
 void host_tier_stats(PlanStats& st, const Plan& plan, const HostTierTraffic& host_tier,
                      const Cluster& cluster) {
-  const auto un = static_cast<std::size_t>(cluster.num_gpus());
-  std::vector<double> h2d_fwd(un, 0.0), h2d_bwd(un, 0.0), d2h_bwd(un, 0.0);
-  for (std::size_t s = 0; s < plan.shards.size(); ++s) {
-    const auto g = static_cast<std::size_t>(plan.shards[s].gpu);
-    h2d_fwd[g] += host_tier.shards[s].h2d_forward_bytes;
-    h2d_bwd[g] += host_tier.shards[s].h2d_backward_bytes;
-    d2h_bwd[g] += host_tier.shards[s].d2h_backward_bytes;
-  }
-  const HostSpec& host = cluster.preset().host;
-  for (std::size_t g = 0; g < un; ++g) {
-    st.gpus[g].fwd_compute_s += host_link_s(h2d_fwd[g], 0, host);
-    st.gpus[g].bwd_compute_s += host_link_s(h2d_bwd[g], d2h_bwd[g], host);
+  const std::vector<GpuHostLink> link = host_link_by_gpu(plan, host_tier, cluster);
+  for (std::size_t g = 0; g < link.size(); ++g) {
+    st.gpus[g].fwd_compute_s += link[g].forward_s;
+    st.gpus[g].bwd_compute_s += link[g].backward_s;
   }
 }
 

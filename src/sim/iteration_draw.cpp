@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "shardsim/cost/host_link_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
 #include "shardsim/sim/one_sided_iteration.hpp"
@@ -105,22 +104,16 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
 // the GPU's host link. The analysis's expected bytes scale with this draw's lookups of the shard.
 void add_host_tier_times(const SimulationInputs& in, const PlanAnalysis& a, const ShardDraw& sd,
                          IterationDraw& out) {
-  const int n = in.cluster.num_gpus();
-  std::vector<double> h2d_fwd(n, 0.0), h2d_bwd(n, 0.0), d2h_bwd(n, 0.0);
-  for (std::size_t s = 0; s < in.plan.shards.size(); ++s) {
-    const HostTierShard& h = a.host_tier.shards[s];
-    if (!(h.lookups > 0)) continue;
-    const double scale = sd.lookups[s] / h.lookups;
-    const int g = in.plan.shards[s].gpu;
-    h2d_fwd[g] += scale * h.h2d_forward_bytes;
-    h2d_bwd[g] += scale * h.h2d_backward_bytes;
-    d2h_bwd[g] += scale * h.d2h_backward_bytes;
+  std::vector<double> scale(in.plan.shards.size(), 0.0);
+  for (std::size_t s = 0; s < scale.size(); ++s) {
+    const double expected = a.host_tier.shards[s].lookups;
+    if (expected > 0) scale[s] = sd.lookups[s] / expected;
   }
-  const HostSpec& host = in.cluster.preset().host;
-  for (int g = 0; g < n; ++g) {
-    out.lookup_fwd_s[g] += host_link_s(h2d_fwd[g], 0, host);
-    out.update_bwd_s[g] += host_link_s(h2d_bwd[g], d2h_bwd[g], host);
-    out.host_link_bytes_by_gpu[g] = h2d_fwd[g] + h2d_bwd[g] + d2h_bwd[g];
+  const std::vector<GpuHostLink> link = host_link_by_gpu(in.plan, a.host_tier, in.cluster, scale);
+  for (std::size_t g = 0; g < link.size(); ++g) {
+    out.lookup_fwd_s[g] += link[g].forward_s;
+    out.update_bwd_s[g] += link[g].backward_s;
+    out.host_link_bytes_by_gpu[g] = link[g].total_bytes();
   }
 }
 

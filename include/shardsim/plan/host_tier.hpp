@@ -14,9 +14,11 @@
 //                read and written.
 // D(x) is AccessProfile::expected_distinct over the shard's rows for x table lookups of the
 // samples it serves.
+#include <span>
 #include <vector>
 
 #include "shardsim/cost/cost_params.hpp"
+#include "shardsim/hw/cluster.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
@@ -39,6 +41,23 @@ struct HostTierTraffic {
   std::vector<HostTierShard> shards;
   bool empty() const { return shards.empty(); }
 };
+
+// Per GPU, what its shards in host memory move over its host link, and the time that takes
+// (cost/host_link_cost.hpp): the simulation adds the times to the GPU's embedding kernels, the
+// plan statistics to their estimates.
+struct GpuHostLink {
+  double h2d_forward_bytes = 0;
+  double h2d_backward_bytes = 0;
+  double d2h_backward_bytes = 0;
+  double forward_s = 0;   // host_link_s(h2d forward, 0)
+  double backward_s = 0;  // host_link_s(h2d backward, d2h backward)
+  double total_bytes() const { return h2d_forward_bytes + h2d_backward_bytes + d2h_backward_bytes; }
+};
+// Each shard's expected bytes times `lookup_scale[s]` (its drawn lookups over the expected ones;
+// 1 for every shard when empty), summed per GPU. Empty `traffic`: no GPU moves anything.
+std::vector<GpuHostLink> host_link_by_gpu(const Plan& plan, const HostTierTraffic& traffic,
+                                          const Cluster& cluster,
+                                          std::span<const double> lookup_scale = {});
 
 // One shard (in host memory or not: an HBM shard has no host traffic) serving the batches of
 // `served_gpus` GPUs, `profile` its table's.
