@@ -60,7 +60,8 @@ namespace {
 
 // One shard's own fields: its table, GPU, rows and columns exist and columns are aligned.
 void check_shard_fields(const Reporter& report, std::size_t i, const Shard& sh,
-                        const std::vector<EmbeddingTable>& tables, int n, const Cluster& cluster) {
+                        const std::vector<EmbeddingTable>& tables, int n, const Cluster& cluster,
+                        LookupComm comm) {
   if (sh.table >= tables.size()) {
     report.shard(i, fmt::format("table index {} is out of range (the model has {} tables)",
                                 sh.table, tables.size()));
@@ -97,6 +98,14 @@ void check_shard_fields(const Reporter& report, std::size_t i, const Shard& sh,
                              t.name, to_string(sh.storage.kind), cluster.preset().name),
                  "add a host: block to the preset (cluster.overrides.host: {memory_GiB, "
                  "link_GBps, link_latency_us}; docs/hardware.md), or keep the shard in HBM");
+  }
+  if (sh.storage.in_host() && comm == LookupComm::one_sided) {
+    report.shard(i,
+                 fmt::format("table '{}': a shard in host memory ({}) in a one-sided plan is not "
+                             "modelled",
+                             t.name, to_string(sh.storage.kind)),
+                 "OPER's one-sided gets read rows from HBM; keep the shard in HBM, or use "
+                 "communication: pooled");
   }
   if (sh.storage.kind == StorageKind::uvm_caching &&
       !(sh.storage.cache_fraction > 0 && sh.storage.cache_fraction < 1)) {
@@ -250,7 +259,7 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   std::vector<std::size_t> first_shard_of(tables.size(), 0);
   for (std::size_t i = 0; i < plan.shards.size(); ++i) {
     const Shard& sh = plan.shards[i];
-    check_shard_fields(report, i, sh, tables, n, cluster);
+    check_shard_fields(report, i, sh, tables, n, cluster, plan.lookup_comm);
     const auto& t = tables[sh.table];
     const char* unit = sh.row_space == RowSpace::rank ? "ranks" : "rows";
     const int space = static_cast<int>(sh.row_space);

@@ -227,3 +227,25 @@ TEST(MemoryTiers, HostTrafficOfUvmAndLruCacheUnderUniformAccess) {
 
 }  // namespace memory_tiers_test
 }  // namespace shardsim
+
+namespace shardsim {
+namespace memory_tiers_test {
+
+TEST(MemoryTiers, HostShardsInOneSidedPlansAreRefused) {
+  const Cluster c(preset_with_host(2, 1e12), 1);
+  const DlrmModel m = tables({1000}, 16, 1);
+  Plan p;
+  p.lookup_comm = LookupComm::one_sided;
+  p.shards = {whole_table_shard(0, 1000, 16)};
+  validate_plan(p, c, m, "test");
+  p.shards[0].storage.kind = StorageKind::uvm;
+  try {
+    validate_plan(p, c, m, "test");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("one-sided"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace memory_tiers_test
+}  // namespace shardsim
