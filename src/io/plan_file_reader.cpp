@@ -86,7 +86,7 @@ ShardStorage read_storage(const YamlValue& v) {
                   "use storage: uvm for no cache, or hbm for the whole shard");
   }
   if (auto p = v.find("policy")) {
-    st.policy = p->as_choice({"lru", "lfu"}) == "lfu" ? CachePolicy::lfu : CachePolicy::lru;
+    st.policy = *parse_cache_policy(p->as_choice({"lru", "lfu"}));
   }
   return st;
 }

@@ -144,6 +144,11 @@ double worst_gpu_capacity_bytes(const Report& r) {
 
 std::string fits_text(const Report& r) {
   if (r.fits_in_memory) return "yes";
+  // Every GPU's HBM holds its part, and still the plan does not fit: a node's host memory is
+  // short (memory tiers); the fit error line says which.
+  if (r.memory_max_bytes <= worst_gpu_capacity_bytes(r) && !r.fit_error.empty()) {
+    return "NO: host memory (HBM fits; see the fit error)";
+  }
   return fmt::format("NO: needs {} GB on GPU {} (capacity {} GB)", gb(r.memory_max_bytes),
                      r.worst_memory_gpu, gb(worst_gpu_capacity_bytes(r)));
 }

@@ -23,8 +23,7 @@ StorageTierOptions read_storage_tier_options(const PlannerOptions& options) {
   o.allow_host = options.choice("host_tables", {"auto", "never"}, "auto") == "auto";
   // Strictly inside (0, 1): 1 would be an HBM shard, 0 a uvm one.
   o.cache_fraction = options.number_in("cache_fraction", 0.001, 0.999, o.cache_fraction);
-  o.policy = options.choice("cache_policy", {"lru", "lfu"}, "lru") == "lfu" ? CachePolicy::lfu
-                                                                            : CachePolicy::lru;
+  o.policy = *parse_cache_policy(options.choice("cache_policy", {"lru", "lfu"}, "lru"));
   return o;
 }
 

@@ -139,6 +139,19 @@ TEST(ReportWriterText, UnfitReportSaysWhereAndHasNoTiming) {
   EXPECT_TRUE(has(t, "DoB              0.250")) << t;  // a property of the plan, not the run
 }
 
+TEST(ReportWriterText, AShortHostMemoryIsNotReportedAsAnHbmShortfall) {
+  Report r = test::make_unfit_report();
+  r.per_gpu[2].memory_bytes = 30e9;  // every GPU's HBM holds its part
+  r.memory_max_bytes = 40e9;
+  r.fit_error =
+      "the plan does not fit: it needs 1361.097 GB where 1099.512 GB are available: the tables "
+      "in host memory of node 0 need 1361.097 GB";
+  const std::string t = text_of({r});
+  EXPECT_TRUE(has(t, "NO: host memory (HBM fits; see the fit error)")) << t;
+  EXPECT_FALSE(has(t, "NO: needs")) << t;
+  EXPECT_TRUE(has(t, "fit error        the plan does not fit: it needs 1361.097 GB")) << t;
+}
+
 TEST(ReportWriterText, UnplacedReportHasNoGpuTable) {
   const std::string t = text_of({test::make_unplaced_report()});
   EXPECT_TRUE(has(t, "no per-GPU figures")) << t;
