@@ -266,7 +266,10 @@ void add_calibrate_command(CLI::App& app, CalibrateFlags& f) {
                     "take the cluster and the starting cost parameters from this scenario");
   f.cmd->add_option("--set", f.sets, "override a scenario value: dotted.key=value (repeatable)")
       ->take_all();
-  f.cmd->add_option("--params", f.params, "the parameters to fit (comma-separated; default all)")
+  f.cmd
+      ->add_option("--params", f.params,
+                   "the parameters to fit (comma-separated; default all but the tree's own "
+                   "latencies, nccl_tree_*)")
       ->delimiter(',');
   f.cmd
       ->add_option("--prior-weight", f.prior_weight,

@@ -38,6 +38,15 @@ constexpr Knob kKnobs[] = {
     {"nccl_simple_bandwidth_fraction", &CostParams::nccl_simple_bandwidth_fraction, true},
     {"nccl_ll_multi_domain_scale_up_factor", &CostParams::nccl_ll_multi_domain_scale_up_factor,
      false},
+    {"nccl_tree_ll_base_latency_s", &CostParams::nccl_tree_ll_base_latency_s, false},
+    {"nccl_tree_ll128_base_latency_s", &CostParams::nccl_tree_ll128_base_latency_s, false},
+    {"nccl_tree_simple_base_latency_s", &CostParams::nccl_tree_simple_base_latency_s, false},
+    {"nccl_tree_ll_scale_up_step_s", &CostParams::nccl_tree_ll_scale_up_step_s, false},
+    {"nccl_tree_ll128_scale_up_step_s", &CostParams::nccl_tree_ll128_scale_up_step_s, false},
+    {"nccl_tree_simple_scale_up_step_s", &CostParams::nccl_tree_simple_scale_up_step_s, false},
+    {"nccl_tree_ll_scale_out_step_s", &CostParams::nccl_tree_ll_scale_out_step_s, false},
+    {"nccl_tree_ll128_scale_out_step_s", &CostParams::nccl_tree_ll128_scale_out_step_s, false},
+    {"nccl_tree_simple_scale_out_step_s", &CostParams::nccl_tree_simple_scale_out_step_s, false},
     {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, false},
     {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, false},
     {"alltoall_scale_out_latency_s", &CostParams::alltoall_scale_out_latency_s, false},
@@ -53,7 +62,8 @@ const Knob& knob(std::string_view name) {
 
 std::vector<const Knob*> chosen_knobs(const CalibrationOptions& o, const CostParams& start) {
   const auto& allowed = calibratable_cost_params(start.collective_model);
-  const std::vector<std::string>& names = o.parameters.empty() ? allowed : o.parameters;
+  const std::vector<std::string>& names =
+      o.parameters.empty() ? default_calibrated_cost_params(start.collective_model) : o.parameters;
   std::vector<const Knob*> out;
   for (const std::string& n : names) {
     if (std::find(allowed.begin(), allowed.end(), n) == allowed.end()) {
@@ -106,6 +116,17 @@ const std::vector<std::string>& calibratable_cost_params(CollectiveModelKind mod
     return v;
   }();
   return model == CollectiveModelKind::ideal ? kIdeal : kNccl;
+}
+
+const std::vector<std::string>& default_calibrated_cost_params(CollectiveModelKind model) {
+  static const std::vector<std::string> kNccl = [] {
+    std::vector<std::string> v;
+    for (const std::string& n : calibratable_cost_params(CollectiveModelKind::nccl)) {
+      if (!n.starts_with("nccl_tree_")) v.push_back(n);
+    }
+    return v;
+  }();
+  return model == CollectiveModelKind::ideal ? calibratable_cost_params(model) : kNccl;
 }
 
 // Levenberg–Marquardt over the log-parameters (log_parameter_fit.hpp).

@@ -21,9 +21,15 @@ struct StageSteps {
   double scale_out_route_s = 0;  // the route latency of a step across domains (hardware)
 };
 
+// Which of NCCL's algorithms a shape stands for: tuning.cc refines the AllReduce's ring and tree
+// (their own latencies, the tree's size correction, the ring's plateau).
+enum class ShapeAlgorithm { ring, ring_allreduce, tree_allreduce };
+
 struct CollectiveShape {
   CollectiveDemand demand;        // the ideal model's demand (launch, route-α latencies)
   std::vector<StageSteps> steps;  // one per stage of `demand`
+  ShapeAlgorithm algorithm = ShapeAlgorithm::ring;
+  int ranks = 0;  // the collective's participants (nRanks)
 };
 
 enum class NcclProtocol { ll, ll128, simple };
@@ -37,16 +43,34 @@ double alltoall_peers_s(std::span<const std::pair<double, double>> peers, const 
 // Whether a run with `choice` (CostParams::nccl_protocol, NCCL_PROTO) lets NCCL use `protocol`.
 bool protocol_allowed(NcclProtocolChoice choice, NcclProtocol protocol);
 
+// The protocols a run on `cluster` allows: the scenario's cost.nccl_protocol where it forces one
+// (a user's NCCL_PROTO), else Simple alone where the preset's network plugin forces it
+// (HardwarePreset::network_forces_simple_protocol), else any.
+NcclProtocolChoice effective_protocol(const Cluster& cluster, const CostParams& p);
+
 // One protocol's terms (configs/cost/default.yaml, the nccl model).
 struct ProtocolTerms {
   double base_latency_s = 0;
   double scale_up_step_s = 0;
   double scale_out_step_s = 0;
   double bandwidth_fraction = 1;
+  double latency_factor = 1;  // on base and step latencies, route latencies included (plateau)
 };
-// `multi_domain`: the collective spans several scale-up domains (LL's scale-up steps are then
-// nccl_ll_multi_domain_scale_up_factor times longer).
-ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol, bool multi_domain);
+// What tuning.cc's refinements need to know of the shape being priced.
+struct ShapeFacts {
+  ShapeAlgorithm algorithm = ShapeAlgorithm::ring;
+  bool multi_domain = false;  // spans several scale-up domains (nNodes > 1)
+  double payload_bytes = 0;   // nccl-tests' size: each rank's buffer
+  int ranks = 0;
+};
+// `multi_domain`: LL's scale-up steps are nccl_ll_multi_domain_scale_up_factor times longer. A
+// tree AllReduce takes the tree's latencies and, with nccl_tree_size_correction, tuning.cc's
+// per-size bandwidth factor; a multi-domain Simple ring AllReduce of at least ranks/16 · 64 KiB
+// takes nccl_simple_ring_plateau_factor times its latency.
+ProtocolTerms protocol_terms(const CostParams& p, NcclProtocol protocol, const ShapeFacts& shape);
+
+// tuning.cc's treeCorrectionFactor for a tree AllReduce of `payload_bytes` under `protocol`.
+double tree_size_correction(NcclProtocol protocol, double payload_bytes);
 
 // The shape under one protocol: launch = the GPU's kernel launch + base latency; each stage's
 // latency = its steps · the protocol's step latencies, plus the route latency of each step

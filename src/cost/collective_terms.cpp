@@ -31,9 +31,36 @@ double link_s(const Cluster& cluster, const CollectiveStage& stage, const CostPa
   return idle_time_s(cluster, one, full);
 }
 
-std::vector<StageTerms> stages_of(const Cluster& cluster, const CollectiveShape& shape,
-                                  const CostParams& p) {
-  std::vector<StageTerms> out;
+ShapeTerms::Algorithm algorithm_of(cost_detail::ShapeAlgorithm a) {
+  switch (a) {
+    case cost_detail::ShapeAlgorithm::ring:
+      return ShapeTerms::Algorithm::ring;
+    case cost_detail::ShapeAlgorithm::ring_allreduce:
+      return ShapeTerms::Algorithm::ring_allreduce;
+    case cost_detail::ShapeAlgorithm::tree_allreduce:
+      return ShapeTerms::Algorithm::tree_allreduce;
+  }
+  throw std::logic_error("unhandled shape algorithm");
+}
+
+cost_detail::ShapeAlgorithm algorithm_of(ShapeTerms::Algorithm a) {
+  switch (a) {
+    case ShapeTerms::Algorithm::ring:
+      return cost_detail::ShapeAlgorithm::ring;
+    case ShapeTerms::Algorithm::ring_allreduce:
+      return cost_detail::ShapeAlgorithm::ring_allreduce;
+    case ShapeTerms::Algorithm::tree_allreduce:
+      return cost_detail::ShapeAlgorithm::tree_allreduce;
+  }
+  throw std::logic_error("unhandled shape algorithm");
+}
+
+ShapeTerms stages_of(const Cluster& cluster, const CollectiveShape& shape, const CostParams& p) {
+  ShapeTerms terms;
+  terms.algorithm = algorithm_of(shape.algorithm);
+  terms.payload_bytes = shape.demand.payload_bytes;
+  terms.ranks = shape.ranks;
+  std::vector<StageTerms>& out = terms.stages;
   for (std::size_t k = 0; k < shape.demand.stages.size(); ++k) {
     StageTerms t;
     t.route_latency_s = shape.demand.stages[k].latency_s;
@@ -45,7 +72,7 @@ std::vector<StageTerms> stages_of(const Cluster& cluster, const CollectiveShape&
     t.link_s = link_s(cluster, shape.demand.stages[k], p);
     out.push_back(t);
   }
-  return out;
+  return terms;
 }
 
 void add_ring_shapes(CollectiveTerms& terms, const Cluster& cluster,
@@ -81,30 +108,35 @@ void add_alltoall(CollectiveTerms& terms, const Cluster& cluster, double size_by
   }
 }
 
-double ideal_shape_s(const std::vector<StageTerms>& stages, const CostParams& p) {
+double ideal_shape_s(const ShapeTerms& shape, const CostParams& p) {
   double t = p.collective_launch_s;
-  for (const StageTerms& s : stages) {
+  for (const StageTerms& s : shape.stages) {
     t += s.route_latency_s + s.link_s / p.collective_bandwidth_efficiency;
   }
   return t;
 }
 
-double nccl_shape_s(const std::vector<StageTerms>& stages, double kernel_launch_s,
-                    NcclProtocol protocol, const CostParams& p) {
-  const bool multi_domain = std::any_of(stages.begin(), stages.end(),
-                                        [](const StageTerms& s) { return s.steps_scale_out > 0; });
-  const cost_detail::ProtocolTerms pt = protocol_terms(p, protocol, multi_domain);
-  double t = kernel_launch_s + pt.base_latency_s;
-  for (const StageTerms& s : stages) {
-    t += s.steps_scale_up * pt.scale_up_step_s +
-         s.steps_scale_out * (pt.scale_out_step_s + s.scale_out_route_s) +
-         s.link_s / (p.collective_bandwidth_efficiency * pt.bandwidth_fraction);
+double nccl_shape_s(const ShapeTerms& shape, double kernel_launch_s, NcclProtocol protocol,
+                    const CostParams& p) {
+  cost_detail::ShapeFacts facts;
+  facts.algorithm = algorithm_of(shape.algorithm);
+  facts.multi_domain = std::any_of(shape.stages.begin(), shape.stages.end(),
+                                   [](const StageTerms& s) { return s.steps_scale_out > 0; });
+  facts.payload_bytes = shape.payload_bytes;
+  facts.ranks = shape.ranks;
+  const cost_detail::ProtocolTerms pt = protocol_terms(p, protocol, facts);
+  double latency = pt.base_latency_s;
+  double bandwidth = 0;
+  for (const StageTerms& s : shape.stages) {
+    latency += s.steps_scale_up * pt.scale_up_step_s +
+               s.steps_scale_out * (pt.scale_out_step_s + s.scale_out_route_s);
+    bandwidth += s.link_s / (p.collective_bandwidth_efficiency * pt.bandwidth_fraction);
   }
-  return t;
+  return kernel_launch_s + pt.latency_factor * latency + bandwidth;
 }
 
 double alltoall_s(const CollectiveTerms& terms, const CostParams& p) {
-  const StageTerms& s = terms.shapes.front().front();
+  const StageTerms& s = terms.shapes.front().stages.front();
   const double bandwidth_s = s.link_s / p.collective_bandwidth_efficiency;
   if (terms.model == CollectiveModelKind::ideal) {
     return p.collective_launch_s + (s.route_latency_s + bandwidth_s);
@@ -120,7 +152,7 @@ CollectiveTerms collective_terms(const Cluster& cluster, CollectiveOp op, double
   cost_detail::require_work(size_bytes, "collective size");
   CollectiveTerms terms;
   terms.model = p.collective_model;
-  terms.protocol = p.nccl_protocol;
+  terms.protocol = cost_detail::effective_protocol(cluster, p);
   terms.kernel_launch_s = cluster.gpu().kernel_launch_s;
   terms.participants = cluster.num_gpus();
   const std::vector<int> all = all_gpu_ids(cluster.num_gpus());
@@ -157,14 +189,14 @@ double price(const CollectiveTerms& terms, const CostParams& p) {
                           : 1.0;
   if (terms.per_peer) return alltoall_s(terms, p) * tail;
   double best = std::numeric_limits<double>::infinity();
-  for (const std::vector<StageTerms>& stages : terms.shapes) {
+  for (const ShapeTerms& shape : terms.shapes) {
     if (terms.model == CollectiveModelKind::ideal) {
-      best = std::min(best, ideal_shape_s(stages, p));
+      best = std::min(best, ideal_shape_s(shape, p));
       continue;
     }
     for (NcclProtocol protocol : kProtocols) {
       if (!cost_detail::protocol_allowed(terms.protocol, protocol)) continue;
-      best = std::min(best, nccl_shape_s(stages, terms.kernel_launch_s, protocol, p));
+      best = std::min(best, nccl_shape_s(shape, terms.kernel_launch_s, protocol, p));
     }
   }
   return best * tail;

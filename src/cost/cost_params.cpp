@@ -20,6 +20,7 @@ enum class Range {
   fraction,         // (0, 1]
   fraction_closed,  // [0, 1]
   nonnegative,      // >= 0
+  at_least_one,     // >= 1 (a factor that only slows)
   launch_count,     // integer in [0, kMaxLaunches]
   flow_count,       // integer in [1, kMaxFlowsPerConnection]
   choice,           // a name (collective_model: ideal or nccl; host_launch_mode)
@@ -30,17 +31,17 @@ constexpr std::int64_t kMaxFlowsPerConnection = 1024;
 
 struct Field {
   std::string_view name;
-  std::variant<double CostParams::*, int CostParams::*, CollectiveModelKind CostParams::*,
-               HostLaunchMode CostParams::*, NcclAlgorithm CostParams::*,
-               NcclProtocolChoice CostParams::*>
+  std::variant<double CostParams::*, int CostParams::*, bool CostParams::*,
+               CollectiveModelKind CostParams::*, HostLaunchMode CostParams::*,
+               NcclAlgorithm CostParams::*, NcclProtocolChoice CostParams::*>
       member;
   Range range;
 };
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 44>& fields() {
-  static const std::array<Field, 44> kFields = {{
+const std::array<Field, 55>& fields() {
+  static const std::array<Field, 55> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -81,6 +82,26 @@ const std::array<Field, 44>& fields() {
        Range::fraction},
       {"nccl_ll_multi_domain_scale_up_factor", &CostParams::nccl_ll_multi_domain_scale_up_factor,
        Range::nonnegative},
+      {"nccl_tree_ll_base_latency_s", &CostParams::nccl_tree_ll_base_latency_s, Range::nonnegative},
+      {"nccl_tree_ll128_base_latency_s", &CostParams::nccl_tree_ll128_base_latency_s,
+       Range::nonnegative},
+      {"nccl_tree_simple_base_latency_s", &CostParams::nccl_tree_simple_base_latency_s,
+       Range::nonnegative},
+      {"nccl_tree_ll_scale_up_step_s", &CostParams::nccl_tree_ll_scale_up_step_s,
+       Range::nonnegative},
+      {"nccl_tree_ll128_scale_up_step_s", &CostParams::nccl_tree_ll128_scale_up_step_s,
+       Range::nonnegative},
+      {"nccl_tree_simple_scale_up_step_s", &CostParams::nccl_tree_simple_scale_up_step_s,
+       Range::nonnegative},
+      {"nccl_tree_ll_scale_out_step_s", &CostParams::nccl_tree_ll_scale_out_step_s,
+       Range::nonnegative},
+      {"nccl_tree_ll128_scale_out_step_s", &CostParams::nccl_tree_ll128_scale_out_step_s,
+       Range::nonnegative},
+      {"nccl_tree_simple_scale_out_step_s", &CostParams::nccl_tree_simple_scale_out_step_s,
+       Range::nonnegative},
+      {"nccl_tree_size_correction", &CostParams::nccl_tree_size_correction, Range::choice},
+      {"nccl_simple_ring_plateau_factor", &CostParams::nccl_simple_ring_plateau_factor,
+       Range::at_least_one},
       {"alltoall_peer_scale_up_s", &CostParams::alltoall_peer_scale_up_s, Range::nonnegative},
       {"alltoall_peer_scale_out_s", &CostParams::alltoall_peer_scale_out_s, Range::nonnegative},
       {"alltoall_scale_out_latency_s", &CostParams::alltoall_scale_out_latency_s,
@@ -136,6 +157,17 @@ void check_keys(const YamlValue& node) {
                     "nccl_ll128_bandwidth_fraction",
                     "nccl_simple_bandwidth_fraction",
                     "nccl_ll_multi_domain_scale_up_factor",
+                    "nccl_tree_ll_base_latency_s",
+                    "nccl_tree_ll128_base_latency_s",
+                    "nccl_tree_simple_base_latency_s",
+                    "nccl_tree_ll_scale_up_step_s",
+                    "nccl_tree_ll128_scale_up_step_s",
+                    "nccl_tree_simple_scale_up_step_s",
+                    "nccl_tree_ll_scale_out_step_s",
+                    "nccl_tree_ll128_scale_out_step_s",
+                    "nccl_tree_simple_scale_out_step_s",
+                    "nccl_tree_size_correction",
+                    "nccl_simple_ring_plateau_factor",
                     "alltoall_peer_scale_up_s",
                     "alltoall_peer_scale_out_s",
                     "alltoall_scale_out_latency_s",
@@ -170,6 +202,14 @@ double read_double(const YamlValue& v, Range range) {
       }
       return x;
     }
+    case Range::at_least_one: {
+      const double x = v.as_positive_double();
+      if (x < 1) {
+        throw v.error(fmt::format("expected a factor >= 1, found {}", x),
+                      "this factor only lengthens a time: 1 switches it off");
+      }
+      return x;
+    }
     case Range::nonnegative:
     case Range::launch_count:
     case Range::flow_count:
@@ -182,6 +222,10 @@ double read_double(const YamlValue& v, Range range) {
 void read_field(const Field& f, const YamlValue& v, CostParams& out) {
   if (auto* dm = std::get_if<double CostParams::*>(&f.member)) {
     out.*(*dm) = read_double(v, f.range);
+    return;
+  }
+  if (auto* bm = std::get_if<bool CostParams::*>(&f.member)) {
+    out.*(*bm) = v.as_bool();
     return;
   }
   if (auto* km = std::get_if<CollectiveModelKind CostParams::*>(&f.member)) {

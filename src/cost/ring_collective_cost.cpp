@@ -2,6 +2,7 @@
 // AllGather (docs/model.md, "Ring collectives"), as network demands over the topology.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "checks.hpp"
@@ -79,6 +80,9 @@ CollectiveShape cost_detail::flat_ring(const Cluster& cluster, std::span<const i
   CollectiveShape shape;
   shape.demand.payload_bytes = bytes;
   const RingShape s = ring_shape(cluster, gpus);  // validates
+  shape.algorithm =
+      phases == 2 ? cost_detail::ShapeAlgorithm::ring_allreduce : cost_detail::ShapeAlgorithm::ring;
+  shape.ranks = s.size;
   if (nothing_to_do(s, bytes)) return shape;
   const double steps = s.size - 1;
   const std::vector<std::vector<int>> rings = rail_rings(cluster, gpus, s);
@@ -149,6 +153,8 @@ CollectiveShape hierarchical(const Cluster& cluster, std::span<const int> gpus, 
     merged.latency_s += st.latency_s;
   }
   d.stages = {std::move(merged)};
+  shape.algorithm = cost_detail::ShapeAlgorithm::tree_allreduce;
+  shape.ranks = s.size;
   const double tree_out = 2.0 * std::floor(std::log2(static_cast<double>(s.domains)));
   shape.steps = {StageSteps{2.0 * (g_max - 1.0), tree_out, alpha_out}};
   return shape;
@@ -279,14 +285,39 @@ double allgather_s(const Cluster& cluster, std::span<const int> gpus, double byt
 }
 
 AllReduceTimes::AllReduceTimes(const Cluster& cluster, std::span<const int> gpus,
-                               const CostParams& p) {
+                               const CostParams& p)
+    : params_(p) {
   const RingShape s = ring_shape(cluster, gpus);  // validates
   trivial_ = s.size <= 1;
+  ranks_ = s.size;
   if (trivial_) return;
+  // The lines at a bandwidth correction of 1 and without the plateau: at() applies both.
+  CostParams flat = p;
+  flat.nccl_tree_size_correction = false;
+  flat.nccl_simple_ring_plateau_factor = 1;
+  const bool nccl = p.collective_model == CollectiveModelKind::nccl;
+  const NcclProtocolChoice allowed = cost_detail::effective_protocol(cluster, p);
   for (const CollectiveShape& shape :
-       allreduce_shapes(cluster, gpus, 1.0, p, FlowGranularity::aggregated)) {
-    for (const CollectiveDemand& d : model_candidates(cluster, shape, p)) {
-      lines_.push_back(line_of(cluster, d, p));
+       allreduce_shapes(cluster, gpus, 1.0, flat, FlowGranularity::aggregated)) {
+    if (shape.demand.empty()) continue;
+    const bool multi_domain = std::any_of(shape.steps.begin(), shape.steps.end(),
+                                          [](const StageSteps& st) { return st.scale_out > 0; });
+    if (!nccl) {
+      lines_.push_back(line_of(cluster, shape.demand, flat));
+      continue;
+    }
+    for (cost_detail::NcclProtocol protocol :
+         {cost_detail::NcclProtocol::ll, cost_detail::NcclProtocol::ll128,
+          cost_detail::NcclProtocol::simple}) {
+      if (!cost_detail::protocol_allowed(allowed, protocol)) continue;
+      Line line =
+          line_of(cluster, cost_detail::with_protocol(cluster, shape, protocol, flat), flat);
+      line.launch_s = cluster.gpu().kernel_launch_s;
+      line.latency_s -= line.launch_s;
+      line.protocol = static_cast<int>(protocol);
+      line.algorithm = static_cast<int>(shape.algorithm);
+      line.multi_domain = multi_domain;
+      lines_.push_back(line);
     }
   }
 }
@@ -296,9 +327,10 @@ AllReduceTimes::AllReduceTimes(const Cluster& cluster, std::span<const int> gpus
 AllReduceTimes::Line AllReduceTimes::line_of(const Cluster& cluster, const CollectiveDemand& unit,
                                              const CostParams& p) {
   Line line;
-  line.fixed_s = unit.launch_s;
+  line.launch_s = 0;
+  line.latency_s = unit.launch_s;
   for (const CollectiveStage& stage : unit.stages) {
-    line.fixed_s += stage.latency_s;
+    line.latency_s += stage.latency_s;
     CollectiveDemand one;
     one.stages.push_back(stage);
     one.stages.back().latency_s = 0;
@@ -310,8 +342,26 @@ AllReduceTimes::Line AllReduceTimes::line_of(const Cluster& cluster, const Colle
 double AllReduceTimes::at(double bytes) const {
   require_work(bytes, "AllReduce bytes");
   if (trivial_ || bytes <= 0) return 0.0;
-  double best = lines_.front().fixed_s + bytes * lines_.front().per_byte_s;
-  for (const Line& l : lines_) best = std::min(best, l.fixed_s + bytes * l.per_byte_s);
+  double best = std::numeric_limits<double>::infinity();
+  for (const Line& l : lines_) {
+    double latency = l.latency_s;
+    double per_byte = l.per_byte_s;
+    if (l.protocol >= 0) {
+      // The refinements of cost_detail::protocol_terms, by size.
+      cost_detail::ShapeFacts facts;
+      facts.algorithm = static_cast<cost_detail::ShapeAlgorithm>(l.algorithm);
+      facts.multi_domain = l.multi_domain;
+      facts.payload_bytes = bytes;
+      facts.ranks = ranks_;
+      const auto protocol = static_cast<cost_detail::NcclProtocol>(l.protocol);
+      latency *= cost_detail::protocol_terms(params_, protocol, facts).latency_factor;
+      if (facts.algorithm == cost_detail::ShapeAlgorithm::tree_allreduce &&
+          params_.nccl_tree_size_correction) {
+        per_byte /= cost_detail::tree_size_correction(protocol, bytes);
+      }
+    }
+    best = std::min(best, l.launch_s + latency + bytes * per_byte);
+  }
   return best;
 }
 

@@ -141,7 +141,7 @@ std::vector<TierSpec> read_tiers(const YamlValue& node) {
 void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   root.expect_keys({"name", "description", "gpu", "gpus_per_node", "scale_up_kind", "scale_up",
                     "scale_up_domain_nodes", "nics_per_node", "nic", "scale_out_layout", "tiers",
-                    "reserved_memory_GiB", "host"});
+                    "reserved_memory_GiB", "host", "nccl_protocol"});
   field(root, "name", required, [&](const YamlValue& v) { p.name = v.as_string(); });
   field(root, "description", false, [&](const YamlValue& v) { p.description = v.as_string(); });
   field(root, "gpu", required, [&](const YamlValue& v) { read_gpu(p.gpu, v, required); });
@@ -169,6 +169,10 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   });
   // Optional in a preset file: a preset without it keeps every table in HBM.
   field(root, "host", false, [&](const YamlValue& v) { read_host(p.host, v, required); });
+  // Optional: what the cluster's network plugin forces on NCCL (docs/hardware.md).
+  field(root, "nccl_protocol", false, [&](const YamlValue& v) {
+    p.network_forces_simple_protocol = v.as_choice({"auto", "simple"}) == "simple";
+  });
 }
 
 // Reports a violated invariant for the preset key `key` (a path relative to the preset root,

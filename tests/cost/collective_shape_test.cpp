@@ -5,9 +5,11 @@
 #include <numeric>
 #include <vector>
 
+#include "cost/collective_shape.hpp"
 #include "round_presets.hpp"
 #include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/collective_terms.hpp"
 
 namespace shardsim {
 namespace {
@@ -22,8 +24,9 @@ std::vector<int> first_gpus(int n) {
 
 // The nccl model with round numbers: efficiency 1, no route latency (round_preset's default),
 // LL: 1 us base, 0.1 us per scale-up step, 1 us per scale-out step, 1/4 of the bandwidth;
-// LL128: 2 us, 0.2, 2, 1/2; Simple: 4 us, 0.4, 4, all of it. AlltoAll: 0.5 us per peer in the
-// domain, 3 us outside, 7 us once across the network.
+// LL128: 2 us, 0.2, 2, 1/2; Simple: 4 us, 0.4, 4, all of it; the tree takes the ring's
+// latencies, without tuning.cc's size correction or the ring's plateau (tests of their own
+// below). AlltoAll: 0.5 us per peer in the domain, 3 us outside, 7 us once across the network.
 CostParams round_nccl() {
   CostParams p = default_cost_params();
   p.collective_model = CollectiveModelKind::nccl;
@@ -44,6 +47,17 @@ CostParams round_nccl() {
   p.alltoall_peer_scale_out_s = 3e-6;
   p.alltoall_scale_out_latency_s = 7e-6;
   p.nccl_ll_multi_domain_scale_up_factor = 1;
+  p.nccl_tree_ll_base_latency_s = p.nccl_ll_base_latency_s;
+  p.nccl_tree_ll128_base_latency_s = p.nccl_ll128_base_latency_s;
+  p.nccl_tree_simple_base_latency_s = p.nccl_simple_base_latency_s;
+  p.nccl_tree_ll_scale_up_step_s = p.nccl_ll_scale_up_step_s;
+  p.nccl_tree_ll128_scale_up_step_s = p.nccl_ll128_scale_up_step_s;
+  p.nccl_tree_simple_scale_up_step_s = p.nccl_simple_scale_up_step_s;
+  p.nccl_tree_ll_scale_out_step_s = p.nccl_ll_scale_out_step_s;
+  p.nccl_tree_ll128_scale_out_step_s = p.nccl_ll128_scale_out_step_s;
+  p.nccl_tree_simple_scale_out_step_s = p.nccl_simple_scale_out_step_s;
+  p.nccl_tree_size_correction = false;
+  p.nccl_simple_ring_plateau_factor = 1;
   p.collective_jitter_cv = 0;
   return p;
 }
@@ -129,6 +143,116 @@ TEST(NcclModel, TheTreeTakesLogarithmicallyManyStepsAcrossNodes) {
   for (double s : {8.0, 1e4, 1e6, 1e8, 1e10}) {
     EXPECT_NEAR(times.at(s), allreduce_s(cluster, first_gpus(32), s, p), 1e-12 * (1 + s / 1e9));
   }
+}
+
+TEST(NcclModel, TheTreeHasLatenciesOfItsOwn) {
+  // 16 nodes x 2 GPUs, 8 bytes, LL forced: the tree's own LL figures (base 3 us, 0.2 us a
+  // scale-up step, 2 us a scale-out step): 3 + 2·((2−1)·0.2 + log2(16)·2) = 19.4 us; the ring
+  // keeps its own (34.2 us, previous test).
+  const Cluster cluster(round_preset(2), 16);
+  CostParams p = round_nccl();
+  p.nccl_protocol = NcclProtocolChoice::ll;
+  p.nccl_tree_ll_base_latency_s = 3e-6;
+  p.nccl_tree_ll_scale_up_step_s = 0.2e-6;
+  p.nccl_tree_ll_scale_out_step_s = 2e-6;
+  const double launch = cluster.gpu().kernel_launch_s;
+  EXPECT_NEAR(allreduce_hierarchical_s(cluster, first_gpus(32), 8, p), launch + 19.4e-6, 0.01e-6);
+  EXPECT_NEAR(allreduce_ring_s(cluster, first_gpus(32), 8, p), launch + 34.2e-6, 0.01e-6);
+  // The hand calculation's steps are tuning.cc's: the Simple tree's 28 us NVLink and 50 us
+  // network steps of the default file make it the slowest choice for a small AllReduce.
+  const CostParams d = default_cost_params();
+  EXPECT_DOUBLE_EQ(d.nccl_tree_simple_scale_up_step_s, 28e-6);
+  EXPECT_DOUBLE_EQ(d.nccl_tree_simple_scale_out_step_s, 50e-6);
+}
+
+TEST(NcclModel, TheTreeBandwidthFollowsTuningCcsSizeCorrection) {
+  // tuning.cc's treeCorrectionFactor, indexed by log2(bytes / 64).
+  using cost_detail::NcclProtocol;
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::ll, 8), 1.0);
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::simple, 8), 0.9);
+  // 64 KiB: 1024 chunks of 64 B, index 10.
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::ll, 65536), 0.6);
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::ll128, 65536), 0.6);
+  // 1 MiB - 1 byte is still index 13; 1 MiB index 14.
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::ll, 1048575), 0.4);
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::ll, 1048576), 0.5);
+  // 32 MiB: index 19; 256 MiB and beyond: 1.
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::simple, 33554432), 0.7);
+  EXPECT_DOUBLE_EQ(cost_detail::tree_size_correction(NcclProtocol::simple, 268435456), 1.0);
+  // Applied to the tree's bandwidth term only: 16 nodes x 2 GPUs, 1 MiB, Simple forced: the
+  // bandwidth term is 1/0.5 times the uncorrected one, the latency unchanged.
+  const Cluster cluster(round_preset(2), 16);
+  CostParams off = round_nccl();
+  off.nccl_protocol = NcclProtocolChoice::simple;
+  CostParams on = off;
+  on.nccl_tree_size_correction = true;
+  const double launch = cluster.gpu().kernel_launch_s;
+  const double latency = 4e-6 + 2 * ((2 - 1) * 0.4e-6 + 4 * 4e-6);
+  const double bw_off =
+      allreduce_hierarchical_s(cluster, first_gpus(32), 1048576, off) - launch - latency;
+  const double bw_on =
+      allreduce_hierarchical_s(cluster, first_gpus(32), 1048576, on) - launch - latency;
+  EXPECT_GT(bw_off, 0);
+  EXPECT_NEAR(bw_on / bw_off, 1 / 0.5, 1e-9);
+  // AllReduceTimes applies it too, size by size.
+  const AllReduceTimes times(cluster, first_gpus(32), on);
+  for (double s : {8.0, 1e3, 65536.0, 1048576.0, 3e7, 1e9}) {
+    EXPECT_NEAR(times.at(s), allreduce_s(cluster, first_gpus(32), s, on), 1e-12 * (1 + s / 1e9));
+  }
+}
+
+TEST(NcclModel, TheMultiNodeSimpleRingHasTuningCcsPlateau) {
+  // 16 nodes x 2 GPUs, Simple ring forced: from 32/16 · 64 KiB = 128 KiB on, the latency
+  // (base + steps) takes 1.5 times as long; below, and inside one node, it does not.
+  const Cluster cluster(round_preset(2), 16);
+  CostParams flat = round_nccl();
+  flat.nccl_protocol = NcclProtocolChoice::simple;
+  flat.nccl_algorithm = NcclAlgorithm::ring;
+  CostParams plateau = flat;
+  plateau.nccl_simple_ring_plateau_factor = 1.5;
+  const double launch = cluster.gpu().kernel_launch_s;
+  const double latency = 4e-6 + (62 - 30) * 0.4e-6 + 30 * 4e-6;
+  for (double s : {131071.0, 131072.0, 1e9}) {
+    const double extra = s >= 131072 ? 0.5 * latency : 0.0;
+    EXPECT_NEAR(allreduce_s(cluster, first_gpus(32), s, plateau),
+                allreduce_s(cluster, first_gpus(32), s, flat) + extra, 1e-12 * (1 + s / 1e6))
+        << s;
+  }
+  EXPECT_NEAR(allreduce_s(cluster, first_gpus(32), 131072, flat) - launch,
+              latency + 2 * 31.0 / 32 * 131072 / 2 / 10e9, 1e-9);
+  const Cluster node(round_preset(2), 1);
+  EXPECT_DOUBLE_EQ(allreduce_s(node, first_gpus(2), 1e9, plateau),
+                   allreduce_s(node, first_gpus(2), 1e9, flat));
+  const AllReduceTimes times(cluster, first_gpus(32), plateau);
+  for (double s : {8.0, 131071.0, 131072.0, 1e9}) {
+    EXPECT_NEAR(times.at(s), allreduce_s(cluster, first_gpus(32), s, plateau),
+                1e-12 * (1 + s / 1e9));
+  }
+}
+
+TEST(NcclModel, APresetsNetworkPluginCanForceTheSimpleProtocol) {
+  // A preset with `nccl_protocol: simple` (aws-ofi-nccl on p4d/p4de) prices every collective
+  // under Simple, as NCCL_PROTO=simple would; the scenario's own cost.nccl_protocol still wins.
+  HardwarePreset forced = round_preset(2);
+  forced.network_forces_simple_protocol = true;
+  const Cluster plain(round_preset(2), 2);
+  const Cluster efa(forced, 2);
+  CostParams p = round_nccl();
+  CostParams simple = p;
+  simple.nccl_protocol = NcclProtocolChoice::simple;
+  for (double s : {8.0, 1e4, 1e9}) {
+    EXPECT_DOUBLE_EQ(allreduce_s(efa, first_gpus(4), s, p),
+                     allreduce_s(plain, first_gpus(4), s, simple));
+  }
+  EXPECT_GT(allreduce_s(efa, first_gpus(4), 8, p), allreduce_s(plain, first_gpus(4), 8, p));
+  CostParams ll = p;
+  ll.nccl_protocol = NcclProtocolChoice::ll;
+  EXPECT_DOUBLE_EQ(allreduce_s(efa, first_gpus(4), 8, ll),
+                   allreduce_s(plain, first_gpus(4), 8, ll));
+  // The terms calibration prices agree.
+  const CollectiveTerms terms = collective_terms(efa, CollectiveOp::allreduce, 8, p);
+  EXPECT_EQ(terms.protocol, NcclProtocolChoice::simple);
+  EXPECT_NEAR(price(terms, p), allreduce_s(efa, first_gpus(4), 8, p), 1e-15);
 }
 
 TEST(NcclModel, AlltoallPaysEachPeerOnce) {

@@ -48,18 +48,19 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 44u);
+  EXPECT_EQ(names.size(), 55u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   // Guards the field table against the expect_keys list: each name must pass the key check.
   std::string yaml = "cost:\n";
   for (const auto& n : cost_param_names()) {
-    const std::string value = n == "collective_model"   ? "ideal"
-                              : n == "host_launch_mode" ? "cuda_graphs"
-                              : n == "nccl_algorithm"   ? "tree"
-                              : n == "nccl_protocol"    ? "ll128"
-                                                        : "1";
+    const std::string value = n == "collective_model"            ? "ideal"
+                              : n == "host_launch_mode"          ? "cuda_graphs"
+                              : n == "nccl_algorithm"            ? "tree"
+                              : n == "nccl_protocol"             ? "ll128"
+                              : n == "nccl_tree_size_correction" ? "false"
+                                                                 : "1";
     yaml += "  " + n + ": " + value + "\n";
   }
   const CostParams p = apply_cost_overrides(default_cost_params(), cost_node(yaml));

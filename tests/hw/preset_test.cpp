@@ -449,4 +449,29 @@ TEST(PresetHost, OverridesAndBadValues) {
 }
 
 }  // namespace preset_host_test
+
+namespace preset_protocol_test {
+
+TEST(PresetNcclProtocol, OnlyP4deForcesSimpleAndOverridesMayChangeIt) {
+  // aws-ofi-nccl sets NCCL_PROTO=simple on p4d/p4de (configs/hardware/aws-p4de.yaml).
+  for (const std::string& name : builtin_preset_names()) {
+    EXPECT_EQ(builtin_preset(name).network_forces_simple_protocol, name == "aws-p4de") << name;
+  }
+  YAML::Node on = YAML::Load("nccl_protocol: simple");
+  EXPECT_TRUE(apply_preset_overrides(builtin_preset("dgx-h100"), YamlValue(on, "s.yaml", "o"))
+                  .network_forces_simple_protocol);
+  YAML::Node off = YAML::Load("nccl_protocol: auto");
+  EXPECT_FALSE(apply_preset_overrides(builtin_preset("aws-p4de"), YamlValue(off, "s.yaml", "o"))
+                   .network_forces_simple_protocol);
+  // Only Simple is known to be forced by a plugin: other values are refused, naming the key.
+  YAML::Node ll = YAML::Load("nccl_protocol: ll");
+  try {
+    apply_preset_overrides(builtin_preset("dgx-h100"), YamlValue(ll, "s.yaml", "overrides"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nccl_protocol"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace preset_protocol_test
 }  // namespace shardsim

@@ -92,12 +92,20 @@ class AllReduceTimes {
   double at(double bytes) const;
 
  private:
+  // One shape under one protocol, before tuning.cc's size-dependent refinements (the tree's
+  // size correction, the ring's plateau), which at() applies.
   struct Line {
-    double fixed_s = 0;
-    double per_byte_s = 0;
+    double launch_s = 0;    // the GPU's kernel launch (or the ideal model's launch)
+    double latency_s = 0;   // base and step latencies: what the plateau lengthens
+    double per_byte_s = 0;  // at a bandwidth correction of 1
+    int protocol = -1;      // cost_detail::NcclProtocol, -1 under the ideal model
+    int algorithm = 0;      // cost_detail::ShapeAlgorithm
+    bool multi_domain = false;
   };
   static Line line_of(const Cluster& cluster, const CollectiveDemand& unit, const CostParams& p);
-  bool trivial_ = true;      // one GPU: nothing to reduce
+  bool trivial_ = true;  // one GPU: nothing to reduce
+  int ranks_ = 0;
+  CostParams params_;        // the tree correction switch and plateau factor
   std::vector<Line> lines_;  // one per shape and protocol the collective model considers
 };
 

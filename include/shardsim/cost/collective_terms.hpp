@@ -22,12 +22,21 @@ struct StageTerms {
   double link_s = 0;             // max over links of bytes / bandwidth (efficiency 1)
 };
 
+// One shape (algorithm variant) of a ring collective: its stages and what tuning.cc's
+// refinements need (cost/collective_shape.hpp, ShapeFacts).
+struct ShapeTerms {
+  enum class Algorithm { ring, ring_allreduce, tree_allreduce } algorithm = Algorithm::ring;
+  double payload_bytes = 0;
+  int ranks = 0;
+  std::vector<StageTerms> stages;
+};
+
 struct CollectiveTerms {
   CollectiveModelKind model = CollectiveModelKind::nccl;
   double kernel_launch_s = 0;
   // A ring collective: its shapes (variants), each a list of stages; the time is the fastest
   // shape (under nccl: the fastest shape and protocol). Empty: nothing to move, free.
-  std::vector<std::vector<StageTerms>> shapes;
+  std::vector<ShapeTerms> shapes;
   // AlltoAll: one shape, no protocol choice; under nccl, the worst participant's peers, as
   // (peers in its domain, peers outside) for each distinct domain population.
   bool per_peer = false;

@@ -87,6 +87,23 @@ struct CostParams {
   // LL's scale-up step latency is this many times longer when the collective spans several
   // scale-up domains (tuning.cc: intraLat *= 1.8 for LL when nNodes > 1).
   double nccl_ll_multi_domain_scale_up_factor = 1.8;
+  // NCCL's tree AllReduce has latencies of its own (tuning.cc's Tree rows of baseLat and
+  // hwLat), per protocol: base, step inside a scale-up domain, step across domains.
+  double nccl_tree_ll_base_latency_s = 4.4e-6;
+  double nccl_tree_ll128_base_latency_s = 4.4e-6;
+  double nccl_tree_simple_base_latency_s = 0;
+  double nccl_tree_ll_scale_up_step_s = 0.52e-6;
+  double nccl_tree_ll128_scale_up_step_s = 1.2e-6;
+  double nccl_tree_simple_scale_up_step_s = 28e-6;
+  double nccl_tree_ll_scale_out_step_s = 5.0e-6;
+  double nccl_tree_ll128_scale_out_step_s = 8.5e-6;
+  double nccl_tree_simple_scale_out_step_s = 50e-6;
+  // tuning.cc's per-size correction of the tree AllReduce's bandwidth (treeCorrectionFactor,
+  // "trees are not perfectly sticking to the model for medium sizes"); false: none.
+  bool nccl_tree_size_correction = true;
+  // tuning.cc's "plateau effect of ring": a Simple ring AllReduce across nodes of at least
+  // nRanks/16 * 64 KiB takes this many times its latency; 1: none.
+  double nccl_simple_ring_plateau_factor = 1.9;
   // AlltoAll: the cost of each peer's send/receive pair, inside the domain and across it. GUESS.
   double alltoall_peer_scale_up_s = 0.5e-6;
   double alltoall_peer_scale_out_s = 2.7e-6;

@@ -57,7 +57,12 @@ struct HardwarePreset {
   std::vector<TierSpec> tiers;       // bottom (rack) to top
   double reserved_memory_bytes = 0;  // framework/runtime memory per GPU not available to tables
   HostSpec host;                     // optional: host memory and the GPUs' links to it
-  std::string source_file;           // where it was loaded from, for messages
+  // `nccl_protocol: simple` (docs/hardware.md): the cluster's network plugin restricts NCCL to
+  // the Simple protocol, as it would set NCCL_PROTO=simple (aws-ofi-nccl on p4d/p4de, whose EFA
+  // does not deliver bytes in order, which LL and LL128 need). A run's own
+  // cost.nccl_protocol still wins, as a user's NCCL_PROTO does. Default `auto`: no restriction.
+  bool network_forces_simple_protocol = false;
+  std::string source_file;  // where it was loaded from, for messages
 };
 
 // Loads and validates a preset from YAML (schema: configs/hardware/dgx-a100.yaml,
