@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shardsim/cost/collective_demand.hpp"
+#include "shardsim/cost/collective_terms.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
 
@@ -21,9 +22,8 @@ struct StageSteps {
   double scale_out_route_s = 0;  // the route latency of a step across domains (hardware)
 };
 
-// Which of NCCL's algorithms a shape stands for: tuning.cc refines the AllReduce's ring and tree
-// (their own latencies, the tree's size correction, the ring's plateau).
-enum class ShapeAlgorithm { ring, ring_allreduce, tree_allreduce };
+// Which of NCCL's algorithms a shape stands for (cost/collective_terms.hpp).
+using shardsim::ShapeAlgorithm;
 
 struct CollectiveShape {
   CollectiveDemand demand;        // the ideal model's demand (launch, route-α latencies)

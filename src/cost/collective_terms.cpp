@@ -31,33 +31,9 @@ double link_s(const Cluster& cluster, const CollectiveStage& stage, const CostPa
   return idle_time_s(cluster, one, full);
 }
 
-ShapeTerms::Algorithm algorithm_of(cost_detail::ShapeAlgorithm a) {
-  switch (a) {
-    case cost_detail::ShapeAlgorithm::ring:
-      return ShapeTerms::Algorithm::ring;
-    case cost_detail::ShapeAlgorithm::ring_allreduce:
-      return ShapeTerms::Algorithm::ring_allreduce;
-    case cost_detail::ShapeAlgorithm::tree_allreduce:
-      return ShapeTerms::Algorithm::tree_allreduce;
-  }
-  throw std::logic_error("unhandled shape algorithm");
-}
-
-cost_detail::ShapeAlgorithm algorithm_of(ShapeTerms::Algorithm a) {
-  switch (a) {
-    case ShapeTerms::Algorithm::ring:
-      return cost_detail::ShapeAlgorithm::ring;
-    case ShapeTerms::Algorithm::ring_allreduce:
-      return cost_detail::ShapeAlgorithm::ring_allreduce;
-    case ShapeTerms::Algorithm::tree_allreduce:
-      return cost_detail::ShapeAlgorithm::tree_allreduce;
-  }
-  throw std::logic_error("unhandled shape algorithm");
-}
-
 ShapeTerms stages_of(const Cluster& cluster, const CollectiveShape& shape, const CostParams& p) {
   ShapeTerms terms;
-  terms.algorithm = algorithm_of(shape.algorithm);
+  terms.algorithm = shape.algorithm;
   terms.payload_bytes = shape.demand.payload_bytes;
   terms.ranks = shape.ranks;
   std::vector<StageTerms>& out = terms.stages;
@@ -119,7 +95,7 @@ double ideal_shape_s(const ShapeTerms& shape, const CostParams& p) {
 double nccl_shape_s(const ShapeTerms& shape, double kernel_launch_s, NcclProtocol protocol,
                     const CostParams& p) {
   cost_detail::ShapeFacts facts;
-  facts.algorithm = algorithm_of(shape.algorithm);
+  facts.algorithm = shape.algorithm;
   facts.multi_domain = std::any_of(shape.stages.begin(), shape.stages.end(),
                                    [](const StageTerms& s) { return s.steps_scale_out > 0; });
   facts.payload_bytes = shape.payload_bytes;

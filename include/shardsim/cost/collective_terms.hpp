@@ -22,10 +22,15 @@ struct StageTerms {
   double link_s = 0;             // max over links of bytes / bandwidth (efficiency 1)
 };
 
+// Which of NCCL's algorithms a shape of a ring collective stands for: tuning.cc refines the
+// AllReduce's ring and tree (their own latencies, the tree's size correction, the ring's
+// plateau; docs/model.md "Collective models").
+enum class ShapeAlgorithm { ring, ring_allreduce, tree_allreduce };
+
 // One shape (algorithm variant) of a ring collective: its stages and what tuning.cc's
 // refinements need (cost/collective_shape.hpp, ShapeFacts).
 struct ShapeTerms {
-  enum class Algorithm { ring, ring_allreduce, tree_allreduce } algorithm = Algorithm::ring;
+  ShapeAlgorithm algorithm = ShapeAlgorithm::ring;
   double payload_bytes = 0;
   int ranks = 0;
   std::vector<StageTerms> stages;
