@@ -221,7 +221,8 @@ double lowest(std::span<const double> values) {
 TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
                                             std::span<const Partition> partitions,
                                             std::span<const int> owner, const CostMatrix& L,
-                                            std::vector<double> available, double sync_bytes) {
+                                            std::vector<double> available, double sync_bytes,
+                                            DuplicationUnit unit) {
   if (available.size() != static_cast<std::size_t>(L.num_gpus())) {
     throw std::invalid_argument("training_data_parallel: one available memory per GPU expected");
   }
@@ -236,20 +237,27 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
     if (fresh) it->second = duplication_threshold(ctx.cluster, L, part.row_bytes, sync_bytes, cost);
     const double theta = it->second;
     if (!std::isfinite(theta) || !(part.density() > 0)) continue;
-    const AccessProfile& profile = ctx.trace.profile(part.table);
-    const double table_access =
-        ctx.workload.batch_per_gpu * ctx.model.tables[part.table].pooling.expected();
-    // The first rank of the partition whose own access is <= theta (ranks are hottest first).
-    std::uint64_t lo = part.ranks.begin, hi = part.ranks.end;
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (table_access * profile.mass({mid, mid + 1}, RowSpace::rank) > theta) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
+    std::uint64_t hot = 0;
+    if (unit == DuplicationUnit::partitions) {
+      // Eq. 4-5 with the partition as e_k: f · Batch = its access per row, S_k its rows.
+      const double rows = static_cast<double>(part.ranks.size());
+      if (rows > 0 && part.access / rows > theta) hot = part.ranks.size();
+    } else {
+      const AccessProfile& profile = ctx.trace.profile(part.table);
+      const double table_access =
+          ctx.workload.batch_per_gpu * ctx.model.tables[part.table].pooling.expected();
+      // The first rank of the partition whose own access is <= theta (ranks are hottest first).
+      std::uint64_t lo = part.ranks.begin, hi = part.ranks.end;
+      while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (table_access * profile.mass({mid, mid + 1}, RowSpace::rank) > theta) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
       }
+      hot = lo - part.ranks.begin;
     }
-    const std::uint64_t hot = lo - part.ranks.begin;
     if (hot == 0) continue;
     const double bytes = static_cast<double>(hot) * row_footprint_bytes(ctx, part.table);
     // Fits on every GPU but the owner; then taken from each: passes over the GPUs on either
@@ -278,7 +286,8 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
     const double fp = row_footprint_bytes(ctx, part.table);
     Partition hot = part;
     hot.ranks = {part.ranks.begin, part.ranks.begin + cut[p]};
-    hot.access = table_access * profile.mass(hot.ranks, RowSpace::rank);
+    if (cut[p] < part.ranks.size())
+      hot.access = table_access * profile.mass(hot.ranks, RowSpace::rank);
     hot.bytes = static_cast<double>(cut[p]) * fp;
     out.partitions.push_back(hot);
     out.placement.owner.push_back(owner[p]);

@@ -219,8 +219,8 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
     log_debug("oper: Algorithm 1 made {} duplications", dp.steps.size());
   } else {
     const double sync_bytes = o.extra_memory_ratio * totals.bytes / n;
-    TrainingDataParallel dp =
-        training_data_parallel(ctx, mp.partitions, mp.placement.owner, L, available, sync_bytes);
+    TrainingDataParallel dp = training_data_parallel(ctx, mp.partitions, mp.placement.owner, L,
+                                                     available, sync_bytes, o.duplicate);
     parts = std::move(dp.partitions);
     placement = std::move(dp.placement);
   }
@@ -266,7 +266,8 @@ PlanShapeBound oper_shape_bound(const PlanShapeInput& in) {
 }
 
 std::unique_ptr<Planner> make_oper_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"threshold", "extra_memory_ratio", "balance_target", "mode"});
+  const PlannerOptions opts(
+      options, {"threshold", "extra_memory_ratio", "balance_target", "mode", "duplicate"});
   oper::OperOptions o;
   o.threshold = opts.number_in("threshold", 0.0, 1.0, o.threshold);
   if (!(o.threshold > 0)) {
@@ -280,6 +281,11 @@ std::unique_ptr<Planner> make_oper_planner(const YamlValue& options) {
     o.mode = opts.choice("mode", {"training", "inference"}, "training") == "inference"
                  ? Mode::inference
                  : Mode::training;
+  }
+  if (opts.has("duplicate")) {
+    o.duplicate = opts.choice("duplicate", {"partitions", "hot_rows"}, "partitions") == "hot_rows"
+                      ? oper::DuplicationUnit::hot_rows
+                      : oper::DuplicationUnit::partitions;
   }
   o.headroom = opts.headroom(0);
   o.communication = opts.lookup_comm().value_or(LookupComm::one_sided);

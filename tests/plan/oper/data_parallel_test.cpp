@@ -140,8 +140,9 @@ TEST(OperTrainingRule, DuplicatesOnlyRowsAboveTheThreshold) {
   p.access = 1000;
   p.bytes = 1000 * row_footprint_bytes(ctx, 0);
   p.row_bytes = 16;
-  const TrainingDataParallel dp = training_data_parallel(ctx, std::vector<Partition>{p},
-                                                         std::vector<int>{0}, L, {1e9, 1e9}, 1e6);
+  const TrainingDataParallel dp =
+      training_data_parallel(ctx, std::vector<Partition>{p}, std::vector<int>{0}, L, {1e9, 1e9},
+                             1e6, DuplicationUnit::hot_rows);
   // The partition is cut after the two rows above 1: [0, 2) duplicated, [2, 1000) not.
   ASSERT_EQ(dp.partitions.size(), 2u);
   EXPECT_EQ(dp.partitions[0].ranks, (RowRange{0, 2}));
@@ -159,10 +160,52 @@ TEST(OperTrainingRule, DuplicatesOnlyRowsAboveTheThreshold) {
   EXPECT_DOUBLE_EQ(dp.available[1], 1e9 - 2 * 20);
   EXPECT_DOUBLE_EQ(dp.available[0], 1e9);
   // Not enough memory on the other GPU (40 B needed, 40 available: strict): nothing copied.
-  const TrainingDataParallel none = training_data_parallel(ctx, std::vector<Partition>{p},
-                                                           std::vector<int>{0}, L, {1e9, 40}, 1e6);
+  const TrainingDataParallel none =
+      training_data_parallel(ctx, std::vector<Partition>{p}, std::vector<int>{0}, L, {1e9, 40}, 1e6,
+                             DuplicationUnit::hot_rows);
   ASSERT_EQ(none.partitions.size(), 1u);
   EXPECT_FALSE(none.duplicated[0]);
+}
+
+TEST(OperTrainingRule, DuplicatesWholePartitionsByTheirMeanAccessPerRow) {
+  // The fixture of the previous test, the paper's unit (OPER §4.3, Fig. 3c): a partition is
+  // copied whole when its access per row per GPU batch exceeds the threshold (1).
+  std::vector<double> w = {1.01, 1 + 1e-9, 1 - 1e-9};
+  const double rest = (1000 - (1.01 + 1 + 1e-9 + 1 - 1e-9)) / 997;
+  w.resize(1000, rest);
+  const OperFixture f(2, 1, {w}, 1000, Mode::training);
+  const auto ctx = f.ctx();
+  const CostMatrix L(f.cluster, f.cost);
+  const double fp = row_footprint_bytes(ctx, 0);
+  auto partition = [&](RowRange ranks, double access) {
+    Partition p;
+    p.table = 0;
+    p.ranks = ranks;
+    p.access = access;
+    p.bytes = static_cast<double>(ranks.size()) * fp;
+    p.row_bytes = 16;
+    return p;
+  };
+  // [0, 3): 3.01 accesses over 3 rows (1.0033 a row) > 1: copied whole, row 2 (below 1 on its
+  // own) included. [3, 1000): 996.99 over 997 rows (0.99999 a row): stays model-parallel.
+  const std::vector<Partition> parts = {partition({0, 3}, 3.01), partition({3, 1000}, 996.99)};
+  const TrainingDataParallel dp =
+      training_data_parallel(ctx, parts, std::vector<int>{0, 1}, L, {1e9, 1e9}, 1e6);
+  ASSERT_EQ(dp.partitions.size(), 2u);
+  EXPECT_EQ(dp.partitions[0].ranks, (RowRange{0, 3}));
+  EXPECT_DOUBLE_EQ(dp.partitions[0].access, 3.01);  // the partition's own access, not re-cut
+  EXPECT_TRUE(dp.duplicated[0]);
+  EXPECT_TRUE(dp.placement.on_every_gpu(0));
+  EXPECT_FALSE(dp.duplicated[1]);
+  EXPECT_DOUBLE_EQ(dp.available[1], 1e9 - 3 * fp);  // the copy on GPU 1 (its owner is GPU 0)
+  EXPECT_DOUBLE_EQ(dp.available[0], 1e9);
+  // The per-row rule on the same partitions copies only the two rows above 1.
+  const TrainingDataParallel rows = training_data_parallel(
+      ctx, parts, std::vector<int>{0, 1}, L, {1e9, 1e9}, 1e6, DuplicationUnit::hot_rows);
+  ASSERT_EQ(rows.partitions.size(), 3u);
+  EXPECT_EQ(rows.partitions[0].ranks, (RowRange{0, 2}));
+  EXPECT_TRUE(rows.duplicated[0]);
+  EXPECT_FALSE(rows.duplicated[1]);
 }
 
 }  // namespace

@@ -67,14 +67,21 @@ struct TrainingDataParallel {
   std::vector<double> available;      // after duplication
 };
 
-// Frequency-aware data parallelism for training: in sweep order, the rows of a partition whose
-// access per GPU batch exceeds duplication_threshold (a prefix of its ranks, found by binary
-// search on the profile) are cut into a partition of their own and duplicated on every other
-// GPU, if its footprint is below every other GPU's available memory; else it stays
-// model-parallel. `sync_bytes` sizes BW_AR (see duplication_threshold).
+// What Eq. 4-5 decides on (planner option `duplicate`, docs/planners.md "oper"):
+//   partitions  OPER §4.3 and Fig. 3c: a whole partition, when its mean access per row per GPU
+//               batch exceeds the threshold (its f · Batch = access / rows, S_k = its rows)
+//   hot_rows    each row on its own: the prefix of a partition's ranks whose own access
+//               exceeds it, cut off into a partition of its own (what shardsim did first)
+enum class DuplicationUnit { partitions, hot_rows };
+
+// Frequency-aware data parallelism for training: in sweep order, each partition (or its hot
+// prefix, by `unit`) above duplication_threshold is duplicated on every other GPU, if its
+// footprint is below every other GPU's available memory; else it stays model-parallel.
+// `sync_bytes` sizes BW_AR (see duplication_threshold).
 TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
                                             std::span<const Partition> partitions,
                                             std::span<const int> owner, const CostMatrix& L,
-                                            std::vector<double> available, double sync_bytes);
+                                            std::vector<double> available, double sync_bytes,
+                                            DuplicationUnit unit = DuplicationUnit::partitions);
 
 }  // namespace shardsim::oper

@@ -3,6 +3,7 @@
 // make_oper_planner (plan/planners.hpp) reads the options from `placement.options`.
 #include <optional>
 
+#include "shardsim/plan/oper/data_parallel.hpp"
 #include "shardsim/plan/oper/oper_model.hpp"
 #include "shardsim/plan/planner.hpp"
 
@@ -13,7 +14,9 @@ struct OperOptions {
   double extra_memory_ratio = 0.05;  // §6.1: replicas may take 5% of the tables' footprint
   double balance_target = 0.9;       // §4.2 back-off until min(DoB of E, DoB of M) reaches it
   std::optional<Mode> mode;          // §4.3: training or inference; default the workload's
-  double headroom = 0;               // fraction of HBM left free (common option)
+  // §4.3 training rule's unit: whole partitions (the paper) or each partition's hot rows.
+  DuplicationUnit duplicate = DuplicationUnit::partitions;
+  double headroom = 0;                               // fraction of HBM left free (common option)
   LookupComm communication = LookupComm::one_sided;  // §5 (common option `communication`)
 };
 
