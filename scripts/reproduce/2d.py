@@ -12,8 +12,9 @@ markdown table with the paper's numbers beside ours and the paper's trends check
                (plus a what-if: `hybrid` limited to table-wise and row-wise shards in both)
     2d-fig6    Fig. 6: per-phase maximum kernel costs vs groups (from the 2d-table1 runs)
 
-Output: <out>/<name>/results.csv, results.md, reports.json; <out>/2d.md joins the markdown.
-The committed copy with commentary is docs/reproductions/2d.md. Python 3 standard library only.
+Output: <out>/<name>/results.csv, results.md, reports.json, figure.png (with matplotlib);
+<out>/2d.md joins the markdown, <out>/checks.json lists the trend checks. The committed copy with
+commentary is docs/reproductions/2d.md. Python 3 standard library only (matplotlib optional).
 The shardsim binary is $SHARDSIM (scripts/reproduce.sh sets it), or --shardsim.
 """
 
@@ -24,6 +25,9 @@ import os
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import figure_bars, figure_lines, write_checks  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -150,7 +154,11 @@ def check_lines(checks):
     return "\n".join(out)
 
 
-def save(out_dir, name, reports, header, rows, markdown):
+CHECKS = []  # (experiment, claim, ok, detail), for checks.json
+
+
+def save(out_dir, name, reports, header, rows, markdown, checks=()):
+    CHECKS.extend((name, claim, ok, detail) for claim, ok, detail in checks)
     d = os.path.join(out_dir, name)
     os.makedirs(d, exist_ok=True)
     write_csv(os.path.join(d, "results.csv"), header, rows)
@@ -236,7 +244,12 @@ def table1(exe, out_dir, jobs):
         md_table(["option", "groups", "our QPS", "our QPS / MP", "our sync ms per sync"],
                  what_rows),
     ])
-    save(out_dir, "2d-table1", base + [r for rs in whatif.values() for r in rs], header, rows, md)
+    save(out_dir, "2d-table1", base + [r for rs in whatif.values() for r in rs], header, rows, md,
+         checks)
+    figure_bars(os.path.join(out_dir, "2d-table1"), ["MP", "2D, M=2", "2D, M=4", "2D, M=8"],
+                {"QPS / MP": [row[4] for row in rows]}, {"QPS / MP": [row[3] for row in rows]},
+                "QPS relative to model parallelism",
+                "2D Table 1: CTR model, 256 GPUs (paper hatched)")
     return md, base
 
 
@@ -276,7 +289,13 @@ def fig6(out_dir, base):
         "Trends (the paper's, checked on ours):",
         check_lines(checks),
     ])
-    save(out_dir, "2d-fig6", base, header, rows, md)
+    save(out_dir, "2d-fig6", base, header, rows, md, checks)
+    figure_lines(os.path.join(out_dir, "2d-fig6"),
+                 {label: [(m, totals[m][k]) for m in (1, 2, 4, 8)] for k, label in
+                  enumerate(["embedding compute", "AlltoAll", "table AllReduce", "total"])},
+                 {"total": sorted(PAPER_FIG6_TOTAL_MS.items())}, "groups (M)",
+                 "max kernel cost per iteration (ms)",
+                 "2D Fig. 6: kernel costs vs groups (paper's text: total)", logx=True)
     return md
 
 
@@ -395,7 +414,15 @@ def table2(exe, out_dir, jobs):
         "Trends (the paper's, checked on ours):",
         check_lines(checks),
     ])
-    save(out_dir, "2d-table2", reports, header, rows, md)
+    save(out_dir, "2d-table2", reports, header, rows, md, checks)
+    gpu_list = sorted(PAPER_TABLE2)
+    figure_lines(os.path.join(out_dir, "2d-table2"),
+                 {label: [(g, qps(planner, g)) for g in gpu_list]
+                  for planner, label in (("hybrid", "full MP"), ("two_d", "2D"))},
+                 {label: [(g, PAPER_TABLE2[g][k][1] if PAPER_TABLE2[g][k] else None)
+                          for g in gpu_list] for k, label in enumerate(["full MP", "2D"])},
+                 "GPUs", "QPS", "2D Table 2: ExFM scaling (missing points: OOM)", logx=True,
+                 logy=True)
     return md
 
 
@@ -433,6 +460,9 @@ def main():
         parts.append(fig6(args.out, base))
     if "table2" in wanted:
         parts.append(table2(exe, args.out, args.jobs))
+    named = {"table1": "2d-table1", "fig6": "2d-fig6", "table2": "2d-table2"}
+    write_checks(args.out, args.paper,
+                 [c for c in CHECKS if c[0] in {named[w] for w in wanted}])
     summary = os.path.join(args.out, "2d.md")
     with open(summary, "w") as f:
         f.write("\n\n".join(parts) + "\n")

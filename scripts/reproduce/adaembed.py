@@ -15,9 +15,9 @@ model), same planner, same cluster. Two models, each swept over model.prune_frac
   caches (docs/model.md "Memory tiers") until pruning frees enough HBM.
 
 Output: <out>/adaembed-table1/results.csv (every point) and results.md (Table 1's numbers beside
-ours, the sweep, the trend checks); <out>/results.md joins the markdown. The committed copy with
-commentary is docs/reproductions/adaembed.md. No figure: like the other drivers, Python 3
-standard library only. Model quality (NE) is out of scope: shardsim times iterations.
+ours, the sweep, the trend checks) and figure.png (with python3-matplotlib; skipped without it);
+<out>/results.md joins the markdown. The committed copy with commentary is
+docs/reproductions/adaembed.md. Python 3 standard library only (matplotlib optional). Model quality (NE) is out of scope: shardsim times iterations.
 """
 
 import os
@@ -160,6 +160,13 @@ def main():
                    for (p, f) in results["spills"])
         checks.append(rep.check(name, "pruning gains more when the full model does not fit HBM "
                                 "(§2.2 (i))", gain, "spills ≥ fits at every point"))
+    if results:
+        rep.figure_lines(name, {f"{exp}, {planner}": [(f, res[(planner, f)]["speedup"])
+                                                     for f in sorted({f for (_, f) in res})]
+                                for exp, res in results.items() for planner in PLANNERS},
+                         {"Table 1 (five models)": [(saving, qps) for *_, saving, qps in PAPER]},
+                         "prune fraction (paper: memory saving)", "QPS speed-up over the full model",
+                         "AdaEmbed Table 1: speed-up of pruning", paper_lines=False)
     md += ["### Trend checks", "", "| claim | ours | verdict |", "|---|---|---|"] + checks + [""]
     rep.add_section(name, "\n".join(md))
     rep.finish("AdaEmbed reproduction (seed 004, Table 1: QPS speed-up of pruning)",

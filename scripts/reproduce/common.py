@@ -1,5 +1,12 @@
 """Helpers shared by the paper drivers of scripts/reproduce.sh: running shardsim, the output
-folder, CSV and markdown tables, and trend checks. Standard library only."""
+folder, CSV and markdown tables, trend checks (checks.json), PNG figures of ours beside the
+paper's numbers (with matplotlib if it is installed, skipped otherwise) and the scoreboard of
+`scripts/reproduce.sh all`. Standard library only; matplotlib is optional.
+
+    python3 scripts/reproduce/common.py scoreboard DIR PAPER... [--failed PAPER...]
+
+writes DIR/scoreboard.md and DIR/scoreboard.json from DIR/<paper>/checks.json; exits 1 if a
+paper failed (listed after --failed, or without DIR/<paper>/checks.json)."""
 
 import argparse
 import csv
@@ -89,7 +96,16 @@ class Reproduction:
         self.checks.append((experiment, claim, bool(ok), detail))
         return f"| {claim} | {detail} | {'agrees' if ok else '**differs**'} |"
 
+    def figure_bars(self, name, categories, series, paper=None, ylabel="", title="", **kw):
+        return figure_bars(self.experiment_dir(name), categories, series, paper, ylabel, title,
+                           **kw)
+
+    def figure_lines(self, name, series, paper=None, xlabel="", ylabel="", title="", **kw):
+        return figure_lines(self.experiment_dir(name), series, paper, xlabel, ylabel, title, **kw)
+
     def finish(self, title, preamble):
+        write_checks(self.out, self.args.paper,
+                     [(e, c, ok, d) for e, c, ok, d in self.checks])
         agree = sum(1 for c in self.checks if c[2])
         lines = [f"# {title}", "", preamble, "",
                  f"Trend checks: {agree} of {len(self.checks)} agree with the paper.", ""]
@@ -99,6 +115,183 @@ class Reproduction:
         with open(path, "w") as f:
             f.write("\n".join(lines))
         log(f"wrote {path} ({agree}/{len(self.checks)} trend checks agree)")
+
+
+def write_checks(out, paper, checks):
+    """DIR/checks.json: every trend check of a paper's run, in the order made:
+    (experiment, claim, ok, detail). The scoreboard of `reproduce.sh all` reads it."""
+    data = {"paper": paper,
+            "checks": [{"experiment": e, "claim": c, "ok": bool(ok), "detail": d}
+                       for e, c, ok, d in checks]}
+    path = os.path.join(out, "checks.json")
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return path
+
+
+# --- Figures (optional: python3-matplotlib) --------------------------------------------------
+
+_plt = None
+_plt_tried = False
+FIGURE_SIZE = (6, 4)  # inches
+FIGURE_DPI = 100
+
+
+def _pyplot():
+    """matplotlib.pyplot with the Agg backend, or None (logged once) if not installed."""
+    global _plt, _plt_tried
+    if not _plt_tried:
+        _plt_tried = True
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            _plt = plt
+        except ImportError:
+            log("figures skipped: python3-matplotlib not installed")
+    return _plt
+
+
+def _colors(labels):
+    return {label: f"C{i % 10}" for i, label in enumerate(labels)}
+
+
+def _save(plt, fig, ax, out_dir, title, filename):
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, ncol=2 if len(ax.get_legend_handles_labels()[0]) > 4 else 1)
+    fig.tight_layout()
+    path = os.path.join(out_dir, filename)
+    # No metadata: the same numbers give the same bytes.
+    fig.savefig(path, dpi=FIGURE_DPI, metadata={"Software": None})
+    plt.close(fig)
+    log(f"  wrote {path}")
+    return path
+
+
+def figure_bars(out_dir, categories, series, paper=None, ylabel="", title="", logy=False,
+                filename="figure.png"):
+    """Grouped bars: one group per category, one bar per series of ours ({label: values}, one
+    value per category, None for none); the paper's values ({label: values}) as hatched hollow
+    bars beside ours in the same colour (a paper label that is one of ours shares its colour).
+    Saves out_dir/filename (6 x 4 in, 100 dpi) and returns its path, or None without matplotlib."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    paper = paper or {}
+    labels = list(series) + [k for k in paper if k not in series]
+    color = _colors(labels)
+    bars = [(k, series[k], False) for k in series] + [(k, paper[k], True) for k in paper]
+    fig, ax = plt.subplots(figsize=FIGURE_SIZE)
+    width = 0.8 / max(len(bars), 1)
+    for b, (label, values, is_paper) in enumerate(bars):
+        xs = [i + (b - (len(bars) - 1) / 2) * width for i, v in enumerate(values) if v is not None]
+        ys = [v for v in values if v is not None]
+        if is_paper:
+            ax.bar(xs, ys, width, fill=False, hatch="///", edgecolor=color[label],
+                   label=f"paper: {label}")
+        else:
+            ax.bar(xs, ys, width, color=color[label], label=f"ours: {label}" if paper else label)
+    ax.set_xticks(range(len(categories)))
+    ax.set_xticklabels([str(c) for c in categories], fontsize=8)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    return _save(plt, fig, ax, out_dir, title, filename)
+
+
+def figure_lines(out_dir, series, paper=None, xlabel="", ylabel="", title="", logx=False,
+                 logy=False, paper_lines=True, filename="figure.png"):
+    """Lines of ours ({label: [(x, y), ...]}, points with y None left out), filled markers; the
+    paper's ({label: [(x, y), ...]}) as hollow markers, on a dashed line unless paper_lines is
+    False, in the same colour (a paper label that is one of ours shares its colour). With logx,
+    the ticks are the x values themselves. Saves out_dir/filename and returns its path, or None
+    without matplotlib."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    paper = paper or {}
+    labels = list(series) + [k for k in paper if k not in series]
+    color = _colors(labels)
+    fig, ax = plt.subplots(figsize=FIGURE_SIZE)
+    for label, points in series.items():
+        pts = [(x, y) for x, y in points if y is not None]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], "-o", color=color[label], markersize=4,
+                label=f"ours: {label}" if paper else label)
+    for label, points in paper.items():
+        pts = [(x, y) for x, y in points if y is not None]
+        ax.plot([x for x, _ in pts], [y for _, y in pts], "--o" if paper_lines else "o",
+                color=color[label],
+                markerfacecolor="none", markersize=7, linewidth=0.8, label=f"paper: {label}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logx:
+        ax.set_xscale("log")
+        xs = sorted({x for pts in [*series.values(), *paper.values()] for x, _ in pts})
+        ax.set_xticks(xs)
+        ax.set_xticklabels([f"{x:g}" for x in xs], fontsize=8)
+        ax.minorticks_off()
+    if logy:
+        ax.set_yscale("log")
+    return _save(plt, fig, ax, out_dir, title, filename)
+
+
+# --- Scoreboard (scripts/reproduce.sh all) ---------------------------------------------------
+
+def scoreboard(out, papers, failed=()):
+    """Reads out/<paper>/checks.json for each paper and writes out/scoreboard.md and
+    out/scoreboard.json: every check (paper, experiment, claim, PASS/DISAGREE, ours), the counts
+    per paper and the overall share agreeing. A paper without checks.json (its driver failed)
+    is listed as failed."""
+    rows, per_paper = [], {}
+    for paper in papers:
+        path = os.path.join(out, paper, "checks.json")
+        entry = {"checks": 0, "pass": 0, "disagree": 0,
+                 "failed": paper in failed or not os.path.isfile(path)}
+        if os.path.isfile(path):
+            with open(path) as f:
+                for c in json.load(f)["checks"]:
+                    rows.append({"paper": paper, "experiment": c["experiment"],
+                                 "claim": c["claim"], "ok": c["ok"], "detail": c["detail"],
+                                 "verdict": "PASS" if c["ok"] else "DISAGREE"})
+                    entry["checks"] += 1
+                    entry["pass" if c["ok"] else "disagree"] += 1
+        per_paper[paper] = entry
+    total = len(rows)
+    agree = sum(1 for r in rows if r["ok"])
+    pct = 100.0 * agree / total if total else 0.0
+    summary = {"papers": per_paper, "checks": total, "pass": agree, "disagree": total - agree,
+               "agree_percent": round(pct, 1),
+               "failed": sorted(p for p, e in per_paper.items() if e["failed"])}
+    with open(os.path.join(out, "scoreboard.json"), "w") as f:
+        json.dump({"summary": summary, "checks": rows}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+    def cell(text):
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    md = ["# Reproductions: scoreboard", "",
+          "Every trend check of every paper's reproduction (`scripts/reproduce.sh all`): PASS "
+          "where ours agrees with the paper's claim, DISAGREE where it does not. "
+          f"Overall: **{agree} of {total} agree ({pct:.1f}%)**.", "",
+          table(["paper", "checks", "PASS", "DISAGREE", "agree", "driver"],
+                [[p, e["checks"], e["pass"], e["disagree"],
+                  f"{100.0 * e['pass'] / e['checks']:.1f}%" if e["checks"] else "n/a",
+                  "FAILED" if e["failed"] else "ok"] for p, e in per_paper.items()]), "",
+          table(["paper", "experiment", "claim (the paper's)", "ours", "verdict"],
+                [[r["paper"], r["experiment"], cell(r["claim"]), cell(r["detail"]),
+                  r["verdict"]] for r in rows]), ""]
+    if summary["failed"]:
+        md += [f"Failed drivers (no or partial checks): {', '.join(summary['failed'])}.", ""]
+    with open(os.path.join(out, "scoreboard.md"), "w") as f:
+        f.write("\n".join(md))
+    log(f"wrote {os.path.join(out, 'scoreboard.md')}: {agree} of {total} checks agree "
+        f"({pct:.1f}%)" + "".join(f"; {p} {e['pass']}/{e['checks']}"
+                                  for p, e in per_paper.items()))
+    return summary
 
 
 def log(msg):
@@ -133,3 +326,14 @@ def fmt(x, digits=3):
     if abs(x) >= 1000 or abs(x) < 10 ** -(digits):
         return f"{x:.{digits - 1}e}"
     return f"{x:.{digits}g}"
+
+
+if __name__ == "__main__":
+    cli = argparse.ArgumentParser(description="writes DIR/scoreboard.md and scoreboard.json")
+    cli.add_argument("command", choices=["scoreboard"])
+    cli.add_argument("out")
+    cli.add_argument("papers", nargs="*")
+    cli.add_argument("--failed", nargs="*", default=[])
+    a = cli.parse_args()
+    # Exit 1 when a paper's driver failed (or left no checks.json).
+    sys.exit(1 if scoreboard(a.out, a.papers, a.failed)["failed"] else 0)
