@@ -145,6 +145,10 @@ def table3(rep):
         rows.append([f"model-{m}", cost, f"{PAPER_QPS[m] / 1e6:.2f}M", f"{s['qps'] / 1e6:.2f}M",
                      f"{s['qps'] / PAPER_QPS[m]:.2f}", *breakdown_cells(s)])
     md += [table(["model", "cost", "paper QPS", "ours QPS", "ours/paper", *BREAKDOWN_HEADER], rows), ""]
+    rep.figure_bars(name, ["model-A", "model-I"],
+                    {cost: [res[(m, cost)]["qps"] / 1e6 for m in ("A", "I")] for cost, _ in COSTS},
+                    {"paper": [PAPER_QPS[m] / 1e6 for m in ("A", "I")]},
+                    ylabel="MQPS on 128 GPUs", title="Neo Table 3: achieved QPS")
     ck = []
     for cost, _ in COSTS:
         for m in ("A", "I"):
@@ -208,6 +212,12 @@ def fig9(rep):
                 brows.append([f"model-{m}", cost, g, f"{s['qps'] / 1e3:,.0f}K",
                               *breakdown_cells(s)])
     md += ["Per point:", "", table(["model", "cost", "GPUs", "QPS", *BREAKDOWN_HEADER], brows), ""]
+    rep.figure_lines(name,
+                     {f"model-{m}, {cost}": [(g, res[(m, cost, g)]["eff"]) for g in gpus]
+                      for cost, _ in COSTS for m in ("A", "I")},
+                     {f"model-{m}": [(128, PAPER_EFF_128[m])] for m in ("A", "I")},
+                     xlabel="GPUs", ylabel="scaling efficiency vs 8 GPUs", logx=True,
+                     paper_lines=False, title="Neo Fig. 9: weak scaling")
     ck = []
     for cost, _ in COSTS:
         for m in ("A", "I"):
@@ -260,6 +270,11 @@ def fig11(rep):
                          paper, *breakdown_cells(s)])
     md += [table(["cost", "step", "QPS", "gain over previous", "over baseline", "paper",
                   *BREAKDOWN_HEADER], rows), ""]
+    rep.figure_bars(name, [label for label, _ in STEPS],
+                    {cost: [res[(cost, i)]["qps"] / res[(cost, 0)]["qps"] for i in range(len(STEPS))]
+                     for cost, _ in COSTS},
+                    {"paper (total)": [None] * (len(STEPS) - 1) + [PAPER_TOTAL_GAIN]},
+                    ylabel="QPS over the baseline", title="Neo Fig. 11: model-A optimisations")
     ck = []
     for cost, _ in COSTS:
         q = [res[(cost, i)]["qps"] for i in range(len(STEPS))]
