@@ -172,18 +172,25 @@ def _save(plt, fig, ax, out_dir, title, filename):
     return path
 
 
+def _figure_setup(series, paper):
+    """pyplot (None without matplotlib), the paper's series ({} for none) and one colour per
+    label (a paper label that is one of ours shares its colour)."""
+    paper = paper or {}
+    plt = _pyplot()
+    if plt is None:
+        return None, paper, {}
+    return plt, paper, _colors(list(series) + [k for k in paper if k not in series])
+
+
 def figure_bars(out_dir, categories, series, paper=None, ylabel="", title="", logy=False,
                 filename="figure.png"):
     """Grouped bars: one group per category, one bar per series of ours ({label: values}, one
     value per category, None for none); the paper's values ({label: values}) as hatched hollow
     bars beside ours in the same colour (a paper label that is one of ours shares its colour).
     Saves out_dir/filename (6 x 4 in, 100 dpi) and returns its path, or None without matplotlib."""
-    plt = _pyplot()
+    plt, paper, color = _figure_setup(series, paper)
     if plt is None:
         return None
-    paper = paper or {}
-    labels = list(series) + [k for k in paper if k not in series]
-    color = _colors(labels)
     bars = [(k, series[k], False) for k in series] + [(k, paper[k], True) for k in paper]
     fig, ax = plt.subplots(figsize=FIGURE_SIZE)
     width = 0.8 / max(len(bars), 1)
@@ -210,12 +217,9 @@ def figure_lines(out_dir, series, paper=None, xlabel="", ylabel="", title="", lo
     False, in the same colour (a paper label that is one of ours shares its colour). With logx,
     the ticks are the x values themselves. Saves out_dir/filename and returns its path, or None
     without matplotlib."""
-    plt = _pyplot()
+    plt, paper, color = _figure_setup(series, paper)
     if plt is None:
         return None
-    paper = paper or {}
-    labels = list(series) + [k for k in paper if k not in series]
-    color = _colors(labels)
     fig, ax = plt.subplots(figsize=FIGURE_SIZE)
     for label, points in series.items():
         pts = [(x, y) for x, y in points if y is not None]

@@ -125,13 +125,18 @@ TEST(OperTrainingRule, ThresholdIsBwP2PoverBwAR) {
   EXPECT_TRUE(std::isinf(duplication_threshold(f.cluster, L, 16, 0, f.cost)));
 }
 
+// 1000 rows' weights: rows 0-2 accessed 1.01, 1 + 1e-9 and 1 - 1e-9 times per batch of 1000,
+// the other 997 sharing the rest.
+std::vector<double> three_rows_near_one() {
+  std::vector<double> w = {1.01, 1 + 1e-9, 1 - 1e-9};
+  w.resize(1000, (1000 - (1.01 + 1 + 1e-9 + 1 - 1e-9)) / 997);
+  return w;
+}
+
 TEST(OperTrainingRule, DuplicatesOnlyRowsAboveTheThreshold) {
   // One table, batch 1000, pooling 1, threshold 1 access per GPU batch (see above). Rows 0-2
   // are accessed 1.01, 1 + 1e-9 and 1 - 1e-9 times per batch; the other 997 share the rest.
-  std::vector<double> w = {1.01, 1 + 1e-9, 1 - 1e-9};
-  const double rest = (1000 - (1.01 + 1 + 1e-9 + 1 - 1e-9)) / 997;
-  w.resize(1000, rest);
-  const OperFixture f(2, 1, {w}, 1000, Mode::training);
+  const OperFixture f(2, 1, {three_rows_near_one()}, 1000, Mode::training);
   const auto ctx = f.ctx();
   const CostMatrix L(f.cluster, f.cost);
   Partition p;
@@ -170,10 +175,7 @@ TEST(OperTrainingRule, DuplicatesOnlyRowsAboveTheThreshold) {
 TEST(OperTrainingRule, DuplicatesWholePartitionsByTheirMeanAccessPerRow) {
   // The fixture of the previous test, the paper's unit (OPER §4.3, Fig. 3c): a partition is
   // copied whole when its access per row per GPU batch exceeds the threshold (1).
-  std::vector<double> w = {1.01, 1 + 1e-9, 1 - 1e-9};
-  const double rest = (1000 - (1.01 + 1 + 1e-9 + 1 - 1e-9)) / 997;
-  w.resize(1000, rest);
-  const OperFixture f(2, 1, {w}, 1000, Mode::training);
+  const OperFixture f(2, 1, {three_rows_near_one()}, 1000, Mode::training);
   const auto ctx = f.ctx();
   const CostMatrix L(f.cluster, f.cost);
   const double fp = row_footprint_bytes(ctx, 0);
