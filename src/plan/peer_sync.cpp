@@ -28,6 +28,18 @@ double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, PeerS
   return mode == PeerSyncMode::touched_rows ? row + kIndexBytes : row;
 }
 
+double peer_synced_rows(std::size_t table, RowRange rows, RowSpace space, const PeerSync& sync,
+                        const DlrmModel& model, const Workload& workload, const TraceSource& trace,
+                        int num_gpus) {
+  const double all = static_cast<double>(rows.size());
+  if (sync.mode != PeerSyncMode::touched_rows) return all;
+  // The rows of the block touched by the global batches of the `interval` iterations since the
+  // last sync (every group's lookups together: a row any group touched differs).
+  const double lookups = static_cast<double>(num_gpus) * workload.batch_per_gpu *
+                         model.tables[table].pooling.expected() * std::max(1, sync.interval);
+  return std::min(all, trace.profile(table).expected_distinct(rows, space, lookups));
+}
+
 PeerSyncs plan_peer_syncs(const Plan& plan, const ServingMap& serving, const DlrmModel& model,
                           const Workload& workload, const TraceSource& trace, int num_gpus) {
   PeerSyncs out;
@@ -44,16 +56,8 @@ PeerSyncs plan_peer_syncs(const Plan& plan, const ServingMap& serving, const Dlr
     std::sort(gpus.begin(), gpus.end());
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
     if (!is_peer_set(plan, serving, k)) continue;  // gradients: plan/replica_sync.hpp
-    const double rows = static_cast<double>(set.rows.size());
-    double synced_rows = rows;
-    if (out.sync.mode == PeerSyncMode::touched_rows) {
-      // The rows of the block touched by the global batches of the `interval` iterations since
-      // the last sync (every group's lookups together: a row any group touched differs).
-      const double lookups = static_cast<double>(num_gpus) * workload.batch_per_gpu *
-                             model.tables[set.table].pooling.expected() * out.sync.interval;
-      synced_rows = std::min(
-          rows, trace.profile(set.table).expected_distinct(set.rows, set.row_space, lookups));
-    }
+    const double synced_rows = peer_synced_rows(set.table, set.rows, set.row_space, out.sync, model,
+                                                workload, trace, num_gpus);
     peer[gpus] += synced_rows * peer_sync_bytes_per_row(model, set.cols.size(), out.sync.mode);
   }
   for (auto& [g, bytes] : peer) out.peer.push_back(PeerSyncBucket{g, bytes});

@@ -8,7 +8,9 @@
 //
 // Options (docs/planners.md, "two_d"): `groups` M or `group_size` N (one of them), `inner`
 // (default hybrid), `inner_options`, `sync` (dense | touched_rows), `sync_interval` k, `layout`
-// (peers_in_host | contiguous).
+// (peers_in_host | contiguous), `sync_aware` (default true: the inner planner is told what the
+// replica sync will cost each GPU per byte it holds, plan/peer_sync_pricing.hpp, and planners
+// that balance a time per GPU balance the sync too).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <tuple>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/sparse_groups.hpp"
 
@@ -32,6 +35,7 @@ struct TwoDOptions {
   std::unique_ptr<Planner> inner;
   PeerSync sync;
   GroupLayout layout = GroupLayout::peers_in_host;
+  bool sync_aware = true;
 };
 
 class TwoDPlanner final : public Planner {
@@ -62,7 +66,10 @@ class TwoDPlanner final : public Planner {
         throw where.error(e.what(), hint(t, ctx.cluster.gpus_per_node()));
       }
     }();
-    const PlanningContext group_ctx{view, ctx.model, ctx.workload, ctx.trace, ctx.cost};
+    const PeerSyncPricing pricing =
+        price_peer_sync(ctx.cluster, *layout, o_.sync, ctx.cost_params());
+    PlanningContext group_ctx{view, ctx.model, ctx.workload, ctx.trace, ctx.cost};
+    if (o_.sync_aware) group_ctx.peer_sync = &pricing;
     Plan inner;
     try {
       inner = o_.inner->plan(group_ctx);
@@ -148,7 +155,7 @@ class TwoDPlanner final : public Planner {
 
 std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
   const PlannerOptions opts(options, {"groups", "group_size", "inner", "inner_options", "sync",
-                                      "sync_interval", "layout"});
+                                      "sync_interval", "layout", "sync_aware"});
   TwoDOptions o;
   o.groups = opts.find("groups");
   o.group_size = opts.find("group_size");
@@ -211,6 +218,7 @@ std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
   o.layout = opts.choice("layout", {"peers_in_host", "contiguous"}, "peers_in_host") == "contiguous"
                  ? GroupLayout::contiguous
                  : GroupLayout::peers_in_host;
+  if (auto v = opts.find("sync_aware")) o.sync_aware = v->as_bool();
   return std::make_unique<TwoDPlanner>(std::move(o));
 }
 

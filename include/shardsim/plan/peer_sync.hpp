@@ -38,6 +38,13 @@ struct PeerSyncs {
 // no two of its replicas share one.
 bool is_peer_set(const Plan& plan, const ServingMap& serving, std::size_t set);
 
+// The rows of a block (`rows` of `table`, in `space`) that one peer sync moves: all of them
+// (`dense`), or the expected distinct rows the global batches of the `interval` iterations since
+// the last sync touched (`touched_rows`; `num_gpus` GPUs each with the workload's batch).
+double peer_synced_rows(std::size_t table, RowRange rows, RowSpace space, const PeerSync& sync,
+                        const DlrmModel& model, const Workload& workload, const TraceSource& trace,
+                        int num_gpus);
+
 // Bytes per row of a peer sync: the weights (table precision) and the optimizer state of `cols`
 // columns, plus the row's int64 index when only touched rows are synced.
 double peer_sync_bytes_per_row(const DlrmModel& model, std::uint32_t cols, PeerSyncMode mode);

@@ -18,6 +18,8 @@
 
 namespace shardsim {
 
+struct PeerSyncPricing;  // plan/peer_sync_pricing.hpp
+
 struct PlanningContext {
   const Cluster& cluster;
   const DlrmModel& model;
@@ -29,6 +31,10 @@ struct PlanningContext {
   // Simulates a candidate plan, for planners that search by simulated time; null where no
   // runner provides one (a planner that needs it says so with an InputError).
   const PlanEvaluator* evaluator = nullptr;
+  // The 2D replica sync the plan will pay per byte a GPU holds, for an inner planner of `two_d`
+  // with `sync_aware` (plan/peer_sync_pricing.hpp); null everywhere else. Planners that balance
+  // a time per GPU (hybrid, torchrec) add each shard's share (peer_sync_time_s).
+  const PeerSyncPricing* peer_sync = nullptr;
 
   const CostParams& cost_params() const;
 };

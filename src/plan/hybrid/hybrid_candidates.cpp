@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/splits.hpp"
 
 namespace shardsim::hybrid {
@@ -95,8 +96,10 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
       work.cols = col.size();
       ShardCost cost = cost_of_work(ctx_, work, peers_);
       add_host_tier_cost(ctx_, sh, n_, cost);
+      // Under two_d with `sync_aware`, the replica sync this shard adds to its GPU.
+      const double sync_s = peer_sync_time_s(ctx_, t, r, ranges.space, col.size());
       c.parts.push_back(
-          Part{sh, cost.total_s(), budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
+          Part{sh, cost.total_s() + sync_s, budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
     }
   }
   summarise(c);

@@ -454,4 +454,24 @@ double shard_capacity_bytes(double hbm_capacity_bytes, double reserved_fraction,
   return std::floor((1 - reserved_fraction) * hbm_capacity_bytes) - r.dense_bytes - r.kjt_bytes;
 }
 
+void add_replica_sync(ShardingOption& o,
+                      const std::function<double(const ShardEstimate&)>& sync_s) {
+  if (o.type == ShardingType::data_parallel || o.shards.empty()) return;
+  std::vector<double> sync(o.shards.size());
+  for (std::size_t s = 0; s < o.shards.size(); ++s) sync[s] = sync_s(o.shards[s]);
+  if (partition_by(o.type) == PartitionBy::uniform) {
+    double sum = 0;
+    for (double v : sync) sum += v;
+    std::fill(sync.begin(), sync.end(), sum / static_cast<double>(sync.size()));
+  }
+  o.total_perf_s = 0;
+  o.max_shard_perf_s = 0;
+  for (std::size_t s = 0; s < o.shards.size(); ++s) {
+    ShardEstimate& sh = o.shards[s];
+    sh.perf.replica_sync_s = sync[s];
+    o.total_perf_s += sh.perf.total_s();
+    o.max_shard_perf_s = std::max(o.max_shard_perf_s, sh.perf.total_s());
+  }
+}
+
 }  // namespace shardsim::torchrec

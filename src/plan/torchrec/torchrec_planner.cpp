@@ -22,6 +22,7 @@
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/torchrec/torchrec_planner.hpp"
 #include "shardsim/plan/torchrec/torchrec_stats.hpp"
@@ -169,6 +170,13 @@ void run_proposers(const PlanningContext& ctx, const TorchrecOptions& o, const P
   options.assign(tables.size(), {});
   for (std::size_t t = 0; t < tables.size(); ++t) {
     options[t] = enumerate_options(t, ctx.model, p, o.sharding_types, kernels);
+    if (ctx.peer_sync != nullptr) {  // inside two_d, sync_aware: not TorchRec's own
+      for (ShardingOption& opt : options[t]) {
+        add_replica_sync(opt, [&](const ShardEstimate& sh) {
+          return peer_sync_time_s(ctx, t, sh.rows, RowSpace::row_id, sh.cols.size());
+        });
+      }
+    }
   }
   r.proposals = 0;
   r.plans = 0;

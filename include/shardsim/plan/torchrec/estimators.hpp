@@ -11,6 +11,7 @@
 // same wherever its row lives. Its estimates steer its planner only; shardsim judges its plans
 // with the simulator like any other plan.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -91,13 +92,20 @@ struct Perf {
   double fwd_comms_s = 0;
   double bwd_compute_s = 0;
   double bwd_comms_s = 0;
-  // TorchRec's total, summed in its order (fwd compute + bwd compute + fwd comms + bwd comms).
-  double total_s() const { return fwd_compute_s + bwd_compute_s + fwd_comms_s + bwd_comms_s; }
+  // Ours, not TorchRec's: the 2D replica sync the shard adds to its rank when it plans inside
+  // `two_d` with `sync_aware` (plan/peer_sync_pricing.hpp); 0 everywhere else.
+  double replica_sync_s = 0;
+  // TorchRec's total, summed in its order (fwd compute + bwd compute + fwd comms + bwd comms),
+  // then the replica sync.
+  double total_s() const {
+    return fwd_compute_s + bwd_compute_s + fwd_comms_s + bwd_comms_s + replica_sync_s;
+  }
   Perf& operator+=(const Perf& o) {
     fwd_compute_s += o.fwd_compute_s;
     fwd_comms_s += o.fwd_comms_s;
     bwd_compute_s += o.bwd_compute_s;
     bwd_comms_s += o.bwd_comms_s;
+    replica_sync_s += o.replica_sync_s;
     return *this;
   }
 };
@@ -150,6 +158,13 @@ std::vector<ShardingOption> enumerate_options(
     std::size_t table, const DlrmModel& model, const Params& params,
     const std::vector<ShardingType>& allowed,
     std::span<const ComputeKernel> kernels = std::span<const ComputeKernel>(kHbmKernels));
+
+// Ours: adds each shard's replica sync, `sync_s(shard)`, to its perf and to the option's perf
+// totals (two_d's `sync_aware`). A uniform option (row-wise over every rank) gets its shards'
+// mean on each, keeping its shards' perf equal (the partitioner relies on it; the sync then
+// adds the same to every rank and moves nothing). Data-parallel options are left alone: their
+// replicas synchronise gradients, not peers.
+void add_replica_sync(ShardingOption& o, const std::function<double(const ShardEstimate&)>& sync_s);
 
 // calculate_shard_sizes_and_offsets: the row split of a row-wise table over n ranks
 // (ceil(rows / n) rows each, the remainder on the next rank, nothing after: 10 rows over 4 ranks

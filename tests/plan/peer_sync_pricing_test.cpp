@@ -1,0 +1,122 @@
+// The 2D replica sync priced for two_d's inner planner (plan/peer_sync_pricing.hpp): Eq. 1's rate
+// per synced byte by hand, a shard's share under dense and touched_rows syncs, nothing outside
+// two_d, and the sync-aware inner planners (hybrid, torchrec) leaving the largest GPU fewer
+// synced bytes than the unaware ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plan/plan_fixture.hpp"
+#include "shardsim/plan/peer_sync.hpp"
+#include "shardsim/plan/peer_sync_pricing.hpp"
+#include "shardsim/plan/serving.hpp"
+#include "shardsim/plan/sparse_groups.hpp"
+
+namespace shardsim {
+namespace {
+
+using testing::model_of;
+using testing::PlanFixture;
+
+// 2 hosts x 4 GPUs (scale-up 100 GB/s per GPU, NIC 10 GB/s); 8 tables of 1e5 x 32 (fp32 rows of
+// 128 B + 4 B of row-wise AdaGrad state: 132 B a row).
+PlanFixture fixture() {
+  return PlanFixture(
+      testing::hand_preset(4), 2,
+      model_of(std::vector<testing::TableSpec>(8, testing::TableSpec{100000, 32, 4})), 64);
+}
+
+TEST(PeerSyncPricing, IsEqOnesRatePerByteOverTheSlowestPeerRoute) {
+  const PlanFixture f = fixture();
+  // M = 2, peers in a host: B_sync = 100 GB/s x efficiency 1 (hand cost params);
+  // s = 2(M-1) / (M B k) = 2 / (2 x 1e11) = 1e-11 s per byte.
+  const SparseGroups two(f.cluster, 2, GroupLayout::peers_in_host);
+  EXPECT_DOUBLE_EQ(price_peer_sync(f.cluster, two, {PeerSyncMode::dense, 1}, f.cost).s_per_byte,
+                   1e-11);
+  // Every 4 iterations: a quarter of it per iteration.
+  EXPECT_DOUBLE_EQ(price_peer_sync(f.cluster, two, {PeerSyncMode::dense, 4}, f.cost).s_per_byte,
+                   2.5e-12);
+  // M = 4 on hosts of 4: 2 x 3 / (4 x 1e11) = 1.5e-11.
+  const SparseGroups four(f.cluster, 4, GroupLayout::peers_in_host);
+  EXPECT_DOUBLE_EQ(price_peer_sync(f.cluster, four, {PeerSyncMode::dense, 1}, f.cost).s_per_byte,
+                   1.5e-11);
+  // Contiguous groups put the peers on different hosts: the NIC's 10 GB/s, 1e-10.
+  const SparseGroups apart(f.cluster, 2, GroupLayout::contiguous);
+  EXPECT_DOUBLE_EQ(price_peer_sync(f.cluster, apart, {PeerSyncMode::dense, 1}, f.cost).s_per_byte,
+                   1e-10);
+  // The collective efficiency lowers B_sync as in the report's Eq. 1.
+  CostParams half = f.cost;
+  half.collective_bandwidth_efficiency = 0.5;
+  EXPECT_DOUBLE_EQ(price_peer_sync(f.cluster, two, {PeerSyncMode::dense, 1}, half).s_per_byte,
+                   2e-11);
+}
+
+TEST(PeerSyncPricing, AShardPaysForTheRowsTheSyncMoves) {
+  const PlanFixture f = fixture();
+  PlanningContext ctx = f.ctx();
+  // Outside two_d: nothing.
+  EXPECT_EQ(peer_sync_time_s(ctx, 0, {0, 1000}, RowSpace::row_id, 32), 0.0);
+  const SparseGroups two(f.cluster, 2, GroupLayout::peers_in_host);
+  const PeerSyncPricing dense = price_peer_sync(f.cluster, two, {PeerSyncMode::dense, 1}, f.cost);
+  ctx.peer_sync = &dense;
+  // 1000 rows x 132 B x 1e-11 s/B.
+  EXPECT_NEAR(peer_sync_time_s(ctx, 0, {0, 1000}, RowSpace::row_id, 32), 1.32e-6, 1e-18);
+  // Half the columns: 64 B of weights + the row's 4 B moment.
+  EXPECT_NEAR(peer_sync_time_s(ctx, 0, {0, 1000}, RowSpace::row_id, 16), 0.68e-6, 1e-18);
+  // touched_rows: the expected distinct rows of 8 GPUs x 64 samples x pooling 4 = 2048 uniform
+  // lookups over 1e5 rows, a tenth of them in these 1e4 rows, each with its 8-byte index.
+  const PeerSyncPricing touched =
+      price_peer_sync(f.cluster, two, {PeerSyncMode::touched_rows, 1}, f.cost);
+  ctx.peer_sync = &touched;
+  const double rows = 1e5 * -std::expm1(2048 * std::log1p(-1e-5)) / 10;
+  EXPECT_NEAR(peer_sync_time_s(ctx, 0, {0, 10000}, RowSpace::row_id, 32), rows * 140 * 1e-11,
+              1e-9 * rows * 140 * 1e-11);
+  // Inference syncs nothing.
+  Workload inference = f.workload;
+  inference.mode = Mode::inference;
+  PlanningContext infer{f.cluster, f.model, inference, *f.trace, &f.cost};
+  infer.peer_sync = &dense;
+  EXPECT_EQ(peer_sync_time_s(infer, 0, {0, 1000}, RowSpace::row_id, 32), 0.0);
+}
+
+// The largest GPU's synced bytes (weights and optimizer state of its shards) under a plan.
+double max_gpu_sync_bytes(const PlanFixture& f, const Plan& p) {
+  const PeerSyncs s = plan_peer_syncs(p, build_serving_map(p, f.cluster), f.model, f.workload,
+                                      *f.trace, f.cluster.num_gpus());
+  std::vector<double> per_gpu(static_cast<std::size_t>(f.cluster.num_gpus()), 0.0);
+  for (const PeerSyncBucket& b : s.peer) {
+    for (int g : b.gpus) per_gpu[static_cast<std::size_t>(g)] += b.bytes;
+  }
+  return *std::max_element(per_gpu.begin(), per_gpu.end());
+}
+
+TEST(PeerSyncPricing, SyncAwareInnerPlannersBalanceTheSyncedBytes) {
+  // Three large cold tables (3e6 rows, pooling 1) and eight smaller hot ones (2e5 rows, pooling
+  // 20): balancing lookups alone, both planners leave one GPU 1.28x the even share of synced
+  // bytes (4.49e8 of 3.50e8 B); aware of the sync, hybrid 3.96e8, torchrec exactly the even share.
+  // 2 groups over 2 hosts x 4 GPUs; peers in a host.
+  std::vector<testing::TableSpec> specs(3, testing::TableSpec{3000000, 32, 1});
+  specs.insert(specs.end(), 8, testing::TableSpec{200000, 32, 20});
+  const PlanFixture f(testing::hand_preset(4), 2, model_of(specs), 64);
+  for (const char* inner : {"hybrid", "torchrec"}) {
+    const std::string opts = std::string("{groups: 2, inner: ") + inner;
+    const Plan aware = f.valid_plan("two_d", opts + "}");
+    const Plan unaware = f.valid_plan("two_d", opts + ", sync_aware: false}");
+    const double a = max_gpu_sync_bytes(f, aware), u = max_gpu_sync_bytes(f, unaware);
+    EXPECT_LT(a, 0.9 * u) << inner;
+    // The lower bound: the synced bytes spread evenly over a group's 4 GPUs.
+    double total = 0;
+    for (const auto& t : f.model.tables) total += t.rows * 132.0;
+    EXPECT_GE(a, total / 4 * (1 - 1e-12)) << inner;
+  }
+}
+
+TEST(PeerSyncPricing, SyncAwareIsAnOptionOfTwoD) {
+  const PlanFixture f = fixture();
+  EXPECT_NO_THROW(f.valid_plan("two_d", "{groups: 2, sync_aware: false}"));
+  EXPECT_THROW(f.valid_plan("two_d", "{groups: 2, sync_aware: maybe}"), InputError);
+}
+
+}  // namespace
+}  // namespace shardsim
