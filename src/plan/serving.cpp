@@ -1,5 +1,6 @@
 #include "shardsim/plan/serving.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -69,6 +70,73 @@ void serve_set(const Plan& plan, const Cluster& cluster, std::size_t k, bool ove
   for (std::size_t s : set.shards) holder[plan.shards[s].gpu] = -1;
 }
 
+// The table-row-wise families of `map` (serving.hpp, ServingMap::host_slices).
+void find_host_slices(const Plan& plan, const Cluster& cluster, ServingMap& map) {
+  const int n = cluster.num_gpus();
+  map.gpus_per_node = cluster.gpus_per_node();
+  map.local_rank.assign(static_cast<std::size_t>(n), 0);
+  // The GPUs of each (group, node), ascending.
+  std::map<std::pair<int, int>, std::vector<int>> slice_gpus;
+  for (int g = 0; g < n; ++g) {
+    auto& v = slice_gpus[{map.group_of[static_cast<std::size_t>(g)], cluster.node_of(g)}];
+    map.local_rank[static_cast<std::size_t>(g)] = static_cast<int>(v.size());
+    v.push_back(g);
+  }
+  map.host_reduced.assign(map.sets.size(), 0);
+  // Families: the sets of one table, space and column range.
+  std::map<std::tuple<std::size_t, int, std::uint32_t, std::uint32_t>, std::vector<std::size_t>>
+      families;
+  for (std::size_t k = 0; k < map.sets.size(); ++k) {
+    const ReplicaSet& set = map.sets[k];
+    families[{set.table, static_cast<int>(set.row_space), set.cols.begin, set.cols.end}].push_back(
+        k);
+  }
+  std::map<std::pair<int, int>, std::uint64_t> cols_of_slice;
+  std::vector<std::vector<int>> servers(static_cast<std::size_t>(map.num_groups));
+  for (const auto& [key, sets] : families) {
+    if (sets.size() < 2) continue;
+    for (auto& v : servers) v.clear();
+    bool ok = true;
+    for (std::size_t k : sets) {
+      if (map.single_server(k) && map.num_groups == 1) {
+        servers[0].push_back(plan.shards[map.sets[k].shards.front()].gpu);
+      } else if (!map.by_group[k].empty()) {
+        for (std::size_t grp = 0; grp < map.by_group[k].size(); ++grp) {
+          servers[grp].push_back(plan.shards[map.by_group[k][grp]].gpu);
+        }
+      } else {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    // In every group: the servers are exactly the group's GPUs on one node, one block each.
+    std::vector<int> node_of_group(servers.size(), -1);
+    for (std::size_t grp = 0; grp < servers.size() && ok; ++grp) {
+      auto& v = servers[grp];
+      std::sort(v.begin(), v.end());
+      if (v.size() != sets.size() || v.empty()) {
+        ok = false;
+        break;
+      }
+      const int node = cluster.node_of(v.front());
+      const auto it = slice_gpus.find({static_cast<int>(grp), node});
+      ok = it != slice_gpus.end() && it->second == v;
+      node_of_group[grp] = node;
+    }
+    if (!ok) continue;
+    const std::uint32_t cols = std::get<3>(key) - std::get<2>(key);
+    for (std::size_t grp = 0; grp < servers.size(); ++grp) {
+      cols_of_slice[{static_cast<int>(grp), node_of_group[grp]}] += cols;
+    }
+    for (std::size_t k : sets) map.host_reduced[k] = 1;
+  }
+  for (const auto& [slice, cols] : cols_of_slice) {
+    map.host_slices.push_back(
+        ServingMap::HostSlice{slice.first, slice.second, slice_gpus.at(slice), cols});
+  }
+}
+
 }  // namespace
 
 ServingMap build_serving_map(const Plan& plan, const Cluster& cluster) {
@@ -108,6 +176,7 @@ ServingMap build_serving_map(const Plan& plan, const Cluster& cluster) {
     if (map.served_by[k].empty()) continue;  // single replica: nothing to override
     map.served_by[k].at(o.requesting_gpu) = o.shard;
   }
+  find_host_slices(plan, cluster, map);
   return map;
 }
 

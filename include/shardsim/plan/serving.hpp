@@ -34,6 +34,28 @@ struct ServingMap {
   std::vector<int> group_of;
   int num_groups = 1;
 
+  // Table-row-wise blocks, reduced inside their host (TorchRec's TWRW,
+  // twrw_sharding.py TwRwPooledEmbeddingDist: an intra-node ReduceScatter of the partial sums,
+  // then an AlltoAll between the GPUs of the same local rank across nodes). A family is the
+  // row blocks of one table with the same columns, two or more, each served to its group by one
+  // replica, whose servers in a group are exactly that group's GPUs on one node, one block
+  // each. Their partial sums reach a GPU of that node directly; a GPU on another node gets the
+  // host's reduced vector once, from the host's GPU of its own local rank (its relay), which
+  // first collects the other blocks' partial sums over the host's fabric. Every other row-split
+  // table reduces its partial sums across all the GPUs it serves, as Neo §4's ReduceScatter.
+  struct HostSlice {
+    int group = 0;
+    int node = 0;
+    std::vector<int> gpus;   // the group's GPUs on `node`, ascending: local rank = position
+    std::uint64_t cols = 0;  // the columns of every family reduced in this slice
+  };
+  std::vector<HostSlice> host_slices;
+  std::vector<char> host_reduced;  // per set: 1 when its transfers go through host_slices
+  // local_rank[gpu]: the GPU's position among its group's GPUs on its node.
+  std::vector<int> local_rank;
+  int gpus_per_node = 1;
+  int node_of(int gpu) const { return gpu / gpus_per_node; }
+
   // One replica serves every GPU.
   bool single_server(std::size_t set) const {
     return served_by[set].empty() && by_group[set].empty();
@@ -64,11 +86,18 @@ std::vector<double> served_gpu_counts(const Plan& plan, const ServingMap& servin
 // order. Plan statistics and the iteration's AlltoAlls both sum what this visits, so they agree
 // on which pairs exchange pooled vectors; each accumulates its own view (per GPU and level, per
 // group, per pair). Backward, gradients go the same pairs in reverse.
+//
+// Table-row-wise families (ServingMap::host_slices) are visited last, slice by slice: for each
+// GPU g of the slice's group on another node, f(relay, g, cols) with relay the slice's GPU of
+// g's local rank; and for every ordered pair (s, r) of the slice's GPUs, f(s, r, cols x (1 +
+// the remote GPUs whose relay is r)): the partial sums r needs for itself and for those it
+// relays. O(slice GPUs^2 + group GPUs) per slice.
 template <typename F>
 void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int num_gpus, F&& f) {
   const auto un = static_cast<std::size_t>(num_gpus);
   std::vector<std::uint64_t> to_all_cols(un, 0), to_group_cols(un, 0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
+    if (!serving.host_reduced.empty() && serving.host_reduced[k]) continue;
     const std::uint32_t cols = serving.sets[k].cols.size();
     if (serving.single_server(k)) {
       to_all_cols[static_cast<std::size_t>(plan.shards[serving.sets[k].shards.front()].gpu)] +=
@@ -103,6 +132,24 @@ void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int n
       const int grp = serving.group_of[static_cast<std::size_t>(owner)];
       for (int g : members[static_cast<std::size_t>(grp)]) {
         if (g != owner) f(owner, g, static_cast<double>(group));
+      }
+    }
+  }
+  std::vector<std::uint64_t> relayed;
+  for (const ServingMap::HostSlice& slice : serving.host_slices) {
+    const std::size_t k = slice.gpus.size();
+    relayed.assign(k, 0);
+    for (int g : members[static_cast<std::size_t>(slice.group)]) {
+      if (serving.node_of(g) == slice.node) continue;
+      const auto rank =
+          static_cast<std::size_t>(serving.local_rank[static_cast<std::size_t>(g)]) % k;
+      relayed[rank] += 1;
+      f(slice.gpus[rank], g, static_cast<double>(slice.cols));
+    }
+    for (std::size_t si = 0; si < k; ++si) {
+      for (std::size_t ri = 0; ri < k; ++ri) {
+        if (si == ri) continue;
+        f(slice.gpus[si], slice.gpus[ri], static_cast<double>(slice.cols * (1 + relayed[ri])));
       }
     }
   }
