@@ -293,13 +293,14 @@ int run_cli(int argc, char** argv) {
   try {
     if (plan_command.selected()) return plan_command.run();
     setup(flags);
-    job = join_launched_job(app.get_subcommands().front()->get_name(), sweep->parsed());
+    job = join_launched_job(app.get_subcommands().front()->get_name(),
+                            sweep->parsed() || size.selected());
     if (*run) return cmd_run(flags, scenario_path, trace_out);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs, resume, job.get());
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
-    if (size.selected()) return size.run();
+    if (size.selected()) return size.run(job.get());
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();

@@ -334,9 +334,9 @@ class Coordinator final : public RunExecutor {
   }
 
   static std::string describe(const Job& job) {
-    return job.task->label.empty() ? fmt::format("run {} of {}", job.k + 1, job.batch->total)
-                                   : fmt::format("run {} of {}, sweep point {}", job.k + 1,
-                                                 job.batch->total, job.task->label);
+    if (job.task->label.empty()) return fmt::format("run {} of {}", job.k + 1, job.batch->total);
+    if (job.batch->total == 1) return "the run at " + job.task->label;
+    return fmt::format("run {} of {} at {}", job.k + 1, job.batch->total, job.task->label);
   }
 
   // The launcher is ending the job (a rank died, or it was cancelled): say what was running and

@@ -92,7 +92,7 @@ TEST(MpiSweep, AKilledRankEndsTheJobNamingItsRunAndTheRestResumes) {
   EXPECT_TRUE(killed.out.empty()) << killed.out;
   EXPECT_NE(killed.err.find("the MPI job is ending"), std::string::npos) << killed.err;
   EXPECT_NE(killed.err.find("rank 1 ("), std::string::npos) << killed.err;
-  EXPECT_NE(killed.err.find("sweep point cluster.nodes="), std::string::npos) << killed.err;
+  EXPECT_NE(killed.err.find(" at cluster.nodes="), std::string::npos) << killed.err;
   EXPECT_NE(killed.err.find("no output was written"), std::string::npos) << killed.err;
   for (const char* name : {"report.json", "summary.csv", "per_gpu.csv"}) {
     EXPECT_FALSE(fs::exists(fs::path(out) / name)) << name;
@@ -121,6 +121,23 @@ TEST(MpiSweep, ADamagedResultIsRefusedAndNothingIsWritten) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(fs::path(out) / "report.json"));
+}
+
+// `size` spreads its probes: the search (two presets at once) and the brute force (every node
+// count of a preset at once) print the bytes of one process.
+TEST(MpiSize, TwoAndThreeRanksPrintTheBytesOfOneProcess) {
+  for (const std::string mode :
+       {"--target-qps 2000000 --presets dgx-a100,dgx-h100 --max-nodes 16 --format json",
+        "--fit --exhaustive --max-nodes 6 --format csv"}) {
+    const std::string args = "size " + kExample + " " + mode;
+    const auto plain = shardsim::testing::run(args);
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    for (const int ranks : {2, 3}) {
+      const auto r = run_mpi(ranks, args);
+      ASSERT_EQ(r.code, 0) << ranks << " ranks: " << r.err;
+      EXPECT_EQ(r.out, plain.out) << ranks << " ranks, " << mode;
+    }
+  }
 }
 
 TEST(MpiSweep, OtherCommandsRefuseSeveralRanks) {
