@@ -152,10 +152,9 @@ void check_resume(const CommonFlags& f, bool resume) {
 }
 
 // Under MPI (docs/distributed.md) rank 0 runs the sweep below with the job's ranks as its
-// executor; the other ranks only simulate the runs it hands them.
+// executor; the other ranks only simulate the runs it hands them (and log what those runs log).
 int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, DistributedRuns* job) {
   if (job != nullptr && !job->coordinates()) {
-    if (!f.verbose) setup_logging(Verbosity::quiet);  // rank 0 says it once
     return job->serve(run_loader_of(request_of(f, path, SweepUse::require)), jobs);
   }
   check_resume(f, resume);

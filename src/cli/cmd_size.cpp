@@ -292,7 +292,6 @@ int SizeCommand::run(DistributedRuns* job) const {
   setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
   SizingRequest req = size_request_of(f);
   if (job != nullptr && !job->coordinates()) {  // a worker rank: probes what rank 0 hands out
-    if (!f.verbose) setup_logging(Verbosity::quiet);
     return job->serve(sizing_run_loader(req), f.jobs);
   }
   if (job != nullptr) {
