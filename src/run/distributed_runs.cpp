@@ -106,7 +106,8 @@ class Coordinator final : public RunExecutor {
   void start_local(int jobs) {
     std::lock_guard lock(m_);
     if (!local_.empty()) return;
-    for (int j = 0; j < std::max(1, jobs); ++j) local_.emplace_back([this] { local_worker(); });
+    local_slots_ = static_cast<std::size_t>(std::max(1, jobs));
+    for (std::size_t j = 0; j < local_slots_; ++j) local_.emplace_back([this] { local_worker(); });
   }
 
   void simulate(std::span<const RunTask> tasks, bool record_timings,
@@ -149,6 +150,13 @@ class Coordinator final : public RunExecutor {
         // Nothing more arrives from the workers; this batch's jobs on rank 0 end before its
         // jobs (on this stack) go.
         drop_pending(batch, 0);
+        const auto queued = std::remove_if(local_queue_.begin(), local_queue_.end(),
+                                           [&](const Job* j) { return j->batch == &batch; });
+        for (auto it = queued; it != local_queue_.end(); ++it) {
+          std::erase(local_running_, *it);
+          --batch.outstanding;
+        }
+        local_queue_.erase(queued, local_queue_.end());
         cv_.wait(lock, [&] {
           return std::none_of(local_running_.begin(), local_running_.end(),
                               [&](const Job* j) { return j->batch == &batch; });
@@ -219,13 +227,11 @@ class Coordinator final : public RunExecutor {
   void local_worker() {
     std::unique_lock lock(m_);
     while (true) {
-      // Once every rank has said hello, so that the first runs spread over all of them.
-      cv_.wait(lock, [&] { return stopping_ || (!pending_.empty() && everyone_here()); });
+      // The coordinator thread hands rank 0 its runs as it hands them to the others.
+      cv_.wait(lock, [&] { return stopping_ || !local_queue_.empty(); });
       if (stopping_) return;
-      Job* job = pending_.front();
-      pending_.erase(pending_.begin());
-      job->rank = 0;
-      local_running_.push_back(job);
+      Job* job = local_queue_.front();
+      local_queue_.pop_front();
       lock.unlock();
       std::optional<std::vector<Report>> reports;
       std::exception_ptr error;
@@ -245,8 +251,20 @@ class Coordinator final : public RunExecutor {
     return std::all_of(peers_.begin() + 1, peers_.end(), [](const Peer& p) { return p.hello; });
   }
 
-  // Hands pending jobs to the workers' free slots (under the lock).
+  // Hands pending jobs to free slots, rank 0's first, then rank 1's, ... (under the lock): the
+  // longest run to rank 0, the next to rank 1, ... Not before every rank has said hello, so
+  // that the first runs spread over all of them.
   void hand_out() {
+    if (!everyone_here()) return;
+    while (local_running_.size() < local_slots_ && !pending_.empty()) {
+      Job* job = pending_.front();
+      pending_.erase(pending_.begin());
+      job->rank = 0;
+      local_running_.push_back(job);
+      local_queue_.push_back(job);
+      log_debug("MPI rank 0: {}", describe(*job));
+      cv_.notify_all();
+    }
     for (int r = 1; r < t_.size(); ++r) {
       Peer& p = peers_[static_cast<std::size_t>(r)];
       while (p.hello && !p.stop_sent && p.running.size() < p.slots && !pending_.empty()) {
@@ -254,6 +272,7 @@ class Coordinator final : public RunExecutor {
         pending_.erase(pending_.begin());
         job->rank = r;
         p.running.push_back(job);
+        log_debug("MPI rank {} ({}): {}", r, p.host, describe(*job));
         t_.send(r, encode_message(TaskMessage{job->task->run, job->task->label,
                                               job->task->scenario->hashes, job->record_timings}));
       }
@@ -384,9 +403,7 @@ class Coordinator final : public RunExecutor {
         std::unique_lock lock(m_);
         if (in) {
           try {
-            const bool was_here = everyone_here();
             take(in->from, in->bytes);
-            if (!was_here && everyone_here()) cv_.notify_all();
           } catch (const InputError&) {
             // A message that cannot be taken fails the runs waiting; the loop goes on, to stop
             // the workers cleanly.
@@ -428,8 +445,10 @@ class Coordinator final : public RunExecutor {
   MessageTransport& t_;
   std::mutex m_;
   std::condition_variable cv_;
-  std::vector<Job*> pending_;  // handed out from the front
-  std::vector<Job*> local_running_;
+  std::vector<Job*> pending_;        // handed out from the front
+  std::vector<Job*> local_running_;  // handed to rank 0 (queued or running)
+  std::deque<Job*> local_queue_;     // handed to rank 0, not yet started
+  std::size_t local_slots_ = 0;
   std::vector<Peer> peers_;  // by rank; [0] unused
   std::vector<std::thread> local_;
   std::thread loop_;

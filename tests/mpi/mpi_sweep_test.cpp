@@ -123,6 +123,29 @@ TEST(MpiSweep, ADamagedResultIsRefusedAndNothingIsWritten) {
   EXPECT_FALSE(fs::exists(fs::path(out) / "report.json"));
 }
 
+// A run that fails on a worker (an option that only planning refuses: 16 groups of the first
+// point's 8 GPUs; the other points plan) fails the sweep as in one process: the same message, the
+// same exit code, no output files. Longest first, one a rank in rank order: the 32- and 16-GPU
+// points go to ranks 0 and 1, the failing 8-GPU point to rank 2.
+TEST(MpiSweep, ARunFailingOnAWorkerFailsAsInOneProcess) {
+  Workspace ws("mpi_sweep");
+  const std::string args = "sweep " + kExample +
+                           " --set placement.planner=two_d --set placement.options.groups=16"
+                           " --format csv --out ";
+  const auto plain = shardsim::testing::run(args + ws.path("plain"));
+  ASSERT_EQ(plain.code, 2) << plain.err;
+  const auto error_line = [](const std::string& err) {
+    const auto at = err.find("[error]");
+    return at == std::string::npos ? std::string() : err.substr(at, err.find('\n', at) - at);
+  };
+  ASSERT_NE(error_line(plain.err).find("cannot be split into 16 groups"), std::string::npos);
+  const auto r = run_mpi(3, args + ws.path("ranks3"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(error_line(r.err), error_line(plain.err));
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(fs::exists(fs::path(ws.path("ranks3")) / "summary.csv"));
+}
+
 // `size` spreads its probes: the search (two presets at once) and the brute force (every node
 // count of a preset at once) print the bytes of one process.
 TEST(MpiSize, TwoAndThreeRanksPrintTheBytesOfOneProcess) {
