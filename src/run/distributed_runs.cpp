@@ -143,8 +143,18 @@ class Coordinator final : public RunExecutor {
         auto [k, reports] = std::move(batch.finished.front());
         batch.finished.pop_front();
         lock.unlock();
-        finished(k, std::move(reports));
+        std::exception_ptr failed;
+        try {
+          finished(k, std::move(reports));  // e.g. the point store's write
+        } catch (...) {
+          failed = std::current_exception();
+        }
         lock.lock();
+        if (failed) {  // that run's error, as in one process (the jobs here must end first)
+          batch.errors[k] = failed;
+          if (!batch.lowest_error || k < *batch.lowest_error) batch.lowest_error = k;
+          drop_pending(batch, k + 1);
+        }
       }
       if (loop_error_) {
         // Nothing more arrives from the workers; this batch's jobs on rank 0 end before its
