@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3
   python3-matplotlib  # optional: the figures of scripts/reproduce.sh (skipped without it)
+  libopenmpi-dev openmpi-bin  # optional: sweeps over MPI ranks (docs/distributed.md)
 )
 if [ "${SHARDSIM_WITH_FORMAT:-0}" = 1 ]; then packages+=(clang-format); fi
 # The libFuzzer targets (./scripts/fuzz.sh) build with clang and its runtime libraries.

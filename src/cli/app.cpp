@@ -13,6 +13,7 @@
 #include "shardsim/cli/cmd_plan.hpp"
 #include "shardsim/cli/cmd_size.hpp"
 #include "shardsim/cli/cmd_trace.hpp"
+#include "shardsim/cli/launched_job.hpp"
 #include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -150,7 +151,12 @@ void check_resume(const CommonFlags& f, bool resume) {
   }
 }
 
-int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume) {
+// Under MPI (docs/distributed.md) rank 0 runs the sweep below with the job's ranks as its
+// executor; the other ranks only simulate the runs it hands them (and log what those runs log).
+int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, DistributedRuns* job) {
+  if (job != nullptr && !job->coordinates()) {
+    return job->serve(run_loader_of(request_of(f, path, SweepUse::require)), jobs);
+  }
   check_resume(f, resume);
   const RunRequest request = request_of(f, path, SweepUse::require);
   const ScenarioRuns runs = load_runs(request);
@@ -167,6 +173,7 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume) {
     if (stale > 0) log_info("removed {} half-written point file(s) of an interrupted run", stale);
     settings.store = &*points;
   }
+  if (job != nullptr) settings.executor = &job->executor(jobs);
   std::vector<Report> all;
   try {
     all = run_all(runs, settings);
@@ -281,15 +288,18 @@ int run_cli(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
   }
 
+  std::unique_ptr<DistributedRuns> job;  // under mpirun/srun; ends (MPI_Finalize) last
   try {
     if (plan_command.selected()) return plan_command.run();
     setup(flags);
+    job = join_launched_job(app.get_subcommands().front()->get_name(),
+                            sweep->parsed() || size.selected());
     if (*run) return cmd_run(flags, scenario_path, trace_out);
-    if (*sweep) return cmd_sweep(flags, scenario_path, jobs, resume);
+    if (*sweep) return cmd_sweep(flags, scenario_path, jobs, resume, job.get());
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run();
-    if (size.selected()) return size.run();
+    if (size.selected()) return size.run(job.get());
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();

@@ -13,6 +13,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/report_format.hpp"
+#include "shardsim/run/distributed_runs.hpp"
 #include "shardsim/run/scenario_sizing.hpp"
 
 namespace shardsim {
@@ -286,10 +287,17 @@ SizingRequest size_request_of(const SizeCommand::Flags& f) {
 
 }  // namespace
 
-int SizeCommand::run() const {
+int SizeCommand::run(DistributedRuns* job) const {
   const Flags& f = *flags_;
   setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
-  const SizingRequest req = size_request_of(f);
+  SizingRequest req = size_request_of(f);
+  if (job != nullptr && !job->coordinates()) {  // a worker rank: probes what rank 0 hands out
+    return job->serve(sizing_run_loader(req), f.jobs);
+  }
+  if (job != nullptr) {
+    req.executor = &job->executor(f.jobs);
+    req.probes_at_once = job->size() * f.jobs;  // every rank's slots busy
+  }
   const ScenarioSizing sizing = size_scenario(req);
   if (f.format == "json") {
     write_size_json(std::cout, sizing, req);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/metrics/scaling_factor.hpp"
 #include "shardsim/run/point_store.hpp"
+#include "shardsim/run/run_executor.hpp"
 
 namespace shardsim {
 
@@ -54,20 +56,26 @@ Scenario load_scenario_at_point(const ScenarioDocument& document, const std::str
   }
 }
 
+std::vector<RunDocument> run_documents(const RunRequest& request) {
+  std::vector<RunDocument> out;
+  for (SweepPoint& point : points_of(request)) {
+    if (request.seeds.empty()) out.push_back(RunDocument{std::move(point.document), point.label});
+    for (const std::uint64_t seed : request.seeds) {
+      out.push_back(RunDocument{point.document.with_seed(seed), point.label});
+    }
+  }
+  return out;
+}
+
 ScenarioRuns load_runs(const RunRequest& request) {
-  const std::vector<SweepPoint> points = points_of(request);
-  const std::size_t per_point = std::max<std::size_t>(1, request.seeds.size());
-  LoadingGuard loading(points.size() * per_point, request.limits, points.front().document.file());
+  const std::vector<RunDocument> documents = run_documents(request);
+  LoadingGuard loading(documents.size(), request.limits, documents.front().document.file());
   ScenarioRuns runs;
-  runs.scenarios.reserve(points.size() * per_point);
-  auto add = [&](const ScenarioDocument& document, const std::string& label) {
-    runs.scenarios.push_back(load_scenario_at_point(document, label));
-    runs.labels.push_back(label);
+  runs.scenarios.reserve(documents.size());
+  for (const RunDocument& run : documents) {
+    runs.scenarios.push_back(load_scenario_at_point(run.document, run.label));
+    runs.labels.push_back(run.label);
     loading.loaded(runs.scenarios.back());
-  };
-  for (const SweepPoint& point : points) {
-    if (request.seeds.empty()) add(point.document, point.label);
-    for (const std::uint64_t seed : request.seeds) add(point.document.with_seed(seed), point.label);
   }
   return runs;
 }
@@ -86,6 +94,18 @@ std::uint64_t written_seed(const RunRequest& request) {
   return load_scenario(points.front().document).workload.seed;
 }
 
+namespace {
+// Every run's reports in run order, with the scaling factors across runs.
+std::vector<Report> gather(std::vector<std::vector<Report>> results) {
+  std::vector<Report> all;
+  for (auto& rs : results) {
+    for (auto& r : rs) all.push_back(std::move(r));
+  }
+  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
+  return all;
+}
+}  // namespace
+
 std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& settings) {
   std::vector<std::vector<Report>> results(runs.size());
   std::vector<std::size_t> to_run;
@@ -102,6 +122,21 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
     log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
              runs.size() - to_run.size(), runs.size(), to_run.size());
   }
+  if (settings.executor != nullptr) {
+    if (settings.on_simulated) throw std::logic_error("run_all: an executor with on_simulated");
+    std::vector<RunTask> tasks;
+    for (const std::size_t i : to_run)
+      tasks.push_back(RunTask{i, &runs.scenarios[i], runs.labels[i]});
+    settings.executor->simulate(
+        tasks, settings.record_timings, [&](std::size_t k, std::vector<Report> reports) {
+          const std::size_t i = to_run[k];
+          results[i] = std::move(reports);
+          if (settings.store != nullptr) {
+            settings.store->store(runs.scenarios[i], runs.labels[i], results[i]);
+          }
+        });
+    return gather(std::move(results));
+  }
   const std::string what =
       runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
   Progress progress(what, to_run.size());
@@ -117,12 +152,7 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
     progress.advance();
   });
   progress.finish();
-  std::vector<Report> all;
-  for (auto& rs : results) {
-    for (auto& r : rs) all.push_back(std::move(r));
-  }
-  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
-  return all;
+  return gather(std::move(results));
 }
 
 namespace {

@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <mutex>
+#include <optional>
+
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/hw/cluster.hpp"
@@ -60,24 +64,81 @@ SizingProbe probe_of(const Scenario& sc, const std::vector<Report>& reports) {
   return probe;
 }
 
-}  // namespace
+// The documents a sizing search probes: the scenario (without its sweep block) and one document
+// per preset searched, with the presets themselves.
+struct SizingInputs {
+  ScenarioDocument doc;
+  std::vector<ScenarioDocument> docs;
+  std::vector<HardwarePreset> presets;
+  std::vector<std::string> names;
+};
 
-ScenarioSizing size_scenario(const SizingRequest& request) {
+SizingInputs sizing_inputs(const SizingRequest& request) {
   ScenarioDocument doc = ScenarioDocument::load(request.path, request.overrides);
   if (doc.has_sweep()) {
     log_warn("{}: has a sweep block; `size` ignores it (it chooses the node counts itself)",
              doc.file());
     doc = doc.without_sweep();
   }
-  const std::vector<ScenarioDocument> docs = preset_documents(doc, request.presets);
-  std::vector<HardwarePreset> presets;
+  std::vector<ScenarioDocument> docs = preset_documents(doc, request.presets);
+  SizingInputs in{std::move(doc), std::move(docs), {}, {}};
+  for (const ScenarioDocument& d : in.docs) {
+    in.presets.push_back(load_scenario_preset(d));
+    in.names.push_back(in.presets.back().name);
+  }
+  return in;
+}
+
+// The probe of preset `p` at `nodes`, loaded.
+Scenario probe_scenario(const SizingInputs& in, std::size_t p, int nodes) {
+  return load_scenario_at_point(
+      in.docs[p].with_overrides({Override{"cluster.nodes", std::to_string(nodes)}}),
+      probe_label(in.names[p], nodes));
+}
+
+std::uint64_t probe_run(const SizingRequest& request, std::size_t p, int nodes) {
+  return p * (static_cast<std::uint64_t>(request.max_nodes) + 1) +
+         static_cast<std::uint64_t>(nodes);
+}
+
+}  // namespace
+
+RunLoader sizing_run_loader(const SizingRequest& request) {
+  struct Inputs {
+    std::once_flag once;
+    std::optional<SizingInputs> in;
+    std::exception_ptr error;
+  };
+  auto inputs = std::make_shared<Inputs>();
+  return [request, inputs](std::uint64_t run) {
+    std::call_once(inputs->once, [&] {
+      try {
+        inputs->in = sizing_inputs(request);
+      } catch (...) {
+        inputs->error = std::current_exception();
+      }
+    });
+    if (inputs->error) std::rethrow_exception(inputs->error);
+    const auto per_preset = static_cast<std::uint64_t>(request.max_nodes) + 1;
+    const std::size_t p = static_cast<std::size_t>(run / per_preset);
+    const int nodes = static_cast<int>(run % per_preset);
+    if (p >= inputs->in->docs.size() || nodes < 1) {
+      throw std::runtime_error(fmt::format("rank 0 handed out probe {}, which is not one", run));
+    }
+    return LoadedRun{probe_scenario(*inputs->in, p, nodes),
+                     probe_label(inputs->in->names[p], nodes)};
+  };
+}
+
+ScenarioSizing size_scenario(const SizingRequest& request) {
+  const SizingInputs inputs = sizing_inputs(request);
+  const ScenarioDocument& doc = inputs.doc;
+  const std::vector<ScenarioDocument>& docs = inputs.docs;
+  const std::vector<HardwarePreset>& presets = inputs.presets;
   ScenarioSizing out;
   out.source = doc.file();
   out.global_batch = written_global_batch(doc);
-  for (const ScenarioDocument& d : docs) {
-    presets.push_back(load_scenario_preset(d));
-    out.presets.push_back(presets.back().name);
-  }
+  out.presets = inputs.names;
 
   SizingProblem problem;
   problem.presets = out.presets;
@@ -99,8 +160,7 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
   };
   problem.evaluate = [&](std::size_t p, int nodes) {
     const std::string label = probe_label(out.presets[p], nodes);
-    const Scenario sc = load_scenario_at_point(
-        docs[p].with_overrides({Override{"cluster.nodes", std::to_string(nodes)}}), label);
+    const Scenario sc = probe_scenario(inputs, p, nodes);
     if (!sc.placement.plan_file.empty()) {
       throw InputError(sc.placement.plan_file_location, "placement.file",
                        "`size` plans at every node count, but a plan file places the tables on "
@@ -114,10 +174,23 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
     check_runs(std::span<const Scenario>(&sc, 1), RunShape{request.jobs, false}, request.limits,
                sc.source);
     log_debug("size: probing {}", label);
-    return probe_of(sc, run_scenario(sc, RunOptions{label, false, {}}));
+    if (request.executor == nullptr)
+      return probe_of(sc, run_scenario(sc, RunOptions{label, false, {}}));
+    std::vector<Report> reports;
+    const RunTask task{probe_run(request, p, nodes), &sc, label};
+    request.executor->simulate(std::span<const RunTask>(&task, 1), false,
+                               [&](std::size_t, std::vector<Report> r) { reports = std::move(r); });
+    return probe_of(sc, reports);
   };
-  out.result = request.exhaustive ? size_brute_force(problem, request.jobs)
-                                  : size_search(problem, request.jobs);
+  // Spread over an MPI job's ranks: every preset searched at once (these threads only wait) and
+  // the brute force's probes of a preset all handed out at once; the ranks' slots bound the work.
+  int search_jobs = request.jobs;
+  if (request.executor != nullptr) {
+    search_jobs = static_cast<int>(docs.size());
+    problem.probes_at_once = std::max(1, request.probes_at_once);
+  }
+  out.result = request.exhaustive ? size_brute_force(problem, search_jobs)
+                                  : size_search(problem, search_jobs);
   // The scenario's name and whether it is priced, from a probe (every probe shares them).
   const Scenario first = [&] {
     for (std::size_t p = 0; p < docs.size(); ++p) {

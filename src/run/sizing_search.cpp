@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
@@ -28,10 +29,13 @@ class PresetProber {
   PresetProber(const SizingProblem& problem, std::size_t preset)
       : problem_(problem), preset_(preset) {}
 
-  bool passes(int nodes) {
+  bool passes(int nodes) { return passes(nodes, std::nullopt); }
+
+  // With `evaluated`: the probe at `nodes` already made (by the brute force, several at once).
+  bool passes(int nodes, std::optional<SizingProbe> evaluated) {
     auto it = probes_.find(nodes);
     if (it == probes_.end()) {
-      SizingProbe probe = problem_.evaluate(preset_, nodes);
+      SizingProbe probe = evaluated ? std::move(*evaluated) : problem_.evaluate(preset_, nodes);
       probe.preset = preset_;
       probe.nodes = nodes;
       probe.passes = false;
@@ -45,6 +49,8 @@ class PresetProber {
     }
     return it->second.passes;
   }
+
+  std::size_t preset() const { return preset_; }
 
   std::vector<SizingProbe> take() {
     std::vector<SizingProbe> out;
@@ -161,8 +167,16 @@ SizingResult size_search(const SizingProblem& problem, int jobs) {
 }
 
 SizingResult size_brute_force(const SizingProblem& problem, int jobs) {
-  return run_presets(problem, jobs, [](const std::vector<int>& valid, PresetProber& prober) {
-    for (int n : valid) prober.passes(n);
+  return run_presets(problem, jobs, [&](const std::vector<int>& valid, PresetProber& prober) {
+    if (problem.probes_at_once <= 1) {
+      for (int n : valid) prober.passes(n);
+      return;
+    }
+    std::vector<SizingProbe> probes(valid.size());
+    const std::size_t preset = prober.preset();
+    parallel_for(valid.size(), problem.probes_at_once,
+                 [&](std::size_t i) { probes[i] = problem.evaluate(preset, valid[i]); });
+    for (std::size_t i = 0; i < valid.size(); ++i) prober.passes(valid[i], std::move(probes[i]));
   });
 }
 

@@ -230,3 +230,33 @@ TEST(SizingSearch, NodeRanges) {
 
 }  // namespace
 }  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+using sizing_test::Fake;
+using sizing_test::FakePreset;
+using sizing_test::picked;
+
+// The brute force with several probes of a preset at once (an MPI job's slots) makes the same
+// probes, in the same order, with the same answer.
+TEST(SizingSearch, BruteForceProbesAtOnceChangeNothing) {
+  Fake fake;
+  fake.presets = {FakePreset{8, {100, 120}, {3, 5}}, FakePreset{4, {60, 90}, {2, 7}}};
+  fake.global_batch = 96;
+  SizingProblem one = fake.problem(SizingTarget{1000.0, std::nullopt}, 24);
+  SizingProblem many = one;
+  many.probes_at_once = 5;
+  const SizingResult a = size_brute_force(one, 1);
+  const SizingResult b = size_brute_force(many, 2);
+  ASSERT_EQ(a.probes.size(), b.probes.size());
+  for (std::size_t i = 0; i < a.probes.size(); ++i) {
+    EXPECT_EQ(a.probes[i].preset, b.probes[i].preset);
+    EXPECT_EQ(a.probes[i].nodes, b.probes[i].nodes);
+    EXPECT_EQ(a.probes[i].passes, b.probes[i].passes);
+  }
+  EXPECT_EQ(picked(a), picked(b));
+}
+
+}  // namespace
+}  // namespace shardsim

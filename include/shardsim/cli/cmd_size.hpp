@@ -13,6 +13,8 @@ class App;
 
 namespace shardsim {
 
+class DistributedRuns;  // run/distributed_runs.hpp
+
 class SizeCommand {
  public:
   explicit SizeCommand(CLI::App& app);
@@ -21,7 +23,9 @@ class SizeCommand {
   SizeCommand& operator=(const SizeCommand&) = delete;
 
   bool selected() const;
-  int run() const;  // the exit code; bad input throws InputError
+  // The exit code; bad input throws InputError. `job`: the MPI job this process is a rank of
+  // (cli/launched_job.hpp), or null.
+  int run(DistributedRuns* job = nullptr) const;
 
   struct Flags;  // the parsed command line (cmd_size.cpp)
 

@@ -19,7 +19,8 @@
 
 namespace shardsim {
 
-class PointStore;  // run/point_store.hpp
+class PointStore;   // run/point_store.hpp
+class RunExecutor;  // run/run_executor.hpp
 
 // What a scenario's `sweep:` block means to a command.
 enum class SweepUse {
@@ -45,6 +46,16 @@ struct ScenarioRuns {
   std::size_t size() const { return scenarios.size(); }
 };
 
+// One run's document before it is loaded, and its sweep point's label.
+struct RunDocument {
+  ScenarioDocument document;
+  std::string label;
+};
+
+// The documents of every run of `request`, in load_runs' order (sweep points slowest, then
+// seeds), not yet loaded: a rank of an MPI job loads only the runs it is handed.
+std::vector<RunDocument> run_documents(const RunRequest& request);
+
 // load_scenario(document); an InputError names the sweep point `label` (when not empty) in its
 // problem, so a value that is valid at one point and not at another says where.
 Scenario load_scenario_at_point(const ScenarioDocument& document, const std::string& label);
@@ -67,6 +78,9 @@ struct RunSettings {
   // Finished runs kept between processes (a sweep's --out DIR/points): a run it holds is not
   // simulated again, and each simulated run is stored as it finishes. May be null.
   PointStore* store = nullptr;
+  // Who simulates the runs the store does not hold: null, this process's `jobs` threads; else
+  // e.g. the ranks of an MPI job (run/distributed_runs.hpp). Not with on_simulated.
+  RunExecutor* executor = nullptr;
 };
 
 // The reports of every run in order (each run's planners in the scenario's order), with scaling

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "shardsim/io/override.hpp"
+#include "shardsim/run/distributed_runs.hpp"
 #include "shardsim/run/resource_guard.hpp"
+#include "shardsim/run/run_executor.hpp"
 #include "shardsim/run/sizing_search.hpp"
 
 namespace shardsim {
@@ -21,6 +23,11 @@ struct SizingRequest {
   bool exhaustive = false;  // probe every node count (the brute force) instead of searching
   int jobs = 1;             // presets searched at once
   ResourceLimits limits;
+  // Who simulates the probes: null, this process; else e.g. the ranks of an MPI job
+  // (run/distributed_runs.hpp), which then search every preset at once and, with `exhaustive`,
+  // probe every node count of a preset at once. The result does not depend on it.
+  RunExecutor* executor = nullptr;
+  int probes_at_once = 1;  // with an executor: the brute force's probes in flight (its slots)
 };
 
 struct ScenarioSizing {
@@ -36,5 +43,9 @@ struct ScenarioSizing {
 // probe (preset and node count) where it depends on it; node counts that cannot be probed (their
 // GPUs do not divide the global batch, not whole scale-up domains) are skipped, not errors.
 ScenarioSizing size_scenario(const SizingRequest& request);
+
+// A worker rank's loader for the probes of `request` (run/distributed_runs.hpp): the probe of
+// preset p at n nodes is run p * (max_nodes + 1) + n.
+RunLoader sizing_run_loader(const SizingRequest& request);
 
 }  // namespace shardsim

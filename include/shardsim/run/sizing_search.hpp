@@ -67,6 +67,9 @@ struct SizingProblem {
   // The probe itself: every planner at `nodes` of preset `p` (gpus, batch and outcomes; `passes`
   // is set by the search). May be called from several threads at once (one per preset).
   std::function<SizingProbe(std::size_t p, int nodes)> evaluate;
+  // How many probes of one preset the brute force evaluates at once (an MPI job: the ranks'
+  // slots). The search's probes depend on each other and go one at a time.
+  int probes_at_once = 1;
 };
 
 struct SizingAnswer {
