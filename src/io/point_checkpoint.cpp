@@ -46,7 +46,7 @@ void fields(A& a, T& l) {
 template <class A, Is<GpuReport> T>
 void fields(A& a, T& g) {
   a(g.gpu), a(g.node), a(g.lookup_s), a(g.busy_s), a(g.compute_s), a(g.comm_transfer_s);
-  a(g.comm_wait_s), a(g.idle_s), a(g.shares);
+  a(g.comm_wait_s), a(g.idle_s), a(g.shares), a(g.deprecated_comm_sum_s);
   a(g.memory_bytes), a(g.memory_capacity_bytes), a(g.weights_bytes), a(g.optimizer_bytes);
   a(g.cache_bytes), a(g.activation_bytes), a(g.reserved_bytes), a(g.host_memory_bytes);
   a(g.host_link_bytes), a(g.lookups), a(g.shards);

@@ -355,6 +355,9 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       for (int id : tasks_of_gpu[g]) {
         serialized[g][static_cast<std::size_t>(tasks[id].phase)] +=
             spans[id].end_s - spans[id].start_s;
+        if (on_gpu(tasks[id].stream) && is_comm(tasks[id].stream)) {
+          gr.deprecated_comm_sum_s += spans[id].end_s - spans[id].start_s;
+        }
       }
       busy.clear();
       compute.clear();
@@ -422,7 +425,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     for (double* x : {&gr.lookup_s, &gr.lookups, &gr.host_link_bytes, &gr.busy_s, &gr.compute_s,
                       &gr.comm_transfer_s, &gr.comm_wait_s, &gr.idle_s, &gr.shares.embedding_s,
                       &gr.shares.dense_compute_s, &gr.shares.comm_s, &gr.shares.comm_wait_s,
-                      &gr.shares.host_s, &gr.shares.idle_s}) {
+                      &gr.shares.host_s, &gr.shares.idle_s, &gr.deprecated_comm_sum_s}) {
       *x /= measured;
     }
     lookup_sum += gr.lookup_s;
