@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
