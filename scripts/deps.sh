@@ -7,7 +7,7 @@ packages=(
   libboost-graph-dev libyaml-cpp-dev libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3
-  python3-matplotlib  # optional: the figures of scripts/reproduce.sh (skipped without it)
+  python3-matplotlib  # optional: scripts/plot.py and the figures of scripts/reproduce.sh (skipped without it)
   libopenmpi-dev openmpi-bin  # optional: sweeps over MPI ranks (docs/distributed.md)
 )
 if [ "${SHARDSIM_WITH_FORMAT:-0}" = 1 ]; then packages+=(clang-format); fi

@@ -108,9 +108,13 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
     write_text(std::cout, reports);
   }
   std::cout.flush();
-  for (const Report& r : reports) {
-    if (!r.fits_in_memory) return static_cast<int>(ExitCode::does_not_fit);
-  }
+  // One rule for run and sweep (README, "Exit codes"): a planner or sweep point that does not
+  // fit is an answer, reported as such; exit 3 only when none fits (nothing was simulated).
+  std::size_t unfit = 0;
+  for (const Report& r : reports) unfit += r.fits_in_memory ? 0 : 1;
+  if (unfit > 0 && unfit == reports.size()) return static_cast<int>(ExitCode::does_not_fit);
+  if (unfit > 0)
+    log_warn("{} of {} plan(s) do not fit in memory (reported as such)", unfit, reports.size());
   return 0;
 }
 
@@ -181,9 +185,7 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, Dis
     if (points) points->remove_if_empty();  // every job has stopped: nothing writes there now
     throw;
   }
-  // In a sweep, a point that does not fit is an answer, not a failure: it is reported as such.
-  const int code = finish(f, all);
-  return code == static_cast<int>(ExitCode::does_not_fit) ? 0 : code;
+  return finish(f, all);
 }
 
 int cmd_validate(const CommonFlags& f, const std::string& path) {

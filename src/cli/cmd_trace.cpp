@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -141,6 +142,8 @@ void print_text(std::ostream& out, const std::string& source, const TraceStats& 
   line(st.overall);
 }
 
+constexpr std::chrono::milliseconds kStatsProgressInterval{10000};
+
 int run_stats(const Flags& s) {
   std::vector<std::unique_ptr<EmpiricalProfile>> profiles;
   std::vector<std::string> names;
@@ -153,7 +156,9 @@ int run_stats(const Flags& s) {
     const auto trace = open_recorded_trace(s.input);
     samples = trace->num_samples();
     profiles.resize(trace->num_tables());
-    Progress progress("reading tables", profiles.size());
+    // One line every 10 s, not every 2 s: `trace stats` runs for minutes on big traces and its
+    // answer is on stdout (issue 18: it flooded stderr).
+    Progress progress("reading tables", profiles.size(), kStatsProgressInterval);
     std::mutex m;
     parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
       profiles[t] = build_empirical_profile(*trace, t);
@@ -176,7 +181,7 @@ int run_stats(const Flags& s) {
     const SyntheticTraceShape shape = shape_of(sc);
     samples = shape.samples();
     profiles.resize(sc.model.tables.size());
-    Progress progress("generating tables", profiles.size());
+    Progress progress("generating tables", profiles.size(), kStatsProgressInterval);
     std::mutex m;
     parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
       const BagGenerator gen(sc.model.tables[t], t, sc.workload);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 
 #include "scenario_yaml.hpp"
 #include "shardsim/io/scenario_loader.hpp"
@@ -17,6 +18,39 @@ std::string trim(std::string_view s) {
   auto e = std::find_if(s.rbegin(), s.rend(), not_space).base();
   return b < e ? std::string(b, e) : std::string();
 }
+// The node at `steps` below `root`, or an undefined node when some step is missing. Const
+// access only: yaml-cpp's non-const operator[] would add the missing keys.
+YAML::Node node_at(const YAML::Node& root, std::span<const PathStep> steps) {
+  YAML::Node cur = root;
+  for (const PathStep& s : steps) {
+    const YAML::Node& c = cur;
+    if (s.is_index) {
+      if (!c.IsSequence() || s.index >= c.size()) return YAML::Node(YAML::NodeType::Undefined);
+      cur.reset(c[s.index]);
+    } else {
+      if (!c.IsMap() || !c[s.key]) return YAML::Node(YAML::NodeType::Undefined);
+      cur.reset(c[s.key]);
+    }
+  }
+  return cur;
+}
+
+// `root` without the map entry `steps` names; a key that is not there is nothing to remove.
+YAML::Node remove_at_path(const YAML::Node& root, const std::vector<PathStep>& steps,
+                          const std::string& key) {
+  if (steps.back().is_index) {
+    throw InputError(SourceLocation{}, key, "'~' removes a key, not a list element",
+                     "give the whole list instead, e.g. --set placement.planner=[table_wise]");
+  }
+  const std::span<const PathStep> parent_steps(steps.data(), steps.size() - 1);
+  const YAML::Node parent = node_at(root, parent_steps);
+  if (!parent.IsDefined() || !parent.IsMap() || !parent[steps.back().key]) return root;
+  const YAML::Node smaller = without_key(parent, steps.back().key);
+  if (parent_steps.empty()) return smaller;
+  return set_at_path(root, std::vector<PathStep>(parent_steps.begin(), parent_steps.end()), smaller,
+                     std::nullopt, SourceLocation{}, key);
+}
+
 }  // namespace
 
 Override parse_override(const std::string& text) {
@@ -56,6 +90,10 @@ void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides) {
     if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
       throw InputError(SourceLocation{}, key, "the scenario document is not a mapping",
                        "a scenario is a mapping with cluster:, model:, workload:, ...");
+    }
+    if (value.IsNull()) {  // `--set key=~` (or `null`): remove the key (docs/scenario.md)
+      root.reset(remove_at_path(root, steps, key));
+      continue;
     }
     root.reset(set_at_path(root, steps, value, std::nullopt, SourceLocation{}, key));
   }

@@ -158,9 +158,10 @@ void write_plan_stats_text(std::ostream& out, const PlanStats& st, int indent) {
   out << pad
       << fmt::format(
              "  estimated embedding time {} ms (slowest GPU); AlltoAll fwd {} ms, "
-             "bwd {} ms; DoB {}\n",
+             "bwd {} ms; estimated DoB {} (min/max estimated comm time; the report's DoB is "
+             "measured)\n",
              ms(st.estimated_embedding_s), ms(st.alltoall_fwd_s), ms(st.alltoall_bwd_s),
-             rf::fixed(st.degree_of_balance, 3));
+             rf::fixed(st.estimated_degree_of_balance, 3));
   out << pad
       << fmt::format(
              "  shards: {} ({}; TW table-wise, RW row-wise, CW column-wise, DP "
@@ -179,7 +180,7 @@ nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {
   j["estimated_embedding_s"] = num(st.estimated_embedding_s);
   j["alltoall_fwd_s"] = num(st.alltoall_fwd_s);
   j["alltoall_bwd_s"] = num(st.alltoall_bwd_s);
-  j["degree_of_balance"] = num(st.degree_of_balance);
+  j["estimated_degree_of_balance"] = num(st.estimated_degree_of_balance);
   Json kinds;
   for (int k = 0; k < kNumShardKinds; ++k) {
     kinds[to_string(static_cast<ShardKind>(k))] = st.shards_by_kind[k];

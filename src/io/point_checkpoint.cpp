@@ -21,7 +21,7 @@ namespace {
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
 // 2: reports gained `cost` (cluster.price_per_gpu_hour), the memory tiers (per GPU: cache, host
 // memory, host link) and `pruning`.
-constexpr std::uint32_t kFormatVersion = 2;
+constexpr std::uint32_t kFormatVersion = 3;  // 3: exposed attribution, per-GPU comm times
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -35,7 +35,7 @@ void fields(A& a, T& s) {
 
 template <class A, Is<PhaseTime> T>
 void fields(A& a, T& p) {
-  a(p.phase), a(p.serialized_s), a(p.exposed_s);
+  a(p.phase), a(p.serialized_s), a(p.exposed_s), a(p.waiting_s);
 }
 
 template <class A, Is<LinkClassUse> T>
@@ -45,11 +45,17 @@ void fields(A& a, T& l) {
 
 template <class A, Is<GpuReport> T>
 void fields(A& a, T& g) {
-  a(g.gpu), a(g.node), a(g.lookup_s), a(g.comm_s), a(g.compute_s), a(g.idle_s);
+  a(g.gpu), a(g.node), a(g.lookup_s), a(g.busy_s), a(g.compute_s), a(g.comm_transfer_s);
+  a(g.comm_wait_s), a(g.idle_s), a(g.shares), a(g.deprecated_comm_sum_s);
   a(g.memory_bytes), a(g.memory_capacity_bytes), a(g.weights_bytes), a(g.optimizer_bytes);
   a(g.cache_bytes), a(g.activation_bytes), a(g.reserved_bytes), a(g.host_memory_bytes);
   a(g.host_link_bytes), a(g.lookups), a(g.shards);
   a(g.comm_sent_bytes), a(g.comm_received_bytes);
+}
+
+template <class A, Is<GpuTimeShares> T>
+void fields(A& a, T& s) {
+  a(s.embedding_s), a(s.dense_compute_s), a(s.comm_s), a(s.comm_wait_s), a(s.host_s), a(s.idle_s);
 }
 
 template <class A, Is<GroupReport> T>
@@ -93,7 +99,8 @@ template <class A, Is<PlanStats> T>
 void fields(A& a, T& p) {
   a(p.planner), a(p.num_gpus), a(p.num_tables), a(p.hbm_capacity_bytes), a(p.gpus);
   a(p.shards_by_kind), a(p.memory_bytes), a(p.lookups), a(p.compute_s), a(p.comm_bytes);
-  a(p.comm_s), a(p.total_s), a(p.degree_of_balance), a(p.alltoall_fwd_s), a(p.alltoall_bwd_s);
+  a(p.comm_s), a(p.total_s), a(p.estimated_degree_of_balance), a(p.alltoall_fwd_s),
+      a(p.alltoall_bwd_s);
   a(p.estimated_embedding_s);
 }
 
@@ -113,7 +120,8 @@ void fields(A& a, T& r) {
   a(r.scenario), a(r.scenario_source), a(r.planner), a(r.sweep_point), a(r.mode), a(r.preset);
   a(r.num_gpus), a(r.num_nodes), a(r.num_tables), a(r.iterations), a(r.warmup), a(r.seed);
   a(r.global_batch), a(r.iteration_time), a(r.iteration_times_s), a(r.qps), a(r.imbalance_ratio);
-  a(r.degree_of_balance), a(r.breakdown), a(r.phase_max), a(r.scaling_factor), a(r.groups);
+  a(r.busy_imbalance_ratio), a(r.degree_of_balance), a(r.critical_gpu), a(r.breakdown),
+      a(r.phase_max), a(r.scaling_factor), a(r.groups);
   a(r.replica_sync), a(r.link_utilization), a(r.per_gpu), a(r.memory_max_bytes);
   a(r.memory_mean_bytes), a(r.memory_capacity_bytes), a(r.fits_in_memory), a(r.worst_memory_gpu);
   a(r.fit_error), a(r.comm_granularity), a(r.comm_fwd), a(r.comm_bwd), a(r.planning_time_s);

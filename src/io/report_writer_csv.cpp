@@ -4,6 +4,7 @@
 // an empty field.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <ostream>
@@ -12,6 +13,7 @@
 #include "report_fields.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "shardsim/sim/task.hpp"
 
 namespace shardsim {
 
@@ -77,7 +79,22 @@ void write_csv_summary(std::ostream& out, std::span<const Report> reports) {
                                   "shardsim_version",
                                   "scaling_factor",
                                   "num_groups",
-                                  "replica_sync_s"};
+                                  "replica_sync_s",
+                                  "busy_imbalance_ratio",
+                                  "critical_gpu"};
+  // The breakdown on the critical GPU (one column pair per phase, empty when the phase did not
+  // run) and the plan statistics, as in the JSON (docs/report.md).
+  for (int p = 0; p < kNumPhases; ++p) {
+    const std::string phase = to_string(static_cast<Phase>(p));
+    header.push_back("serialized_" + phase + "_s");
+    header.push_back("exposed_" + phase + "_s");
+  }
+  header.emplace_back("exposed_idle_s");
+  for (const char* c :
+       {"estimated_embedding_s", "estimated_alltoall_fwd_s", "estimated_alltoall_bwd_s",
+        "estimated_degree_of_balance", "estimated_total_max_over_mean", "memory_gap_to_bound"}) {
+    header.emplace_back(c);
+  }
   if (cost) {
     for (const char* c : {"price_per_gpu_hour", "cost_per_million_samples", "cost_per_epoch"})
       header.emplace_back(c);
@@ -115,7 +132,34 @@ void write_csv_summary(std::ostream& out, std::span<const Report> reports) {
         text(r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version),
         timed(r, r.scaling_factor),
         std::to_string(r.groups.empty() ? 1 : r.groups.size()),
-        r.replica_sync ? timed(r, r.replica_sync->simulated_s) : std::string()};
+        r.replica_sync ? timed(r, r.replica_sync->simulated_s) : std::string(),
+        timed(r, r.busy_imbalance_ratio),
+        report_has_timing(r) ? std::to_string(r.critical_gpu) : std::string()};
+    for (int p = 0; p < kNumPhases; ++p) {
+      const std::string phase = to_string(static_cast<Phase>(p));
+      const auto it = std::find_if(r.breakdown.begin(), r.breakdown.end(),
+                                   [&](const PhaseTime& x) { return x.phase == phase; });
+      cells.push_back(it == r.breakdown.end() ? std::string() : num(it->serialized_s));
+      cells.push_back(it == r.breakdown.end() ? std::string() : num(it->exposed_s));
+    }
+    {
+      const auto idle = std::find_if(r.breakdown.begin(), r.breakdown.end(),
+                                     [](const PhaseTime& x) { return x.phase == "idle"; });
+      cells.push_back(idle != r.breakdown.end() ? num(idle->exposed_s)
+                      : report_has_timing(r)    ? num(0)
+                                                : std::string());
+    }
+    if (r.plan_stats) {
+      const PlanStats& st = *r.plan_stats;
+      cells.push_back(num(st.estimated_embedding_s));
+      cells.push_back(num(st.alltoall_fwd_s));
+      cells.push_back(num(st.alltoall_bwd_s));
+      cells.push_back(num(st.estimated_degree_of_balance));
+      cells.push_back(num(st.total_s.max_over_mean()));
+      cells.push_back(num(st.memory_bytes.gap_to_bound()));
+    } else {
+      for (int k = 0; k < 6; ++k) cells.emplace_back();
+    }
     if (cost) {
       cells.push_back(r.cost ? num(r.cost->price_per_gpu_hour) : std::string());
       cells.push_back(r.cost ? num(r.cost->cost_per_million_samples) : std::string());
@@ -131,9 +175,17 @@ void write_per_gpu_csv(std::ostream& out, std::span<const Report> reports) {
                    "gpu",
                    "node",
                    "lookup_s",
-                   "comm_s",
+                   "busy_s",
                    "compute_s",
+                   "comm_transfer_s",
+                   "comm_wait_s",
                    "idle_s",
+                   "embedding_share_s",
+                   "dense_compute_share_s",
+                   "comm_share_s",
+                   "comm_wait_share_s",
+                   "host_share_s",
+                   "idle_share_s",
                    "memory_bytes",
                    "memory_capacity_bytes",
                    "weights_bytes",
@@ -154,9 +206,17 @@ void write_per_gpu_csv(std::ostream& out, std::span<const Report> reports) {
                        std::to_string(g.gpu),
                        std::to_string(g.node),
                        timed(r, g.lookup_s),
-                       timed(r, g.comm_s),
+                       timed(r, g.busy_s),
                        timed(r, g.compute_s),
+                       timed(r, g.comm_transfer_s),
+                       timed(r, g.comm_wait_s),
                        timed(r, g.idle_s),
+                       timed(r, g.shares.embedding_s),
+                       timed(r, g.shares.dense_compute_s),
+                       timed(r, g.shares.comm_s),
+                       timed(r, g.shares.comm_wait_s),
+                       timed(r, g.shares.host_s),
+                       timed(r, g.shares.idle_s),
                        num(g.memory_bytes),
                        num(g.memory_capacity_bytes),
                        num(g.weights_bytes),

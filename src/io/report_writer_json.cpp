@@ -64,9 +64,24 @@ Json gpu_to_json(const Report& r, const GpuReport& g) {
   j["gpu"] = g.gpu;
   j["node"] = g.node;
   j["lookup_s"] = timed(r, g.lookup_s);
-  j["comm_s"] = timed(r, g.comm_s);
+  j["busy_s"] = timed(r, g.busy_s);
   j["compute_s"] = timed(r, g.compute_s);
+  j["comm_transfer_s"] = timed(r, g.comm_transfer_s);
+  j["comm_wait_s"] = timed(r, g.comm_wait_s);
   j["idle_s"] = timed(r, g.idle_s);
+  if (report_has_timing(r)) {
+    // The iteration's instants, each given to one kind of work (docs/report.md).
+    Json sh;
+    sh["embedding"] = num(g.shares.embedding_s);
+    sh["dense_compute"] = num(g.shares.dense_compute_s);
+    sh["communication"] = num(g.shares.comm_s);
+    sh["comm_wait"] = num(g.shares.comm_wait_s);
+    sh["host"] = num(g.shares.host_s);
+    sh["idle"] = num(g.shares.idle_s);
+    j["time_shares_s"] = std::move(sh);
+  } else {
+    j["time_shares_s"] = nullptr;
+  }
   j["memory_bytes"] = num(g.memory_bytes);
   j["memory_capacity_bytes"] = num(g.memory_capacity_bytes);
   j["weights_bytes"] = num(g.weights_bytes);
@@ -80,6 +95,9 @@ Json gpu_to_json(const Report& r, const GpuReport& g) {
   j["shards"] = g.shards;
   j["comm_sent_bytes"] = num(g.comm_sent_bytes);
   j["comm_received_bytes"] = num(g.comm_received_bytes);
+  // Deprecated: kept last until its readers (scripts/reproduce/neuroshard.py) move to
+  // comm_transfer_s + comm_wait_s; then removed (CHANGELOG.md).
+  j["comm_s"] = timed(r, g.deprecated_comm_sum_s);
   return j;
 }
 
@@ -111,6 +129,7 @@ Json phase_max_to_json(const Report& r) {
     Json phase;
     phase["max"] = num(p.serialized_s);
     phase["exposed"] = num(p.exposed_s);
+    phase["waiting"] = num(p.waiting_s);
     j[p.phase] = std::move(phase);
   }
   return j;
@@ -167,12 +186,14 @@ Json breakdown_to_json(const Report& r) {
              r.planner, p.phase);
     same->serialized_s += p.serialized_s;
     same->exposed_s += p.exposed_s;
+    same->waiting_s += p.waiting_s;
   }
   Json j = Json::object();
   for (const PhaseTime& p : phases) {
     Json phase;
     phase["serialized"] = num(p.serialized_s);
     phase["exposed"] = num(p.exposed_s);
+    phase["waiting"] = num(p.waiting_s);
     j[p.phase] = std::move(phase);
   }
   return j;
@@ -226,7 +247,9 @@ Json report_json(const Report& r, bool with_matrices) {
     }
   }
   j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
+  j["busy_imbalance_ratio"] = timed(r, r.busy_imbalance_ratio);
   j["degree_of_balance"] = planned(r, r.degree_of_balance);
+  j["critical_gpu"] = report_has_timing(r) ? Json(r.critical_gpu) : Json();
   j["breakdown_s"] = breakdown_to_json(r);
   j["phase_max_s"] = phase_max_to_json(r);
   if (report_has_timing(r)) {

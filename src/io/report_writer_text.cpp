@@ -69,7 +69,9 @@ const GpuColumn kGpuColumns[] = {
     {"node", Align::right, false, [](const GpuReport& g) { return double(g.node); },
      [](double v) { return fmt::format("{:.0f}", v); }},
     {"lookup ms", Align::right, true, [](const GpuReport& g) { return g.lookup_s; }, ms},
-    {"comm ms", Align::right, true, [](const GpuReport& g) { return g.comm_s; }, ms},
+    {"busy ms", Align::right, true, [](const GpuReport& g) { return g.busy_s; }, ms},
+    {"comm ms", Align::right, true, [](const GpuReport& g) { return g.comm_transfer_s; }, ms},
+    {"wait ms", Align::right, true, [](const GpuReport& g) { return g.comm_wait_s; }, ms},
     {"idle ms", Align::right, true, [](const GpuReport& g) { return g.idle_s; }, ms},
     {"memory GB", Align::right, false, gpu_memory_bytes, gb},
     {"memory %", Align::right, false, memory_percent, [](double v) { return rf::fixed(v, 1); }},
@@ -178,12 +180,17 @@ void write_summary(std::ostream& out, const Report& r) {
                                   rf::fixed(100 * r.scaling_factor, 1))
                     : rf::thousands(r.qps));
     line("imbalance ratio", ratio(r.imbalance_ratio) + " (max/mean lookup time)");
+    line("busy imbalance", ratio(r.busy_imbalance_ratio) + " (max/mean GPU busy time)");
     line("DoB", ratio(r.degree_of_balance) + " (min/max communication cost)");
+    line("critical GPU", fmt::format("{} (the most busy time: {} ms of {} ms)", r.critical_gpu,
+                                     ms(r.per_gpu[static_cast<std::size_t>(r.critical_gpu)].busy_s),
+                                     ms(r.iteration_time.mean_s)));
     if (r.cost) line("cost", cost_text(*r.cost));
   } else {
     line("iteration time", "n/a (the plan does not fit in memory; not simulated)");
     line("QPS", na());
     line("imbalance ratio", na());
+    line("busy imbalance", na());
     line("DoB",
          report_has_plan(r) ? ratio(r.degree_of_balance) + " (min/max communication cost)" : na());
   }
@@ -234,12 +241,21 @@ void write_breakdown(std::ostream& out, const Report& r) {
     out << "  breakdown per iteration: n/a (not simulated)\n";
     return;
   }
-  out << "  breakdown per iteration (critical GPU):\n";
-  rf::TextTable table(
-      {{"phase", Align::left}, {"serialized ms", Align::right}, {"exposed ms", Align::right}});
+  out << fmt::format(
+      "  breakdown per iteration on the critical GPU {} (exposed: each instant counted once, "
+      "adding up to the iteration time):\n",
+      r.critical_gpu);
+  rf::TextTable table({{"phase", Align::left},
+                       {"serialized ms", Align::right},
+                       {"exposed ms", Align::right},
+                       {"of which waiting ms", Align::right}});
+  double total_s = 0;
   for (const PhaseTime& p : r.breakdown) {
-    table.add_row({p.phase, ms(p.serialized_s), ms(p.exposed_s)});
+    table.add_row({p.phase, ms(p.serialized_s), ms(p.exposed_s),
+                   p.waiting_s > 0 ? ms(p.waiting_s) : std::string("-")});
+    total_s += p.exposed_s;
   }
+  table.add_row({"total", "", ms(total_s), ""});
   table.write(out, 4);
 }
 

@@ -309,7 +309,8 @@ PlacementSpec load_placement(const YamlValue& p) {
   if (planner.is_sequence()) {
     if (planner.size() == 0) {
       throw planner.error("the list of planners is empty",
-                          "name at least one planner, e.g. [table_wise, row_wise]");
+                          "name at least one planner, e.g. [table_wise, row_wise]; to run only "
+                          "placement.file, remove the key: --set placement.planner=~");
     }
     names = planner.elements();
   } else {

@@ -1,5 +1,7 @@
 #include "shardsim/metrics/report_builder.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -7,6 +9,7 @@
 
 #include "shardsim/cost/replica_sync_cost.hpp"
 #include "shardsim/hw/topology.hpp"
+#include "shardsim/metrics/time_attribution.hpp"
 
 namespace shardsim {
 
@@ -64,14 +67,12 @@ double union_length(std::vector<Interval> iv) {
   return total;
 }
 
-// Length of `x` not covered by any interval of `others`.
-double exposed_length(const Interval& x, const std::vector<Interval>& others) {
-  std::vector<Interval> clipped;
-  for (const Interval& o : others) {
-    const double b = std::max(o.begin, x.begin), e = std::min(o.end, x.end);
-    if (e > b) clipped.push_back({b, e});
-  }
-  return (x.end - x.begin) - union_length(std::move(clipped));
+// Which work owns an instant where several overlap (docs/report.md, "Exposed time"): kernels
+// (dense compute, then embedding), then collectives moving data (sparse, dense, input
+// streams), then collectives waiting for their peers (same order), then the host's step.
+int attribution_rank(Stream s, bool waiting) {
+  if (s == Stream::host) return 2 * kNumStreams;
+  return static_cast<int>(s) + (waiting ? kNumStreams : 0);
 }
 
 // The fields that do not depend on a plan.
@@ -305,17 +306,16 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   r.qps = mean > 0 ? static_cast<double>(r.global_batch) / mean : 0;
 
   // Per-GPU busy times, idle time and per-phase serialized/exposed time, over measured
-  // iterations.
+  // iterations. Every instant of an iteration's window on a GPU goes to one task by
+  // attribution_rank (docs/report.md, "Exposed time"), whatever iteration the task belongs to
+  // (the next batch's input AlltoAll runs during this batch's backward pass).
   const int measured = static_cast<int>(times.size());
-  std::vector<std::array<double, kNumPhases>> serialized(n), exposed(n);
+  std::vector<std::array<double, kNumPhases>> serialized(n), exposed(n), waiting(n);
   for (int g = 0; g < n; ++g) {
     serialized[g].fill(0);
     exposed[g].fill(0);
+    waiting[g].fill(0);
   }
-  // A task's exposed time is measured against every other task of its GPU that runs at the
-  // same time, whatever iteration it belongs to (the next batch's input AlltoAll runs during
-  // this batch's backward pass); idle time is the iteration's window minus the union of the
-  // GPU's busy time inside it.
   std::vector<double> finish;
   for (const IterationTasks& it : result.iterations) {
     double end = finish.empty() ? 0.0 : finish.back();
@@ -324,6 +324,11 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   }
   const int total = static_cast<int>(result.iterations.size());
   std::vector<std::vector<int>> tasks_of_gpu(n), nearby_of_gpu(n);
+  std::vector<RankedSpan> ranked;
+  std::vector<Phase> ranked_phase;
+  std::vector<Stream> ranked_stream;
+  std::vector<bool> ranked_waits;
+  std::vector<Interval> busy, compute, transfer, wait;
   for (int k = 0; k < measured; ++k) {
     const int i = result.warmup + k;
     const IterationTasks& it = result.iterations[i];
@@ -337,60 +342,101 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       }
     }
     const Interval window{i == 0 ? 0.0 : finish[i - 1], finish[i]};
+    const auto clip = [&](double b, double e, std::vector<Interval>& into) {
+      b = std::max(window.begin, b);
+      e = std::min(window.end, e);
+      if (e > b) into.push_back({b, e});
+    };
     for (int g = 0; g < n; ++g) {
       GpuReport& gr = r.per_gpu[g];
       gr.lookup_s += it.lookup_s_by_gpu[g];
       gr.lookups += it.lookups_by_gpu[g];
       if (!it.host_link_bytes_by_gpu.empty()) gr.host_link_bytes += it.host_link_bytes_by_gpu[g];
       for (int id : tasks_of_gpu[g]) {
-        const Task& t = tasks[id];
-        if (!on_gpu(t.stream)) continue;
-        (is_comm(t.stream) ? gr.comm_s : gr.compute_s) += spans[id].end_s - spans[id].start_s;
-      }
-      std::vector<Interval> in_window;
-      for (int id : nearby_of_gpu[g]) {
-        if (!on_gpu(tasks[id].stream)) continue;  // the GPU idles while only the host works
-        const double b = std::max(window.begin, spans[id].start_s);
-        const double e = std::min(window.end, spans[id].end_s);
-        if (e > b) in_window.push_back({b, e});
-      }
-      gr.idle_s += std::max(0.0, (window.end - window.begin) - union_length(in_window));
-      std::vector<Interval> others;
-      for (int id : tasks_of_gpu[g]) {
-        const Interval iv{spans[id].start_s, spans[id].end_s};
-        others.clear();
-        // Exposed against the GPU's work only: the host step's exposed part is the time the
-        // GPU waits for the host.
-        for (int other : nearby_of_gpu[g]) {
-          if (other != id && on_gpu(tasks[other].stream)) {
-            others.push_back({spans[other].start_s, spans[other].end_s});
-          }
+        serialized[g][static_cast<std::size_t>(tasks[id].phase)] +=
+            spans[id].end_s - spans[id].start_s;
+        if (on_gpu(tasks[id].stream) && is_comm(tasks[id].stream)) {
+          gr.deprecated_comm_sum_s += spans[id].end_s - spans[id].start_s;
         }
-        const auto p = static_cast<std::size_t>(tasks[id].phase);
-        serialized[g][p] += iv.end - iv.begin;
-        exposed[g][p] += exposed_length(iv, others);
       }
+      busy.clear();
+      compute.clear();
+      transfer.clear();
+      wait.clear();
+      ranked.clear();
+      ranked_phase.clear();
+      ranked_stream.clear();
+      ranked_waits.clear();
+      const auto add = [&](double b, double e, int rank, const Task& t, bool waits) {
+        ranked.push_back({b, e, rank});
+        ranked_phase.push_back(t.phase);
+        ranked_stream.push_back(t.stream);
+        ranked_waits.push_back(waits);
+      };
+      for (int id : nearby_of_gpu[g]) {
+        const Task& t = tasks[id];
+        const TaskSpan& sp = spans[id];
+        add(sp.start_s, sp.end_s, attribution_rank(t.stream, false), t, false);
+        if (!on_gpu(t.stream)) continue;  // the GPU idles while only the host works
+        clip(sp.start_s, sp.end_s, busy);
+        if (is_comm(t.stream)) {
+          clip(sp.start_s, sp.end_s, transfer);
+          if (t.collective >= 0 && sp.start_s > sp.ready_s) {
+            clip(sp.ready_s, sp.start_s, wait);
+            add(sp.ready_s, sp.start_s, attribution_rank(t.stream, true), t, true);
+          }
+        } else {
+          clip(sp.start_s, sp.end_s, compute);
+        }
+      }
+      const double busy_s = union_length(busy);
+      gr.busy_s += busy_s;
+      gr.compute_s += union_length(compute);
+      gr.comm_transfer_s += union_length(transfer);
+      gr.comm_wait_s += union_length(wait);
+      gr.idle_s += std::max(0.0, (window.end - window.begin) - busy_s);
+      const WindowAttribution a = attribute_window(ranked, window.begin, window.end);
+      for (std::size_t s = 0; s < ranked.size(); ++s) {
+        const double x = a.by_span_s[s];
+        if (x <= 0) continue;
+        const auto p = static_cast<std::size_t>(ranked_phase[s]);
+        exposed[g][p] += x;
+        GpuTimeShares& sh = gr.shares;
+        if (ranked_waits[s]) {
+          waiting[g][p] += x;
+          sh.comm_wait_s += x;
+        } else if (ranked_stream[s] == Stream::host) {
+          sh.host_s += x;
+        } else if (is_comm(ranked_stream[s])) {
+          sh.comm_s += x;
+        } else if (ranked_stream[s] == Stream::sparse_compute) {
+          sh.embedding_s += x;
+        } else {
+          sh.dense_compute_s += x;
+        }
+      }
+      gr.shares.idle_s += a.unattributed_s;
     }
   }
-  double lookup_sum = 0, lookup_max = 0;
+  double lookup_sum = 0, lookup_max = 0, busy_sum = 0, busy_max = 0;
   int critical = 0;
-  double critical_busy = -1;
   for (int g = 0; g < n; ++g) {
     GpuReport& gr = r.per_gpu[g];
-    gr.lookup_s /= measured;
-    gr.lookups /= measured;
-    gr.host_link_bytes /= measured;
-    gr.comm_s /= measured;
-    gr.compute_s /= measured;
-    gr.idle_s /= measured;
+    for (double* x : {&gr.lookup_s, &gr.lookups, &gr.host_link_bytes, &gr.busy_s, &gr.compute_s,
+                      &gr.comm_transfer_s, &gr.comm_wait_s, &gr.idle_s, &gr.shares.embedding_s,
+                      &gr.shares.dense_compute_s, &gr.shares.comm_s, &gr.shares.comm_wait_s,
+                      &gr.shares.host_s, &gr.shares.idle_s, &gr.deprecated_comm_sum_s}) {
+      *x /= measured;
+    }
     lookup_sum += gr.lookup_s;
     lookup_max = std::max(lookup_max, gr.lookup_s);
-    const double busy = gr.comm_s + gr.compute_s;
-    if (busy > critical_busy) {
-      critical_busy = busy;
-      critical = g;
-    }
+    busy_sum += gr.busy_s;
+    busy_max = std::max(busy_max, gr.busy_s);
+    if (gr.busy_s > r.per_gpu[critical].busy_s) critical = g;
   }
+  r.critical_gpu = critical;
+  // The imbalance of all the GPUs' work: max / mean of the time each GPU was busy.
+  r.busy_imbalance_ratio = busy_sum > 0 ? busy_max / (busy_sum / n) : 1.0;
   // Imbalance ratio (2D paper §4.2): max over GPUs of embedding lookup time / mean.
   const double lookup_mean = lookup_sum / n;
   r.imbalance_ratio = lookup_mean > 0 ? lookup_max / lookup_mean : 1.0;
@@ -407,12 +453,17 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     r.link_utilization = link_utilization(in.cluster, result.timeline.link_samples, begin, end);
   }
 
-  // Breakdown on the critical GPU (the one with the most busy time).
+  // Breakdown on the critical GPU (the one with the most busy time); the time nothing covers
+  // is the pseudo-phase "idle", so the exposed times add up to the iteration time.
   for (int p = 0; p < kNumPhases; ++p) {
-    if (serialized[critical][p] <= 0) continue;
-    r.breakdown.push_back(PhaseTime{to_string(static_cast<Phase>(p)),
-                                    serialized[critical][p] / measured,
-                                    exposed[critical][p] / measured});
+    if (serialized[critical][p] <= 0 && exposed[critical][p] <= 0) continue;
+    r.breakdown.push_back(
+        PhaseTime{to_string(static_cast<Phase>(p)), serialized[critical][p] / measured,
+                  exposed[critical][p] / measured, waiting[critical][p] / measured});
+  }
+  if (r.per_gpu[critical].shares.idle_s > 0) {
+    const double idle = r.per_gpu[critical].shares.idle_s;
+    r.breakdown.push_back(PhaseTime{"idle", idle, idle, 0.0});
   }
   // The largest time any GPU spent in each phase (2D Fig. 6), with that GPU's exposed part.
   for (int p = 0; p < kNumPhases; ++p) {
@@ -422,7 +473,8 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     }
     if (serialized[worst][p] <= 0) continue;
     r.phase_max.push_back(PhaseTime{to_string(static_cast<Phase>(p)),
-                                    serialized[worst][p] / measured, exposed[worst][p] / measured});
+                                    serialized[worst][p] / measured, exposed[worst][p] / measured,
+                                    waiting[worst][p] / measured});
   }
 
   // 2D: per-group statistics and the replica sync (its time per syncing iteration).
@@ -437,6 +489,20 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   int syncing = 0;
   for (int k = 0; k < measured; ++k) syncing += result.syncs.syncs_after(result.warmup + k);
   fill_replica_sync(r, in, result.syncs, syncing > 0 ? sync_max / syncing : 0.0);
+  // A sync interval longer than the measured window: no measured iteration paid a sync, so the
+  // QPS would silently omit a cost the scenario asked for (issue 18). Refuse, with the fix.
+  if (r.replica_sync && syncing == 0) {
+    const int interval = r.replica_sync->interval;
+    throw InputError(
+        SourceLocation{}, "placement.options.sync_interval",
+        fmt::format("sync_interval {} is longer than the {} measured iterations (iterations {}, "
+                    "warm-up {}): no measured iteration pays the replica sync, so the QPS would "
+                    "omit its cost",
+                    interval, measured, in.workload.iterations, in.workload.warmup),
+        fmt::format("measure whole intervals: --iterations {} (a multiple of {}), or lower "
+                    "sync_interval",
+                    interval, interval));
+  }
   return r;
 }
 

@@ -328,7 +328,7 @@ void balance_stats(PlanStats& st, const Cluster& cluster, const DlrmModel& model
       st.gpus, [](const GpuPlanStats& g) { return g.comm_s(); }, kNaN);
   st.total_s = balance_of(
       st.gpus, [](const GpuPlanStats& g) { return g.total_s(); }, kNaN);
-  st.degree_of_balance = st.comm_s.max > 0 ? st.comm_s.min / st.comm_s.max : 1.0;
+  st.estimated_degree_of_balance = st.comm_s.max > 0 ? st.comm_s.min / st.comm_s.max : 1.0;
   st.estimated_embedding_s = st.total_s.max;
 }
 

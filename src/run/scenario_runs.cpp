@@ -2,6 +2,7 @@
 #include "shardsim/run/scenario_runs.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 
@@ -141,6 +142,7 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
       runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
   Progress progress(what, to_run.size());
   std::mutex progress_mutex;
+  auto last_named = std::chrono::steady_clock::now();
   parallel_for(to_run.size(), settings.jobs, [&](std::size_t k) {
     const std::size_t i = to_run[k];
     results[i] = run_scenario(runs.scenarios[i], RunOptions{runs.labels[i], settings.record_timings,
@@ -150,6 +152,16 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
     }
     std::lock_guard lock(progress_mutex);
     progress.advance();
+    // Which point finished, with its planners (issue 18: progress names what ran), on the same
+    // cadence as the progress line (core/log.hpp's Progress, every 2 s once a run is long).
+    const auto now = std::chrono::steady_clock::now();
+    if (to_run.size() > 1 && now - last_named >= std::chrono::seconds(2)) {
+      last_named = now;
+      std::string planners;
+      for (const Report& r : results[i]) planners += (planners.empty() ? "" : ", ") + r.planner;
+      log_info("finished {} ({})",
+               runs.labels[i].empty() ? std::string("the scenario") : runs.labels[i], planners);
+    }
   });
   progress.finish();
   return gather(std::move(results));

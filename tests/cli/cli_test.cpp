@@ -101,6 +101,24 @@ TEST(Cli, PlanThatDoesNotFitExitsThreeNamingTheGpu) {
   EXPECT_NE(err.find("GB"), std::string::npos) << err;
 }
 
+// One exit-code rule for run and sweep (issue 18): a planner or sweep point that does not fit is
+// reported as such (exit 0) when another fits; exit 3 only when none fits.
+TEST(Cli, RunAndSweepExitThreeOnlyWhenNothingFits) {
+  std::string yaml = kSmall;
+  yaml.replace(yaml.find("rows: 2000000"), 13, "rows: 200000000");  // 51 GB: table_wise fails
+  const std::string path = write_temp("half.yaml", yaml);
+  std::string err;
+  Result r = run("run " + path + " --quiet --format csv", &err);  // table_wise, row_wise
+  EXPECT_EQ(r.code, 0) << err;
+  EXPECT_NE(r.out.find(",false,"), std::string::npos) << r.out;  // table_wise: does not fit
+  EXPECT_EQ(run("run " + path + " --quiet --set placement.planner=table_wise").code, 3);
+  const std::string nodes = " --quiet --format csv --set 'sweep={cluster.nodes: [1, 2]}'";
+  r = run("sweep " + path + nodes, &err);  // at each point table_wise does not fit, row_wise does
+  EXPECT_EQ(r.code, 0) << err;
+  r = run("sweep " + path + nodes + " --set placement.planner=table_wise", &err);
+  EXPECT_EQ(r.code, 3) << err;
+}
+
 TEST(Cli, OutDirWritesFilesAndRefusesToOverwrite) {
   const std::string path = write_temp("out.yaml", kSmall);
   const std::string dir = unique_temp("shardsim_out_test");

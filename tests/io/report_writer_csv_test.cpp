@@ -95,6 +95,36 @@ TEST(ReportWriterCsv, SummaryOneRowPerReportWithUnits) {
   EXPECT_EQ(rows[1][column(h, "fit_error")], "");
 }
 
+// summary.csv carries the breakdown and the plan statistics the JSON has (issue 18).
+TEST(ReportWriterCsv, SummaryHasTheBreakdownAndPlanStatistics) {
+  Report r = test::make_report();
+  r.critical_gpu = 3;
+  r.busy_imbalance_ratio = 1.25;
+  r.breakdown = {{"alltoall_fwd", 2e-3, 1.5e-3, 0.5e-3}, {"idle", 1e-4, 1e-4, 0}};
+  PlanStats st;
+  st.estimated_embedding_s = 4e-3;
+  st.alltoall_fwd_s = 1e-3;
+  st.estimated_degree_of_balance = 0.5;
+  r.plan_stats = st;
+  const std::vector<Report> reports{r, test::make_unfit_report()};
+  std::ostringstream out;
+  write_csv_summary(out, reports);
+  const std::vector<Row> rows = parse_csv(out.str());
+  ASSERT_EQ(rows.size(), 3u);
+  const Row& h = rows[0];
+  for (const Row& row : rows) EXPECT_EQ(row.size(), h.size());
+  EXPECT_EQ(rows[1][column(h, "critical_gpu")], "3");
+  EXPECT_EQ(rows[1][column(h, "busy_imbalance_ratio")], "1.25");
+  EXPECT_EQ(rows[1][column(h, "serialized_alltoall_fwd_s")], "0.002");
+  EXPECT_EQ(rows[1][column(h, "exposed_alltoall_fwd_s")], "0.0015");
+  EXPECT_EQ(rows[1][column(h, "exposed_bottom_mlp_fwd_s")], "");  // did not run
+  EXPECT_EQ(rows[1][column(h, "exposed_idle_s")], "0.0001");
+  EXPECT_EQ(rows[1][column(h, "estimated_embedding_s")], "0.004");
+  EXPECT_EQ(rows[1][column(h, "estimated_degree_of_balance")], "0.5");
+  EXPECT_EQ(rows[2][column(h, "critical_gpu")], "");  // not simulated
+  EXPECT_EQ(rows[2][column(h, "exposed_idle_s")], "");
+}
+
 TEST(ReportWriterCsv, SummaryOfUnplacedReportLeavesPlanFieldsEmpty) {
   const std::vector<Report> reports{test::make_unplaced_report()};
   std::ostringstream out;
@@ -120,9 +150,17 @@ TEST(ReportWriterCsv, PerGpuOneRowPerGpuPerReport) {
                           "gpu",
                           "node",
                           "lookup_s",
-                          "comm_s",
+                          "busy_s",
                           "compute_s",
+                          "comm_transfer_s",
+                          "comm_wait_s",
                           "idle_s",
+                          "embedding_share_s",
+                          "dense_compute_share_s",
+                          "comm_share_s",
+                          "comm_wait_share_s",
+                          "host_share_s",
+                          "idle_share_s",
                           "memory_bytes",
                           "memory_capacity_bytes",
                           "weights_bytes",
@@ -141,15 +179,15 @@ TEST(ReportWriterCsv, PerGpuOneRowPerGpuPerReport) {
   EXPECT_EQ(rows[3][0], "table_wise");
   EXPECT_EQ(rows[3][2], "2");
   EXPECT_EQ(std::strtod(rows[3][4].c_str(), nullptr), 3e-3);
-  EXPECT_EQ(rows[3][8], "30000000000");
-  EXPECT_EQ(rows[3][15], "200000000000");  // host_memory_bytes
-  EXPECT_EQ(rows[3][16], "200000000");     // host_link_bytes
-  EXPECT_EQ(rows[3][18], "7");
+  EXPECT_EQ(rows[3][16], "30000000000");
+  EXPECT_EQ(rows[3][23], "200000000000");  // host_memory_bytes
+  EXPECT_EQ(rows[3][24], "200000000");     // host_link_bytes
+  EXPECT_EQ(rows[3][26], "7");
   EXPECT_EQ(rows[5][0], "row_wise");
   EXPECT_EQ(rows[5][1], "cluster.nodes=1");
   EXPECT_EQ(rows[7][0], "oper");
   EXPECT_EQ(rows[7][4], "");  // not simulated
-  EXPECT_EQ(rows[7][8], "10000000000");
+  EXPECT_EQ(rows[7][16], "10000000000");
 }
 
 // Property: writing a matrix and parsing it back gives exactly the same doubles.

@@ -101,15 +101,36 @@ TEST(ReportWriterJson, PerGpuCarriesEveryGpuReportField) {
   const Json& g = j["per_gpu"][2];  // GPU 2: see make_gpu
   std::vector<std::string> keys;
   for (const auto& [k, v] : g.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "gpu", "node", "lookup_s", "comm_s", "compute_s", "idle_s", "memory_bytes",
-                      "memory_capacity_bytes", "weights_bytes", "optimizer_bytes", "cache_bytes",
-                      "activation_bytes", "reserved_bytes", "host_memory_bytes", "host_link_bytes",
-                      "lookups", "shards", "comm_sent_bytes", "comm_received_bytes"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"gpu",
+                                            "node",
+                                            "lookup_s",
+                                            "busy_s",
+                                            "compute_s",
+                                            "comm_transfer_s",
+                                            "comm_wait_s",
+                                            "idle_s",
+                                            "time_shares_s",
+                                            "memory_bytes",
+                                            "memory_capacity_bytes",
+                                            "weights_bytes",
+                                            "optimizer_bytes",
+                                            "cache_bytes",
+                                            "activation_bytes",
+                                            "reserved_bytes",
+                                            "host_memory_bytes",
+                                            "host_link_bytes",
+                                            "lookups",
+                                            "shards",
+                                            "comm_sent_bytes",
+                                            "comm_received_bytes",
+                                            "comm_s"}));
   EXPECT_EQ(g["gpu"], 2);
   EXPECT_EQ(g["node"], 1);
   EXPECT_DOUBLE_EQ(g["lookup_s"].get<double>(), 3e-3);
-  EXPECT_DOUBLE_EQ(g["comm_s"].get<double>(), 1e-3);
+  EXPECT_DOUBLE_EQ(g["busy_s"].get<double>(), 4e-3);
+  EXPECT_DOUBLE_EQ(g["comm_transfer_s"].get<double>(), 1e-3);
+  EXPECT_DOUBLE_EQ(g["comm_wait_s"].get<double>(), 0.2e-3);
+  EXPECT_EQ(g["time_shares_s"].size(), 6u);
   EXPECT_DOUBLE_EQ(g["compute_s"].get<double>(), 3e-3);
   EXPECT_DOUBLE_EQ(g["idle_s"].get<double>(), 0.5e-3);
   EXPECT_DOUBLE_EQ(g["memory_bytes"].get<double>(), 30e9);
@@ -180,7 +201,8 @@ TEST(ReportWriterJson, UnfitReportHasNoTiming) {
     EXPECT_TRUE(j[key].is_null()) << key;
   }
   for (const Json& g : j["per_gpu"]) {
-    for (const char* key : {"lookup_s", "comm_s", "compute_s", "idle_s"}) {
+    for (const char* key : {"lookup_s", "busy_s", "comm_transfer_s", "comm_wait_s", "compute_s",
+                            "idle_s", "time_shares_s"}) {
       EXPECT_TRUE(g[key].is_null()) << key;
     }
     EXPECT_FALSE(g["memory_bytes"].is_null());

@@ -10,7 +10,8 @@ namespace shardsim::test {
 
 // GPU i of n (nodes of 2 GPUs):
 //   lookup_s  = (i+1) ms          -> 4 GPUs: 1,2,3,4 ms; mean 2.5 ms; imbalance 4/2.5 = 1.6
-//   comm_s    = (n-i) * 0.5 ms    -> 4 GPUs: 2.0,1.5,1.0,0.5 ms; DoB 0.5/2.0 = 0.25
+//   comm_transfer_s = (n-i) * 0.5 ms (busy 4 ms, comm wait i * 0.1 ms)
+//                 -> 4 GPUs: 2.0,1.5,1.0,0.5 ms; DoB 0.5/2.0 = 0.25
 //   compute_s = 3 ms, idle_s = i * 0.25 ms
 //   memory    = (i+1) * 10 GB of 80 GB -> 12.5 %, 25 %, 37.5 %, 50 %
 //   lookups   = 1,234,567 for GPU 0, (i+1) * 1e6 otherwise
@@ -21,7 +22,9 @@ inline GpuReport make_gpu(int i, int n) {
   g.gpu = i;
   g.node = i / 2;
   g.lookup_s = (i + 1) * 1e-3;
-  g.comm_s = (n - i) * 0.5e-3;
+  g.busy_s = 4e-3;
+  g.comm_transfer_s = (n - i) * 0.5e-3;
+  g.comm_wait_s = i * 0.1e-3;
   g.compute_s = 3e-3;
   g.idle_s = i * 0.25e-3;
   g.memory_bytes = (i + 1) * 10e9;

@@ -60,22 +60,22 @@ TEST(ReportWriterText, HeaderLineNamesTheRun) {
 TEST(ReportWriterText, GpuTableHasUnitsAndRoundedNumbers) {
   const std::vector<std::string> table = gpu_table(text_of({test::make_report()}));
   ASSERT_EQ(table.size(), 5u);  // header + 4 GPUs
-  for (const char* h : {"GPU", "node", "lookup ms", "comm ms", "idle ms", "memory GB", "memory %",
-                        "lookups", "shards"}) {
+  for (const char* h : {"GPU", "node", "lookup ms", "busy ms", "comm ms", "wait ms", "idle ms",
+                        "memory GB", "memory %", "lookups", "shards"}) {
     EXPECT_TRUE(has(table[0], h)) << h;
   }
   // GPU 0: lookup 1 ms, comm 2 ms, idle 0, 10 GB of 80 GB = 12.5 %, 1,234,567 lookups, 3 shards.
   std::istringstream row0(table[1]);
   std::vector<std::string> cells;
   for (std::string c; row0 >> c;) cells.push_back(c);
-  EXPECT_EQ(cells, (std::vector<std::string>{"0", "0", "1.000", "2.000", "0.000", "10.00", "12.5",
-                                             "1,234,567", "3"}));
+  EXPECT_EQ(cells, (std::vector<std::string>{"0", "0", "1.000", "4.000", "2.000", "0.000", "0.000",
+                                             "10.00", "12.5", "1,234,567", "3"}));
   // GPU 3: lookup 4 ms, comm 0.5 ms, idle 0.75 ms, 40 GB = 50.0 %, 4,000,000 lookups, 9 shards.
   std::istringstream row3(table[4]);
   cells.clear();
   for (std::string c; row3 >> c;) cells.push_back(c);
-  EXPECT_EQ(cells, (std::vector<std::string>{"3", "1", "4.000", "0.500", "0.750", "40.00", "50.0",
-                                             "4,000,000", "9"}));
+  EXPECT_EQ(cells, (std::vector<std::string>{"3", "1", "4.000", "4.000", "0.500", "0.300", "0.750",
+                                             "40.00", "50.0", "4,000,000", "9"}));
 }
 
 TEST(ReportWriterText, GpuTableColumnsAreAligned) {
@@ -120,9 +120,14 @@ TEST(ReportWriterText, BreakdownPerPhase) {
   std::istringstream row(lines[header + 1]);
   std::vector<std::string> cells;
   for (std::string c; row >> c;) cells.push_back(c);
-  EXPECT_EQ(cells, (std::vector<std::string>{"embedding_lookup_fwd", "4.000", "3.000"}));
+  EXPECT_EQ(cells, (std::vector<std::string>{"embedding_lookup_fwd", "4.000", "3.000", "-"}));
   EXPECT_TRUE(has(lines[header + 2], "alltoall_fwd"));
   EXPECT_TRUE(has(lines[header + 2], "0.500"));
+  // The header names the critical GPU; a total row sums the exposed column.
+  EXPECT_TRUE(has(lines[header - 1], "critical GPU 0")) << lines[header - 1];
+  bool total = false;
+  for (std::size_t i = header; i < lines.size(); ++i) total = total || has(lines[i], "total");
+  EXPECT_TRUE(total);
 }
 
 TEST(ReportWriterText, UnfitReportSaysWhereAndHasNoTiming) {
@@ -163,8 +168,8 @@ TEST(ReportWriterText, UnplacedReportHasNoGpuTable) {
 
 TEST(ReportWriterText, MoreThanSixteenGpusAreElided) {
   Report r = test::make_report(20);
-  r.per_gpu[10].lookup_s = 0.05;  // hidden GPU 10 holds the max lookup time: 50 ms
-  r.per_gpu[12].comm_s = 1e-6;    // hidden GPU 12 holds the min comm time: 0.001 ms
+  r.per_gpu[10].lookup_s = 0.05;         // hidden GPU 10 holds the max lookup time: 50 ms
+  r.per_gpu[12].comm_transfer_s = 1e-6;  // hidden GPU 12 holds the min comm time: 0.001 ms
   const std::vector<std::string> table = gpu_table(text_of({r}));
   // header, GPUs 0-7, "...", GPUs 16-19, min, max
   ASSERT_EQ(table.size(), 1u + 8 + 1 + 4 + 2);

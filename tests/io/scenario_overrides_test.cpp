@@ -87,6 +87,30 @@ TEST(ScenarioOverrides, CreatesMissingKeysAndMaps) {
   EXPECT_DOUBLE_EQ(sc.model.tables[1].q, 5);
 }
 
+// `--set key=~` (or `null`, or nothing after '=') removes the key (issue 18), so the scenario
+// behaves as if it never had it: the loader's default, or only placement.file.
+TEST(ScenarioOverrides, TildeRemovesAKey) {
+  const Scenario plain = load_with({});
+  EXPECT_EQ(load_with({"cluster.nodes=4", "cluster.nodes=~"}).cluster.nodes, plain.cluster.nodes);
+  EXPECT_EQ(load_with({"workload.seed=5", "workload.seed=null"}).workload.seed,
+            plain.workload.seed);
+  // A required key removed is missing.
+  EXPECT_NE(error_of([] { load_with({"model.bottom_mlp=~"}); }).find("missing required key"),
+            std::string::npos);
+  // Removing what is not there changes nothing.
+  EXPECT_EQ(load_with({"workload.trace.layout=~"}).workload.trace.layout,
+            plain.workload.trace.layout);
+  // Without a planner and without a plan file the loader says what is missing.
+  EXPECT_NE(error_of([] { load_with({"placement.planner=~"}); }).find("planner"),
+            std::string::npos);
+  // A list element is not a key.
+  EXPECT_NE(error_of([] { load_with({"model.tables[1]=~"}); }).find("removes a key"),
+            std::string::npos);
+  // The empty list is still refused, and the message says how to remove the key instead.
+  EXPECT_NE(error_of([] { load_with({"placement.planner=[]"}); }).find("placement.planner=~"),
+            std::string::npos);
+}
+
 TEST(ScenarioOverrides, LaterOverridesWin) {
   const Scenario sc = load_with({"cluster.nodes=4", "cluster.nodes=8"});
   EXPECT_EQ(sc.cluster.nodes, 8);

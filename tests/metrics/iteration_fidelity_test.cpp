@@ -243,7 +243,7 @@ TEST(IterationFidelity, AnIterationLastsAtLeastTheHostsStep) {
   EXPECT_NEAR(with.iteration_time.mean_s, 100e-6, 1e-15);
   for (std::size_t g = 0; g < with.per_gpu.size(); ++g) {
     EXPECT_NEAR(with.per_gpu[g].compute_s, without.per_gpu[g].compute_s, 1e-15);
-    EXPECT_NEAR(with.per_gpu[g].comm_s, without.per_gpu[g].comm_s, 1e-15);
+    EXPECT_NEAR(with.per_gpu[g].comm_transfer_s, without.per_gpu[g].comm_transfer_s, 1e-15);
     EXPECT_NEAR(with.per_gpu[g].idle_s, without.per_gpu[g].idle_s + 100e-6 - c.eq1(), 1e-12);
   }
   const auto host = std::find_if(with.breakdown.begin(), with.breakdown.end(),

@@ -73,9 +73,54 @@ TEST(ReportBuilder, MetricsFollowTheirDefinitions) {
   // Idle + busy never exceeds the iteration; breakdown phases are reported.
   for (const auto& g : tw.per_gpu) EXPECT_GE(g.idle_s, 0.0);
   EXPECT_FALSE(tw.breakdown.empty());
-  for (const auto& p : tw.breakdown) EXPECT_LE(p.exposed_s, p.serialized_s + 1e-15);
+  for (const auto& p : tw.breakdown) {
+    EXPECT_LE(p.exposed_s - p.waiting_s, p.serialized_s + 1e-15) << p.phase;
+    EXPECT_LE(p.waiting_s, p.exposed_s + 1e-15) << p.phase;
+  }
   // Data parallel: no embedding traffic, so DoB is 1 by definition.
   EXPECT_DOUBLE_EQ(f.run("data_parallel").degree_of_balance, 1.0);
+}
+
+// Issue 18: every instant of the critical GPU's iteration is attributed to one phase, so the
+// exposed column adds up to the iteration time; each GPU's time shares do too, and its comm
+// times are its own (unions inside the iteration, never above it).
+TEST(ReportBuilder, ExposedBreakdownAddsUpToTheIterationTime) {
+  Fixture f;
+  for (const char* planner : {"table_wise", "row_wise", "column_wise", "data_parallel"}) {
+    const Report r = f.run(planner);
+    const double it = r.iteration_time.mean_s;
+    double exposed = 0;
+    for (const auto& p : r.breakdown) exposed += p.exposed_s;
+    EXPECT_NEAR(exposed, it, 1e-9 * it) << planner;
+    double busy_max = 0;
+    for (const auto& g : r.per_gpu) busy_max = std::max(busy_max, g.busy_s);
+    EXPECT_EQ(r.per_gpu[static_cast<std::size_t>(r.critical_gpu)].busy_s, busy_max) << planner;
+    for (const auto& g : r.per_gpu) {
+      const GpuTimeShares& s = g.shares;
+      EXPECT_NEAR(
+          s.embedding_s + s.dense_compute_s + s.comm_s + s.comm_wait_s + s.host_s + s.idle_s, it,
+          1e-9 * it)
+          << planner << " GPU " << g.gpu;
+      EXPECT_NEAR(g.busy_s + g.idle_s, it, 1e-9 * it);
+      EXPECT_LE(g.comm_transfer_s, it * (1 + 1e-12));
+      EXPECT_LE(g.comm_wait_s, it * (1 + 1e-12));
+      EXPECT_LE(g.compute_s, g.busy_s * (1 + 1e-12));
+      // The shares' kernels and transfers are parts of the busy time.
+      EXPECT_NEAR(s.embedding_s + s.dense_compute_s + s.comm_s, g.busy_s, 1e-9 * it);
+    }
+    // The papers' lookup imbalance and the whole-work imbalance are both >= 1.
+    EXPECT_GE(r.imbalance_ratio, 1.0 - 1e-12);
+    EXPECT_GE(r.busy_imbalance_ratio, 1.0 - 1e-12);
+  }
+  // Table-wise with one hot table: the GPUs wait for the hot one at the AlltoAll, so the others
+  // wait and the critical one does not; the waits differ from GPU to GPU.
+  const Report tw = f.run("table_wise");
+  double wait_min = 1, wait_max = 0;
+  for (const auto& g : tw.per_gpu) {
+    wait_min = std::min(wait_min, g.comm_wait_s);
+    wait_max = std::max(wait_max, g.comm_wait_s);
+  }
+  EXPECT_GT(wait_max, wait_min);
 }
 
 }  // namespace

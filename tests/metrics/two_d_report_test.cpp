@@ -64,6 +64,32 @@ TEST(TwoDReport, ReplicaSyncSummaryMatchesEq1AndTheEngine) {
   EXPECT_TRUE(in_max);
 }
 
+// Issue 18: a sync interval longer than the measured window is refused (exit 2 with a hint), not
+// reported with a QPS that never paid a sync; a window that holds a sync is reported.
+TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
+  SyncCase c;
+  c.wl.warmup = 1;
+  c.wl.iterations = 5;
+  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 100}");
+  const SimulationResult r = simulate(c.inputs(p));
+  try {
+    (void)build_report({"s", "s", ""}, c.inputs(p), r, plan_memory(p, c.cluster, c.model, c.wl));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "placement.options.sync_interval");
+    EXPECT_NE(std::string(e.problem()).find("5 measured iterations"), std::string::npos)
+        << e.problem();
+    EXPECT_NE(std::string(e.hint()).find("--iterations 100"), std::string::npos) << e.hint();
+  }
+  c.wl.iterations = 4;  // syncs after iteration 3 (0-based, warm-up included): measured
+  const Plan q = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 4}");
+  const Report rep = build_report({"s", "s", ""}, c.inputs(q), simulate(c.inputs(q)),
+                                  plan_memory(q, c.cluster, c.model, c.wl));
+  ASSERT_TRUE(rep.replica_sync.has_value());
+  EXPECT_EQ(rep.replica_sync->interval, 4);
+  EXPECT_GT(rep.replica_sync->simulated_s, 0);
+}
+
 TEST(TwoDReport, OneGroupHasNoGroupsAndNoSync) {
   SyncCase c;
   const Plan p = two_d(c.ctx(), "{groups: 1, inner: table_wise}");

@@ -70,7 +70,7 @@ TEST(PlanStats, TwoTablesOnTwoGpusByHand) {
   EXPECT_EQ(g.shards_by_kind[static_cast<int>(ShardKind::table_wise)], 1);
   EXPECT_EQ(st.shards_by_kind[static_cast<int>(ShardKind::table_wise)], 2);
   // Balance: both GPUs alike.
-  EXPECT_DOUBLE_EQ(st.degree_of_balance, 1);
+  EXPECT_DOUBLE_EQ(st.estimated_degree_of_balance, 1);
   EXPECT_DOUBLE_EQ(st.lookups.lower_bound, 40);  // 80 lookups / 2 GPUs
   EXPECT_DOUBLE_EQ(st.lookups.gap_to_bound(), 0);
   EXPECT_DOUBLE_EQ(st.total_s.max_minus_min(), 0);

@@ -79,7 +79,7 @@ Scenario task(std::uint64_t seed, const std::vector<EmbeddingTable>& pool,
 // communication (NeuroShard's embedding cost: computation + communication of the slowest GPU).
 double embedding_cost_s(const Report& r) {
   double worst = 0;
-  for (const GpuReport& g : r.per_gpu) worst = std::max(worst, g.lookup_s + g.comm_s);
+  for (const GpuReport& g : r.per_gpu) worst = std::max(worst, g.lookup_s + g.comm_transfer_s);
   return worst;
 }
 

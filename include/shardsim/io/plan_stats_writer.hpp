@@ -13,7 +13,8 @@ namespace shardsim {
 // the balance table and the totals, each line indented by `indent` spaces.
 void write_plan_stats_text(std::ostream& out, const PlanStats& stats, int indent = 2);
 
-// {"planner", "estimated_embedding_s", "alltoall_fwd_s", "alltoall_bwd_s", "degree_of_balance",
+// {"planner", "estimated_embedding_s", "alltoall_fwd_s", "alltoall_bwd_s",
+// "estimated_degree_of_balance",
 //  "shards_by_kind", "balance": {...}, "per_gpu": {column: [one value per GPU]}}.
 nlohmann::ordered_json plan_stats_to_json(const PlanStats& stats);
 

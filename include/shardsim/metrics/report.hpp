@@ -23,12 +23,29 @@ struct TimeStats {
 };
 
 // Time of one phase of the iteration, per iteration averaged over measured iterations, on the
-// critical GPU: `serialized` is its whole duration, `exposed` the part not hidden behind other
-// work (Neo Fig. 10's breakdown).
+// critical GPU: `serialized` is its whole duration, `exposed` the instants of the iteration
+// attributed to it (Neo Fig. 10's breakdown). Attribution gives every instant of the iteration to
+// exactly one phase (docs/report.md, "Exposed time": compute before communication before waiting
+// for a collective's peers before the host step), and the rest to the pseudo-phase "idle", so
+// the exposed times add up to the iteration time.
 struct PhaseTime {
-  std::string phase;  // "bottom_mlp_fwd", "embedding_lookup_fwd", "alltoall_fwd", ...
+  std::string phase;  // "bottom_mlp_fwd", "embedding_lookup_fwd", "alltoall_fwd", ..., "idle"
   double serialized_s = 0;
   double exposed_s = 0;
+  // Of `exposed_s`, the time the GPU waited for the collective's other members (nothing else
+  // to run); 0 for phases that are not collectives.
+  double waiting_s = 0;
+};
+
+// One GPU's iteration, every instant counted once with the priority of PhaseTime (means per
+// measured iteration); the six parts add up to the iteration time.
+struct GpuTimeShares {
+  double embedding_s = 0;      // its embedding kernels (sparse compute stream)
+  double dense_compute_s = 0;  // MLPs and interaction (dense compute stream)
+  double comm_s = 0;           // a collective of its was moving data, no kernel ran
+  double comm_wait_s = 0;      // it had arrived at a collective whose peers had not
+  double host_s = 0;           // only the host's step was running
+  double idle_s = 0;           // none of the above
 };
 
 // How busy one class of links was over the measured iterations (both directions together).
@@ -45,10 +62,19 @@ struct LinkClassUse {
 struct GpuReport {
   int gpu = 0;
   int node = 0;
-  double lookup_s = 0;   // embedding forward + backward kernel time per iteration (mean)
-  double comm_s = 0;     // time its communication streams were busy per iteration (mean)
-  double compute_s = 0;  // time its compute streams were busy per iteration (mean)
-  double idle_s = 0;     // iteration time minus the time any of its streams was busy (mean)
+  double lookup_s = 0;  // embedding forward + backward kernel time per iteration (mean)
+  // Per iteration (means), within the iteration's window, each a union over its streams (so
+  // none exceeds the iteration time):
+  double busy_s = 0;           // some GPU stream of its ran a task
+  double compute_s = 0;        // a compute stream ran a kernel
+  double comm_transfer_s = 0;  // a collective of its was moving data (members end together)
+  double comm_wait_s = 0;      // a communication stream had arrived at a collective, peers not
+  double idle_s = 0;           // the iteration time minus busy_s
+  GpuTimeShares shares;        // the iteration's instants, each given to one kind of work
+  // DEPRECATED (JSON `comm_s` only, for readers not yet migrated; CHANGELOG.md): the durations
+  // of its communication tasks of the iteration summed over its streams. Nearly the same on
+  // every GPU and may exceed the iteration: use comm_transfer_s and comm_wait_s.
+  double deprecated_comm_sum_s = 0;
   double memory_bytes = 0;
   double memory_capacity_bytes = 0;
   double weights_bytes = 0;
@@ -130,8 +156,12 @@ struct Report {
   TimeStats iteration_time;
   std::vector<double> iteration_times_s;  // each measured iteration
   double qps = 0;
-  double imbalance_ratio = 0;    // max/mean embedding lookup time over GPUs (2D §4.2)
+  double imbalance_ratio = 0;  // max/mean embedding lookup time over GPUs (2D §4.2)
+  // max/mean over GPUs of busy_s: the imbalance of all their work, not only the lookups.
+  double busy_imbalance_ratio = 0;
   double degree_of_balance = 0;  // min/max per-GPU communication cost (OPER Table 3)
+  // The GPU with the most busy time (ties: the lowest id), whose iteration `breakdown` shows.
+  int critical_gpu = 0;
   std::vector<PhaseTime> breakdown;
   // Per phase, the largest time any GPU spent in it per iteration (2D Fig. 6's "maximum kernel
   // costs"); `exposed_s` is that GPU's exposed part.

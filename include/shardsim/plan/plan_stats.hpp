@@ -78,7 +78,9 @@ struct PlanStats {
   BalanceStat comm_bytes;
   BalanceStat comm_s;
   BalanceStat total_s;
-  double degree_of_balance = 1;  // min ÷ max of per-GPU comm_s (OPER Table 3); 1 with no traffic
+  // min ÷ max of the per-GPU estimated comm_s: the cost model's estimate, not the report's DoB
+  // (OPER Table 3, measured on the traffic matrix); 1 with no traffic.
+  double estimated_degree_of_balance = 1;
 
   // The whole AlltoAlls of the pooled embeddings (the AlltoAll(v) over the plan's byte matrix,
   // each GPU's peers those of the largest sparse-parallel group; every GPU waits for them), and
