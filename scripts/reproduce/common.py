@@ -16,6 +16,10 @@ import subprocess
 import sys
 import time
 
+# scripts/plot.py: shardsim's figures; the drivers draw with the same module (issue 18).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import plot  # noqa: E402
+
 
 class Reproduction:
     """The command line of a driver, its output folder and its collected results."""
@@ -153,10 +157,6 @@ def _pyplot():
     return _plt
 
 
-def _colors(labels):
-    return {label: f"C{i % 10}" for i, label in enumerate(labels)}
-
-
 def _save(plt, fig, ax, out_dir, title, filename):
     if title:
         ax.set_title(title, fontsize=10)
@@ -179,67 +179,31 @@ def _figure_setup(series, paper):
     plt = _pyplot()
     if plt is None:
         return None, paper, {}
-    return plt, paper, _colors(list(series) + [k for k in paper if k not in series])
+    return plt, paper, plot.series_colours(list(series) + [k for k in paper if k not in series])
 
 
 def figure_bars(out_dir, categories, series, paper=None, ylabel="", title="", logy=False,
                 filename="figure.png"):
-    """Grouped bars: one group per category, one bar per series of ours ({label: values}, one
-    value per category, None for none); the paper's values ({label: values}) as hatched hollow
-    bars beside ours in the same colour (a paper label that is one of ours shares its colour).
-    Saves out_dir/filename (6 x 4 in, 100 dpi) and returns its path, or None without matplotlib."""
-    plt, paper, color = _figure_setup(series, paper)
+    """Grouped bars of ours beside the paper's (plot.draw_paper_bars, scripts/plot.py: the same
+    drawing code as shardsim's own figures). Saves out_dir/filename (6 x 4 in, 100 dpi) and
+    returns its path, or None without matplotlib."""
+    plt, paper, colour = _figure_setup(series, paper)
     if plt is None:
         return None
-    bars = [(k, series[k], False) for k in series] + [(k, paper[k], True) for k in paper]
     fig, ax = plt.subplots(figsize=FIGURE_SIZE)
-    width = 0.8 / max(len(bars), 1)
-    for b, (label, values, is_paper) in enumerate(bars):
-        xs = [i + (b - (len(bars) - 1) / 2) * width for i, v in enumerate(values) if v is not None]
-        ys = [v for v in values if v is not None]
-        if is_paper:
-            ax.bar(xs, ys, width, fill=False, hatch="///", edgecolor=color[label],
-                   label=f"paper: {label}")
-        else:
-            ax.bar(xs, ys, width, color=color[label], label=f"ours: {label}" if paper else label)
-    ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels([str(c) for c in categories], fontsize=8)
-    ax.set_ylabel(ylabel)
-    if logy:
-        ax.set_yscale("log")
+    plot.draw_paper_bars(ax, categories, series, paper, colour, ylabel, logy)
     return _save(plt, fig, ax, out_dir, title, filename)
 
 
 def figure_lines(out_dir, series, paper=None, xlabel="", ylabel="", title="", logx=False,
                  logy=False, paper_lines=True, filename="figure.png"):
-    """Lines of ours ({label: [(x, y), ...]}, points with y None left out), filled markers; the
-    paper's ({label: [(x, y), ...]}) as hollow markers, on a dashed line unless paper_lines is
-    False, in the same colour (a paper label that is one of ours shares its colour). With logx,
-    the ticks are the x values themselves. Saves out_dir/filename and returns its path, or None
-    without matplotlib."""
-    plt, paper, color = _figure_setup(series, paper)
+    """Lines of ours beside the paper's markers (plot.draw_paper_lines, scripts/plot.py). Saves
+    out_dir/filename and returns its path, or None without matplotlib."""
+    plt, paper, colour = _figure_setup(series, paper)
     if plt is None:
         return None
     fig, ax = plt.subplots(figsize=FIGURE_SIZE)
-    for label, points in series.items():
-        pts = [(x, y) for x, y in points if y is not None]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "-o", color=color[label], markersize=4,
-                label=f"ours: {label}" if paper else label)
-    for label, points in paper.items():
-        pts = [(x, y) for x, y in points if y is not None]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "--o" if paper_lines else "o",
-                color=color[label],
-                markerfacecolor="none", markersize=7, linewidth=0.8, label=f"paper: {label}")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if logx:
-        ax.set_xscale("log")
-        xs = sorted({x for pts in [*series.values(), *paper.values()] for x, _ in pts})
-        ax.set_xticks(xs)
-        ax.set_xticklabels([f"{x:g}" for x in xs], fontsize=8)
-        ax.minorticks_off()
-    if logy:
-        ax.set_yscale("log")
+    plot.draw_paper_lines(ax, series, paper, colour, xlabel, ylabel, logx, logy, paper_lines)
     return _save(plt, fig, ax, out_dir, title, filename)
 
 
