@@ -295,12 +295,12 @@ int run_cli(int argc, char** argv) {
     if (plan_command.selected()) return plan_command.run();
     setup(flags);
     job = join_launched_job(app.get_subcommands().front()->get_name(),
-                            sweep->parsed() || size.selected());
+                            sweep->parsed() || size.selected() || baseline.selected());
     if (*run) return cmd_run(flags, scenario_path, trace_out);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs, resume, job.get());
     if (*validate) return cmd_validate(flags, scenario_path);
     if (compare.selected()) return compare.run();
-    if (baseline.selected()) return baseline.run();
+    if (baseline.selected()) return baseline.run(job.get());
     if (size.selected()) return size.run(job.get());
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);

@@ -13,6 +13,8 @@
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "shardsim/run/resource_guard.hpp"
+#include "shardsim/run/scenario_runs.hpp"
 
 namespace shardsim {
 
@@ -34,14 +36,76 @@ bool BaselineCommand::selected() const {
   return cmd_->parsed();
 }
 
-int BaselineCommand::run() const {
-  return run_baseline(args_);
+int BaselineCommand::run(DistributedRuns* job) const {
+  return run_baseline(args_, job);
 }
 
-int run_baseline(const BaselineArgs& args) {
+namespace {
+
+// Every scenario file's reports and seeds, as run_scenario_file and run_seeds give them.
+struct FileRuns {
+  std::vector<std::vector<Report>> reports;
+  std::vector<std::vector<std::uint64_t>> seeds;
+};
+
+// One file after another in this process: each file is loaded, checked and simulated before the
+// next is read.
+FileRuns run_in_turn(const std::vector<std::string>& paths, const ScenarioRunOptions& options) {
+  FileRuns out;
+  for (const std::string& path : paths) {
+    out.reports.push_back(run_scenario_file(path, options));
+    out.seeds.push_back(run_seeds(path, options));
+  }
+  return out;
+}
+
+// Rank 0 of an MPI job (docs/distributed.md): every file's runs loaded and checked here as
+// run_scenario_file does, then all of them handed out at once. The errors are one process's:
+// a file that fails to load (or is refused by the memory guard) stops the loading there, and its
+// error is raised only if every run of the files before it succeeds (one process simulates
+// those first); a failing run raises the error of the first failing run in file order.
+FileRuns run_over_ranks(const std::vector<std::string>& paths, const ScenarioRunOptions& options,
+                        DistributedRuns& job) {
+  FileRuns out;
+  std::vector<ScenarioRuns> files;
+  std::exception_ptr load_error;
+  for (const std::string& path : paths) {
+    try {
+      const RunRequest request = scenario_file_request(path, options);
+      ScenarioRuns runs = load_runs(request);
+      check_runs(runs.scenarios, RunShape{options.jobs, options.renders_reports}, options.limits,
+                 path);
+      files.push_back(std::move(runs));
+      out.seeds.push_back(request.seeds);
+    } catch (...) {
+      load_error = std::current_exception();
+      break;
+    }
+  }
+  RunSettings settings{options.jobs, options.record_timings, {}};
+  settings.executor = &job.executor(options.jobs);
+  out.reports = run_all_sets(files, settings);
+  if (load_error) std::rethrow_exception(load_error);
+  return out;
+}
+
+}  // namespace
+
+int run_baseline(const BaselineArgs& args, DistributedRuns* job) {
   setup_logging(args.quiet     ? Verbosity::quiet
                 : args.verbose ? Verbosity::verbose
                                : Verbosity::normal);
+  ScenarioRunOptions options = run_options(args.run);
+  options.renders_reports = true;
+  if (job != nullptr && !job->coordinates()) {
+    // A worker rank: simulates the runs rank 0 hands out, numbered as run_all_sets numbers them.
+    const std::vector<std::string> paths = args.scenarios;
+    return job->serve(run_loader_of(paths.size(),
+                                    [paths, options](std::size_t f) {
+                                      return scenario_file_request(paths[f], options);
+                                    }),
+                      options.jobs);
+  }
   // One file per scenario, named after the scenario file.
   std::vector<std::string> names;
   for (const std::string& path : args.scenarios) {
@@ -64,20 +128,20 @@ int run_baseline(const BaselineArgs& args) {
     }
   }
 
-  ScenarioRunOptions options = run_options(args.run);
-  options.renders_reports = true;
+  const FileRuns runs = job != nullptr ? run_over_ranks(args.scenarios, options, *job)
+                                       : run_in_turn(args.scenarios, options);
   std::vector<FileContent> files;
   std::vector<std::string> summaries;
   for (std::size_t i = 0; i < args.scenarios.size(); ++i) {
     const std::string& path = args.scenarios[i];
-    const std::vector<Report> reports = run_scenario_file(path, options);
+    const std::vector<Report>& reports = runs.reports[i];
     std::ostringstream json;
     write_json(json, reports);
     files.push_back(FileContent{names[i], json.str()});
-    const std::vector<std::uint64_t> seeds = run_seeds(path, options);
-    summaries.push_back(fmt::format(
-        "{}: {} report(s) of '{}', seed(s) {}", (fs::path(args.out_dir) / names[i]).string(),
-        reports.size(), reports.empty() ? path : reports.front().scenario, fmt::join(seeds, ", ")));
+    summaries.push_back(fmt::format("{}: {} report(s) of '{}', seed(s) {}",
+                                    (fs::path(args.out_dir) / names[i]).string(), reports.size(),
+                                    reports.empty() ? path : reports.front().scenario,
+                                    fmt::join(runs.seeds[i], ", ")));
   }
   write_files_atomically(args.out_dir, files, args.force, "--out");
   for (const std::string& s : summaries) std::cout << "wrote " << s << '\n';

@@ -17,11 +17,12 @@ std::unique_ptr<DistributedRuns> join_launched_job(std::string_view command, boo
   const bool alone = launched->size == 1;
   if (!distributes) {
     if (alone) return nullptr;
-    throw InputError(SourceLocation{}, "",
-                     fmt::format("`shardsim {}` was started as rank {} of an MPI job ({} is set), "
-                                 "but it runs as one process: every rank would do the whole work",
-                                 command, launched->rank, launched->variable),
-                     "run it without mpirun/srun; `sweep` and `size` spread over MPI ranks");
+    throw InputError(
+        SourceLocation{}, "",
+        fmt::format("`shardsim {}` was started as rank {} of an MPI job ({} is set), "
+                    "but it runs as one process: every rank would do the whole work",
+                    command, launched->rank, launched->variable),
+        "run it without mpirun/srun; `sweep`, `size` and `baseline` spread over MPI ranks");
   }
 #if SHARDSIM_MPI
   return std::make_unique<DistributedRuns>(join_mpi_job());

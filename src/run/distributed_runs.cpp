@@ -114,6 +114,9 @@ class Coordinator final : public RunExecutor {
                 const std::function<void(std::size_t, std::vector<Report>)>& finished) override {
     Batch batch;
     batch.total = tasks.size();
+    batch.several_sources = std::any_of(tasks.begin(), tasks.end(), [&](const RunTask& t) {
+      return t.scenario->source != tasks.front().scenario->source;
+    });
     batch.outstanding = tasks.size();
     std::vector<Job> jobs(tasks.size());
     {
@@ -193,7 +196,8 @@ class Coordinator final : public RunExecutor {
   };
   struct Batch {
     std::size_t total = 0;
-    std::size_t outstanding = 0;  // not yet ended
+    bool several_sources = false;  // its runs come from more than one scenario file
+    std::size_t outstanding = 0;   // not yet ended
     std::deque<std::pair<std::size_t, std::vector<Report>>> finished;
     std::map<std::size_t, std::exception_ptr> errors;
     std::optional<std::size_t> lowest_error;
@@ -362,10 +366,16 @@ class Coordinator final : public RunExecutor {
     end(job, std::nullopt, error);
   }
 
+  // "run 3 of 6 at cluster.nodes=4"; with the scenario file when the batch has several
+  // (`baseline`): "run 3 of 6 (scenarios/a.yaml) at cluster.nodes=4".
   static std::string describe(const Job& job) {
-    if (job.task->label.empty()) return fmt::format("run {} of {}", job.k + 1, job.batch->total);
-    if (job.batch->total == 1) return "the run at " + job.task->label;
-    return fmt::format("run {} of {} at {}", job.k + 1, job.batch->total, job.task->label);
+    const std::string file =
+        job.batch->several_sources ? fmt::format(" ({})", job.task->scenario->source) : "";
+    if (job.task->label.empty()) {
+      return fmt::format("run {} of {}{}", job.k + 1, job.batch->total, file);
+    }
+    if (job.batch->total == 1) return "the run" + file + " at " + job.task->label;
+    return fmt::format("run {} of {}{} at {}", job.k + 1, job.batch->total, file, job.task->label);
   }
 
   // The launcher is ending the job (a rank died, or it was cancelled): say what was running and
@@ -610,27 +620,36 @@ class Worker {
 }  // namespace
 
 RunLoader run_loader_of(const RunRequest& request) {
+  return run_loader_of(1, [request](std::size_t) { return request; });
+}
+
+RunLoader run_loader_of(std::size_t requests, std::function<RunRequest(std::size_t)> request_of) {
   struct Documents {
     std::once_flag once;
     std::vector<RunDocument> runs;
     std::exception_ptr error;
   };
-  auto docs = std::make_shared<Documents>();
-  return [request, docs](std::uint64_t run) {
-    std::call_once(docs->once, [&] {
-      try {
-        docs->runs = run_documents(request);
-      } catch (...) {
-        docs->error = std::current_exception();
+  auto docs = std::make_shared<std::vector<Documents>>(requests);
+  return [request_of = std::move(request_of), docs](std::uint64_t run) {
+    std::uint64_t first = 0;  // the number of request f's first run
+    for (std::size_t f = 0; f < docs->size(); ++f) {
+      Documents& d = (*docs)[f];
+      std::call_once(d.once, [&] {
+        try {
+          d.runs = run_documents(request_of(f));
+        } catch (...) {
+          d.error = std::current_exception();
+        }
+      });
+      if (d.error) std::rethrow_exception(d.error);
+      if (run - first < d.runs.size()) {
+        const RunDocument& r = d.runs[static_cast<std::size_t>(run - first)];
+        return LoadedRun{load_scenario_at_point(r.document, r.label), r.label};
       }
-    });
-    if (docs->error) std::rethrow_exception(docs->error);
-    if (run >= docs->runs.size()) {
-      throw std::runtime_error(fmt::format(
-          "rank 0 handed out run {}, but the command has {} runs here", run, docs->runs.size()));
+      first += d.runs.size();
     }
-    const RunDocument& d = docs->runs[static_cast<std::size_t>(run)];
-    return LoadedRun{load_scenario_at_point(d.document, d.label), d.label};
+    throw std::runtime_error(
+        fmt::format("rank 0 handed out run {}, but the command has {} runs here", run, first));
   };
 }
 

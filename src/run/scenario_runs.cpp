@@ -107,7 +107,54 @@ std::vector<Report> gather(std::vector<std::vector<Report>> results) {
 }
 }  // namespace
 
+std::vector<std::vector<Report>> run_all_sets(std::span<const ScenarioRuns> sets,
+                                              const RunSettings& settings) {
+  if (settings.executor == nullptr) throw std::logic_error("run_all_sets: no executor");
+  if (settings.on_simulated) throw std::logic_error("run_all_sets: an executor with on_simulated");
+  // Run i of the whole list: set `set_of[i]`, run `run_in_set[i]` there.
+  std::vector<std::vector<std::vector<Report>>> results(sets.size());
+  std::vector<std::size_t> set_of;
+  std::vector<std::size_t> run_in_set;
+  std::vector<RunTask> tasks;  // the runs the store does not hold
+  std::size_t total = 0;
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const ScenarioRuns& runs = sets[s];
+    results[s].resize(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i, ++total) {
+      std::optional<std::vector<Report>> kept;
+      if (settings.store != nullptr) kept = settings.store->load(runs.scenarios[i], runs.labels[i]);
+      if (kept) {
+        results[s][i] = std::move(*kept);
+        continue;
+      }
+      tasks.push_back(RunTask{total, &runs.scenarios[i], runs.labels[i]});
+      set_of.push_back(s);
+      run_in_set.push_back(i);
+    }
+  }
+  if (tasks.size() < total) {
+    log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
+             total - tasks.size(), total, tasks.size());
+  }
+  settings.executor->simulate(tasks, settings.record_timings,
+                              [&](std::size_t k, std::vector<Report> reports) {
+                                const ScenarioRuns& runs = sets[set_of[k]];
+                                const std::size_t i = run_in_set[k];
+                                std::vector<Report>& slot = results[set_of[k]][i];
+                                slot = std::move(reports);
+                                if (settings.store != nullptr) {
+                                  settings.store->store(runs.scenarios[i], runs.labels[i], slot);
+                                }
+                              });
+  std::vector<std::vector<Report>> out;
+  for (auto& set : results) out.push_back(gather(std::move(set)));
+  return out;
+}
+
 std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& settings) {
+  if (settings.executor != nullptr) {
+    return std::move(run_all_sets(std::span<const ScenarioRuns>(&runs, 1), settings).front());
+  }
   std::vector<std::vector<Report>> results(runs.size());
   std::vector<std::size_t> to_run;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -122,21 +169,6 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
   if (to_run.size() < runs.size()) {
     log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
              runs.size() - to_run.size(), runs.size(), to_run.size());
-  }
-  if (settings.executor != nullptr) {
-    if (settings.on_simulated) throw std::logic_error("run_all: an executor with on_simulated");
-    std::vector<RunTask> tasks;
-    for (const std::size_t i : to_run)
-      tasks.push_back(RunTask{i, &runs.scenarios[i], runs.labels[i]});
-    settings.executor->simulate(
-        tasks, settings.record_timings, [&](std::size_t k, std::vector<Report> reports) {
-          const std::size_t i = to_run[k];
-          results[i] = std::move(reports);
-          if (settings.store != nullptr) {
-            settings.store->store(runs.scenarios[i], runs.labels[i], results[i]);
-          }
-        });
-    return gather(std::move(results));
   }
   const std::string what =
       runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
@@ -185,9 +217,14 @@ std::vector<std::uint64_t> run_seeds(const std::string& path, const ScenarioRunO
   return consecutive_seeds(first, options.seed_count);
 }
 
-std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRunOptions& options) {
+RunRequest scenario_file_request(const std::string& path, const ScenarioRunOptions& options) {
   RunRequest request = request_of(path, options);
   request.seeds = run_seeds(path, options);
+  return request;
+}
+
+std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRunOptions& options) {
+  const RunRequest request = scenario_file_request(path, options);
   const ScenarioRuns runs = load_runs(request);
   check_runs(runs.scenarios, RunShape{options.jobs, options.renders_reports}, options.limits, path);
   return run_all(runs, RunSettings{options.jobs, options.record_timings, {}});

@@ -3,70 +3,22 @@
 // no output written, and the finished points resume; a damaged message is refused. Built only
 // when CMake finds MPI (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <string>
 
 #include "../support/cli_run.hpp"
+#include "mpi_launch.hpp"
 
 namespace shardsim {
 namespace {
 
 namespace fs = std::filesystem;
-using shardsim::testing::Result;
+using shardsim::testing::files_under;
+using shardsim::testing::run_mpi;
 using shardsim::testing::Workspace;
 
 const std::string kExample = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/example.yaml";
-
-// Runs `shardsim ARGS` as `ranks` MPI ranks (oversubscribed: the ranks may outnumber the cores),
-// with SHARDSIM_FAULT_INJECT=`fault` when given.
-Result run_mpi(int ranks, const std::string& args, const std::string& fault = "") {
-  // Open MPI refuses root unless told (CI runs as root in a container).
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  // Containers often forbid the cross-memory attach of Open MPI's shared-memory transport.
-  ::setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
-  // The sanitizer build (SANITIZE=1 ./scripts/test.sh): a precaution (not tried here) against
-  // LeakSanitizer reporting what Open MPI's libraries leave allocated at exit; every other
-  // check stays on.
-  static const std::string asan = [] {
-    const char* v = std::getenv("ASAN_OPTIONS");
-    return (v != nullptr && *v != '\0' ? std::string(v) + ":" : std::string()) + "detect_leaks=0";
-  }();
-  ::setenv("ASAN_OPTIONS", asan.c_str(), 1);
-  if (!fault.empty()) ::setenv("SHARDSIM_FAULT_INJECT", fault.c_str(), 1);
-  const std::string err_file = shardsim::testing::unique_temp("shardsim_mpi_stderr") + ".txt";
-  const std::string cmd = std::string(SHARDSIM_MPIEXEC) + " --oversubscribe -n " +
-                          std::to_string(ranks) + " " + SHARDSIM_BINARY + " " + args + " 2>" +
-                          err_file;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p != nullptr) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  ::unsetenv("SHARDSIM_FAULT_INJECT");
-  r.err = shardsim::testing::read_file(err_file);
-  fs::remove(err_file);
-  return r;
-}
-
-// Every file under `dir` (the checkpoints under points/ included), by relative path.
-std::map<std::string, std::string> files_under(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) {
-      files[fs::relative(e.path(), dir).string()] = shardsim::testing::read_file(e.path());
-    }
-  }
-  return files;
-}
 
 TEST(MpiSweep, OneTwoAndThreeRanksWriteTheBytesOfOneProcess) {
   Workspace ws("mpi_sweep");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "shardsim/cli/run_flags.hpp"
+#include "shardsim/run/distributed_runs.hpp"
 
 namespace shardsim {
 
@@ -25,14 +26,16 @@ class BaselineCommand {
   BaselineCommand(const BaselineCommand&) = delete;
   BaselineCommand& operator=(const BaselineCommand&) = delete;
   bool selected() const;
-  int run() const;  // the exit code; bad input throws InputError
+  // The exit code; bad input throws InputError. Under MPI (`job` not null) the scenario files'
+  // runs spread over the job's ranks (docs/distributed.md).
+  int run(DistributedRuns* job) const;
 
  private:
   CLI::App* cmd_ = nullptr;
   BaselineArgs args_;
 };
 
-// Writing the baselines, without the command line.
-int run_baseline(const BaselineArgs& args);
+// Writing the baselines, without the command line; `job` as in BaselineCommand::run.
+int run_baseline(const BaselineArgs& args, DistributedRuns* job = nullptr);
 
 }  // namespace shardsim

@@ -1,8 +1,8 @@
 #pragma once
 // The MPI job this process is a rank of, when a launcher (mpirun, srun) started it
-// (docs/distributed.md). `sweep` and `size` spread their runs over the ranks; any other command
-// launched on more than one rank is refused (each rank would do the whole work), as is a launch
-// on several ranks of a shardsim built without MPI.
+// (docs/distributed.md). `sweep`, `size` and `baseline` spread their runs over the ranks; any other
+// command launched on more than one rank is refused (each rank would do the whole work), as is a
+// launch on several ranks of a shardsim built without MPI.
 #include <memory>
 #include <string_view>
 

@@ -60,6 +60,11 @@ class DistributedRuns {
 // A worker's loader for the runs of `request`, numbered as run_documents numbers them (the
 // documents are expanded once, on the first call; each run is loaded when it is handed out).
 RunLoader run_loader_of(const RunRequest& request);
+// The same over several requests (`baseline`'s scenario files), numbered one request after
+// another as run_all_sets numbers them: request_of(f) gives request f, called once, on the first
+// call that needs it (a request's runs are counted only when a run at or after them is asked
+// for). A request that fails (bad input) fails only the runs at or after it.
+RunLoader run_loader_of(std::size_t requests, std::function<RunRequest(std::size_t)> request_of);
 
 // The estimated work of one run, for handing the long runs out first (GUESS: proportional to
 // reports x (iterations + warm-up) x GPUs x tables; it orders the runs only, it never changes a

@@ -88,6 +88,13 @@ struct RunSettings {
 // holds are taken from it (the log says how many) and only the others are simulated.
 std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& settings);
 
+// run_all of every set in `sets` (e.g. one a scenario file), each set's reports as run_all
+// returns them (scaling factors within the set), with every run of every set handed to
+// `settings.executor` (required) at once, numbered one set after another (RunTask::run: the runs
+// of sets[0] first). A failing run throws as run_all over the sets in turn would.
+std::vector<std::vector<Report>> run_all_sets(std::span<const ScenarioRuns> sets,
+                                              const RunSettings& settings);
+
 // How `baseline` and `compare` run a scenario file: seeds chosen from a first seed and a count
 // (or given), then load_runs, the memory check and run_all.
 struct ScenarioRunOptions {
@@ -104,6 +111,9 @@ struct ScenarioRunOptions {
 // The seeds a run of `path` uses under `options` (loads the scenario when the first seed comes
 // from its workload.seed).
 std::vector<std::uint64_t> run_seeds(const std::string& path, const ScenarioRunOptions& options);
+
+// The request run_scenario_file makes of `path`: every sweep point, the seeds of run_seeds.
+RunRequest scenario_file_request(const std::string& path, const ScenarioRunOptions& options);
 
 // Reports of every sweep point x seed x planner, in that order (points slowest). Each run's
 // document is the scenario file with the overrides, the point's values and
