@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <ctime>
 #include <iostream>
 #include <mutex>
 
@@ -126,9 +127,11 @@ int run_trace_fit(const TraceFitFlags& f) {
   std::vector<EmbeddingTable> tables;
   std::string notes;
   const auto start = std::chrono::steady_clock::now();
+  const std::clock_t start_cpu = std::clock();
   if (!target.per_table.empty()) {
     const std::vector<TableFit> fits = fit_tables(target, options, f.jobs);
     double worst = 0, mean = 0;
+    std::size_t worst_i = 0;
     for (std::size_t i = 0; i < fits.size(); ++i) {
       EmbeddingTable t;
       t.name =
@@ -140,12 +143,19 @@ int run_trace_fit(const TraceFitFlags& f) {
       t.alpha = fits[i].fitted.alpha;
       t.q = fits[i].fitted.q;
       tables.push_back(std::move(t));
-      worst = std::max(worst, std::max(fits[i].after.rows, fits[i].after.lookups));
+      const double d = std::max(fits[i].after.rows, fits[i].after.lookups);
+      if (d > worst) {
+        worst = d;
+        worst_i = i;
+      }
       mean += fits[i].after.sum() / 2 / static_cast<double>(fits.size());
     }
-    notes += fmt::format("# per table: mean L1 {:.4f}, worst {:.4f}\n", mean, worst);
-    std::cout << fmt::format("per table after: mean L1 {:.4f}, worst {:.4f} ({} tables)\n", mean,
-                             worst, fits.size());
+    const std::string line =
+        fmt::format("per table after: mean L1 {:.4f}, worst {:.4f} ({}: {}; before {})", mean,
+                    worst, tables[worst_i].name, distances_text(fits[worst_i].after),
+                    distances_text(fits[worst_i].before));
+    notes += "# " + line + "\n";
+    std::cout << line << "\n";
   } else {
     const PopulationFit fit = fit_population(target, options);
     tables = population_tables(fit.classes, f.tables.value_or(target.tables), target.pooling, dim,
@@ -161,10 +171,12 @@ int run_trace_fit(const TraceFitFlags& f) {
   }
   const double fit_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double fit_cpu_s = static_cast<double>(std::clock() - start_cpu) / CLOCKS_PER_SEC;
   const HistogramDistances after = histogram_distances(
       expected_overall_histograms(tables, target.batch_size), target.overall, open);
-  std::cout << fmt::format("after ({} tables): L1 {} (closed form; fitted in {:.2f} s)\n",
-                           tables.size(), distances_text(after), fit_s);
+  std::cout << fmt::format(
+      "after ({} tables): L1 {} (closed form; fitted in {:.2f} s, {:.2f} s CPU)\n", tables.size(),
+      distances_text(after), fit_s, fit_cpu_s);
   std::string text = fmt::format(
       "# written by `shardsim trace fit {}{} --scenario {}` (docs/traces.md §13)\n"
       "# target: {}, {} samples; L1 distances of the expected histograms (closed form):\n"

@@ -37,8 +37,11 @@ struct TableClass {
 struct FitOptions {
   int classes = 6;                 // table classes of a population fit
   int max_evaluations = 2000;      // of the objective, per Nelder–Mead run
-  int restarts = 1;                // Nelder–Mead runs after the first, each from the last best
+  int restarts = 3;                // Nelder–Mead runs after the first, each from the last best
   double search_cell_ratio = 1.1;  // coarser cells while searching; the result is re-evaluated
+  // A run stops when the simplex's objective values differ by less than this (L1 distances:
+  // 1e-6 is far below the 0.001 rounding of published shares).
+  double tolerance = 1e-6;
 };
 
 struct PopulationFit {
@@ -61,7 +64,7 @@ std::vector<EmbeddingTable> population_tables(std::span<const TableClass> classe
 
 struct TableFit {
   TableClass fitted;          // share unused
-  HistogramDistances before;  // of the table's start (alpha 1, q 0)
+  HistogramDistances before;  // of the start (alpha 1, q = 10^0.5 - 1, the given rows)
   HistogramDistances after;
 };
 
