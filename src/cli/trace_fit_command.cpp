@@ -97,7 +97,7 @@ void add_trace_fit_options(CLI::App& fit, TraceFitFlags& f) {
       ->check(CLI::Range(1, 16));
   fit.add_option("--tables", f.tables,
                  "tables in the fragment of a population fit (default: the target's)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}));
   fit.add_option("--jobs,-j", f.jobs, "tables fitted in parallel (results do not depend on it)")
       ->check(CLI::PositiveNumber);
 }

@@ -11,6 +11,7 @@ namespace {
 
 constexpr double kShareSumTolerance = 0.01;
 constexpr std::size_t kMaxBins = 64;
+constexpr std::uint64_t kMaxTables = 1'000'000;  // as trace files (docs/traces.md §9)
 
 std::vector<double> parse_shares(const YamlValue& v) {
   v.expect_sequence();
@@ -52,7 +53,11 @@ FitTarget parse_fit_target(const YamlValue& doc) {
   FitTarget t;
   t.file = doc.file();
   if (auto s = doc.find("source")) t.source = s->as_string();
-  t.tables = doc.get("tables").as_positive_int();
+  const YamlValue tables = doc.get("tables");
+  t.tables = tables.as_positive_int();
+  if (t.tables > kMaxTables)
+    throw tables.error(fmt::format("{} tables; at most {}", t.tables, kMaxTables),
+                       "check for extra zeros");
   t.batch_size = doc.get("batch_size").as_positive_double();
   t.lookups = doc.get("lookups").as_positive_double();
   if (auto d = doc.find("distinct_rows")) {

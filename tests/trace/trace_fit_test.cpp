@@ -66,6 +66,8 @@ TEST(FitTarget, BadTargetsNameLineAndKey) {
   expect_bad_target(head + ok_hist + "per_table: [{lookups: 3, hist_distinct_by_count: [1]}]\n",
                     "per_table[0]", "hist_lookups_by_count");
   expect_bad_target(head + ok_hist + "distinct_rows: 50\n", "distinct_rows", "more distinct rows");
+  expect_bad_target("tables: 1000000000000\nbatch_size: 10\nlookups: 20\n" + ok_hist, "tables",
+                    "at most 1000000");
 }
 
 CountShares shares_of(const CountHistograms& h) {
