@@ -22,6 +22,7 @@
 #include "shardsim/trace/synthetic_trace_writer.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/trace_stats.hpp"
+#include "trace_fit_command.hpp"
 
 namespace shardsim {
 
@@ -220,7 +221,9 @@ struct TraceCommand::State {
   CLI::App* gen = nullptr;
   CLI::App* stats = nullptr;
   CLI::App* import = nullptr;
+  CLI::App* fit = nullptr;
   Flags flags;
+  TraceFitFlags fit_flags;
 };
 
 TraceCommand::TraceCommand(CLI::App& app) : s_(std::make_unique<State>()) {
@@ -264,6 +267,11 @@ TraceCommand::TraceCommand(CLI::App& app) : s_(std::make_unique<State>()) {
   st.import->add_option("--out", s.out, "trace file to write")->required();
   st.import->add_flag("--force", s.force, "overwrite an existing --out file");
   common(st.import);
+
+  st.fit = st.trace->add_subcommand(
+      "fit", "fit generator parameters to target access statistics; write a model: fragment");
+  add_trace_fit_options(*st.fit, st.fit_flags);
+  common(st.fit);
 }
 
 TraceCommand::~TraceCommand() = default;
@@ -277,6 +285,7 @@ int TraceCommand::run() const {
   setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
   if (s_->gen->parsed()) return run_gen(f);
   if (s_->import->parsed()) return run_import(f);
+  if (s_->fit->parsed()) return run_trace_fit(s_->fit_flags);
   return run_stats(f);
 }
 

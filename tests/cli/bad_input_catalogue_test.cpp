@@ -280,6 +280,34 @@ std::vector<Case> catalogue() {
                                                              "{file: trace.csv}"));
        },
        "trace.csv:1", "workload.trace.file", "large gaps"},
+      // ----- `trace fit` targets (docs/traces.md §13)
+      {"FitTargetSharesDoNotSumToOne",
+       [](const Workspace& w) {
+         w.write("target.yaml",
+                 "tables: 2\nbatch_size: 100\nlookups: 300\noverall:\n"
+                 "  hist_distinct_by_count: [0.5, 0.4]\n  hist_lookups_by_count: [1]\n");
+         return "trace fit " + w.path("target.yaml") + " --scenario " +
+                w.write("bad.yaml", test::tiny_text());
+       },
+       "target.yaml:5:", "overall.hist_distinct_by_count", "the shares sum to 0.9000, not 1"},
+      {"FitTargetNegativeShare",
+       [](const Workspace& w) {
+         w.write("target.yaml",
+                 "tables: 2\nbatch_size: 100\nlookups: 300\noverall:\n"
+                 "  hist_distinct_by_count: [1]\n  hist_lookups_by_count: [1.25, -0.25]\n");
+         return "trace fit " + w.path("target.yaml") + " --scenario " +
+                w.write("bad.yaml", test::tiny_text());
+       },
+       "target.yaml:6:", "overall.hist_lookups_by_count[1]", "a negative share -0.25"},
+      {"FitTargetUnknownKey",
+       [](const Workspace& w) {
+         w.write("target.yaml",
+                 "tables: 2\nbatch_size: 100\nlookups: 300\nlookup: 3\noverall:\n"
+                 "  hist_distinct_by_count: [1]\n  hist_lookups_by_count: [1]\n");
+         return "trace fit " + w.path("target.yaml") + " --scenario " +
+                w.write("bad.yaml", test::tiny_text());
+       },
+       "target.yaml:4:", "lookup", "did you mean 'lookups'?"},
       // ----- --set
       {"SetBadPath", scenario(1, "name: tiny", "--set cluster..nodes=2"), "<command line>",
        "--set cluster..nodes", "bad key path"},
