@@ -64,8 +64,9 @@ TEST(TwoDReport, ReplicaSyncSummaryMatchesEq1AndTheEngine) {
   EXPECT_TRUE(in_max);
 }
 
-// Issue 18: a sync interval longer than the measured window is refused (exit 2 with a hint), not
-// reported with a QPS that never paid a sync; a window that holds a sync is reported.
+// Issue 18: a sync interval longer than the measured window, or a window of part intervals, is
+// refused (exit 2 with a hint), not reported with a QPS that never paid a sync or paid the wrong
+// share of syncs; a window of whole intervals is reported.
 TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
   SyncCase c;
   c.wl.warmup = 1;
@@ -80,6 +81,20 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
     EXPECT_NE(std::string(e.problem()).find("5 measured iterations"), std::string::npos)
         << e.problem();
     EXPECT_NE(std::string(e.hint()).find("--iterations 100"), std::string::npos) << e.hint();
+  }
+  // Part intervals: 6 measured iterations of an interval of 4 hold 1 sync (after iteration 3;
+  // warm-up 1) where their share is 1.5: refused, pointing at 8 iterations.
+  c.wl.iterations = 6;
+  const Plan part = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 4}");
+  try {
+    (void)build_report({"s", "s", ""}, c.inputs(part), simulate(c.inputs(part)),
+                       plan_memory(part, c.cluster, c.model, c.wl));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.problem()).find("hold 1 sync(s) where their share is 1.5"),
+              std::string::npos)
+        << e.problem();
+    EXPECT_NE(std::string(e.hint()).find("--iterations 8"), std::string::npos) << e.hint();
   }
   c.wl.iterations = 4;  // syncs after iteration 3 (0-based, warm-up included): measured
   const Plan q = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 4}");
