@@ -16,6 +16,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
+#include "shardsim/core/progress_cadence.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
@@ -143,7 +144,7 @@ void print_text(std::ostream& out, const std::string& source, const TraceStats& 
   line(st.overall);
 }
 
-constexpr std::chrono::milliseconds kStatsProgressInterval{10000};
+const std::chrono::milliseconds kStatsProgressInterval{10000};
 
 int run_stats(const Flags& s) {
   std::vector<std::unique_ptr<EmpiricalProfile>> profiles;
@@ -159,7 +160,7 @@ int run_stats(const Flags& s) {
     profiles.resize(trace->num_tables());
     // One line every 10 s, not every 2 s: `trace stats` runs for minutes on big traces and its
     // answer is on stdout (issue 18: it flooded stderr).
-    Progress progress("reading tables", profiles.size(), kStatsProgressInterval);
+    Progress progress("reading tables", profiles.size(), progress_interval(kStatsProgressInterval));
     std::mutex m;
     parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
       profiles[t] = build_empirical_profile(*trace, t);
@@ -182,7 +183,8 @@ int run_stats(const Flags& s) {
     const SyntheticTraceShape shape = shape_of(sc);
     samples = shape.samples();
     profiles.resize(sc.model.tables.size());
-    Progress progress("generating tables", profiles.size(), kStatsProgressInterval);
+    Progress progress("generating tables", profiles.size(),
+                      progress_interval(kStatsProgressInterval));
     std::mutex m;
     parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
       const BagGenerator gen(sc.model.tables[t], t, sc.workload);

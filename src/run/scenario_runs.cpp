@@ -11,6 +11,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
+#include "shardsim/core/progress_cadence.hpp"
 #include "shardsim/io/scenario_document.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/metrics/scaling_factor.hpp"
@@ -172,7 +173,8 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
   }
   const std::string what =
       runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
-  Progress progress(what, to_run.size());
+  const std::chrono::milliseconds cadence = progress_interval(std::chrono::milliseconds(2000));
+  Progress progress(what, to_run.size(), cadence);
   std::mutex progress_mutex;
   auto last_named = std::chrono::steady_clock::now();
   parallel_for(to_run.size(), settings.jobs, [&](std::size_t k) {
@@ -187,7 +189,7 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
     // Which point finished, with its planners (issue 18: progress names what ran), on the same
     // cadence as the progress line (core/log.hpp's Progress, every 2 s once a run is long).
     const auto now = std::chrono::steady_clock::now();
-    if (to_run.size() > 1 && now - last_named >= std::chrono::seconds(2)) {
+    if (to_run.size() > 1 && now - last_named >= cadence) {
       last_named = now;
       std::string planners;
       for (const Report& r : results[i]) planners += (planners.empty() ? "" : ", ") + r.planner;
