@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <mutex>
 
 namespace shardsim {
 
@@ -18,6 +19,16 @@ const char* kind_of(const YAML::Node& n) {
   if (n.IsMap()) return "a mapping";
   if (n.IsSequence()) return "a list";
   return "a scalar";
+}
+
+// Held while a new document is built from nodes of another. yaml-cpp keeps a document's nodes
+// in a memory pool shared by every node of it; inserting a node of one document into another
+// merges their pools, which writes to the pool handle of the input too (memory_holder::merge).
+// Two threads deriving documents from one input (`size` probing presets at once, MPI worker
+// slots) would race on that handle; reading documents only never touches it.
+std::mutex& shared_node_mutex() {
+  static std::mutex m;
+  return m;
 }
 
 // A fresh node parsed from `text` ("{}", "[]" or a plain key) whose source position is `mark`:
@@ -166,12 +177,14 @@ std::string path_to_string(const std::vector<PathStep>& steps, std::size_t count
 YAML::Node set_at_path(const YAML::Node& root, const std::vector<PathStep>& steps,
                        const YAML::Node& value, const std::optional<YAML::Mark>& new_node_mark,
                        const SourceLocation& where, const std::string& key) {
+  const std::lock_guard lock(shared_node_mutex());
   const SetContext ctx{steps, value, new_node_mark, where, key};
   return set_rec(root, 0, ctx);
 }
 
 YAML::Node without_key(const YAML::Node& map, std::string_view key) {
   if (!map.IsDefined() || !map.IsMap()) return map;
+  const std::lock_guard lock(shared_node_mutex());
   YAML::Node copy = fresh_node_at(mark_of(map), YAML::NodeType::Map, "{}");
   for (auto it = map.begin(); it != map.end(); ++it) {
     if (it->first.IsScalar() && it->first.Scalar() == key) continue;

@@ -7,7 +7,8 @@
 // and assignment through operator[] aliases nodes (it can change the input). set_at_path copies
 // only the maps and lists along the path, keeps their source positions, and shares every other
 // subtree with the input. Documents built this way must be changed only through set_at_path
-// (or apply_overrides), never in place.
+// (or apply_overrides), never in place. set_at_path and without_key may be called from several
+// threads on one input: they hold a process-wide lock while they build (yaml_path.cpp).
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
