@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "shardsim/cost/replica_sync_cost.hpp"
@@ -323,6 +324,17 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     finish.push_back(end);
   }
   const int total = static_cast<int>(result.iterations.size());
+  // When each iteration's tasks run: from its first start to its last end.
+  std::vector<Interval> extent;
+  for (const IterationTasks& it : result.iterations) {
+    Interval e{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    for (int id = it.first_task; id < it.end_task; ++id) {
+      e.begin = std::min(e.begin, spans[id].start_s);
+      e.begin = std::min(e.begin, spans[id].ready_s);
+      e.end = std::max(e.end, spans[id].end_s);
+    }
+    extent.push_back(e);
+  }
   std::vector<std::vector<int>> tasks_of_gpu(n), nearby_of_gpu(n);
   std::vector<RankedSpan> ranked;
   std::vector<Phase> ranked_phase;
@@ -335,13 +347,17 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     for (auto& v : tasks_of_gpu) v.clear();
     for (auto& v : nearby_of_gpu) v.clear();
     for (int id = it.first_task; id < it.end_task; ++id) tasks_of_gpu[tasks[id].gpu].push_back(id);
-    for (int j = std::max(0, i - 1); j <= std::min(total - 1, i + 1); ++j) {
+    const Interval window{i == 0 ? 0.0 : finish[i - 1], finish[i]};
+    // Every iteration with a task inside the window: the neighbours when the GPUs meet at a
+    // collective every iteration, more where nothing holds a fast GPU back (data-parallel
+    // inference: it runs iterations ahead of a straggler).
+    for (int j = 0; j < total; ++j) {
+      if (extent[j].end <= window.begin || extent[j].begin >= window.end) continue;
       const IterationTasks& near = result.iterations[j];
       for (int id = near.first_task; id < near.end_task; ++id) {
         nearby_of_gpu[tasks[id].gpu].push_back(id);
       }
     }
-    const Interval window{i == 0 ? 0.0 : finish[i - 1], finish[i]};
     const auto clip = [&](double b, double e, std::vector<Interval>& into) {
       b = std::max(window.begin, b);
       e = std::min(window.end, e);
@@ -355,9 +371,6 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       for (int id : tasks_of_gpu[g]) {
         serialized[g][static_cast<std::size_t>(tasks[id].phase)] +=
             spans[id].end_s - spans[id].start_s;
-        if (on_gpu(tasks[id].stream) && is_comm(tasks[id].stream)) {
-          gr.deprecated_comm_sum_s += spans[id].end_s - spans[id].start_s;
-        }
       }
       busy.clear();
       compute.clear();
@@ -425,7 +438,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     for (double* x : {&gr.lookup_s, &gr.lookups, &gr.host_link_bytes, &gr.busy_s, &gr.compute_s,
                       &gr.comm_transfer_s, &gr.comm_wait_s, &gr.idle_s, &gr.shares.embedding_s,
                       &gr.shares.dense_compute_s, &gr.shares.comm_s, &gr.shares.comm_wait_s,
-                      &gr.shares.host_s, &gr.shares.idle_s, &gr.deprecated_comm_sum_s}) {
+                      &gr.shares.host_s, &gr.shares.idle_s}) {
       *x /= measured;
     }
     lookup_sum += gr.lookup_s;

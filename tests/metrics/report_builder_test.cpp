@@ -38,11 +38,11 @@ struct Fixture {
     workload.iterations = 4;
     workload.warmup = 1;
   }
-  Report run(const std::string& planner) {
+  Report run(const std::string& planner, const SimulationOptions& options = {}) {
     const Plan plan = find_planner(planner, {}, "t")
                           .make(YamlValue(YAML::Node(), "t", "o"))
                           ->plan({cluster, model, workload, trace});
-    const SimulationInputs in{cluster, model, workload, plan, trace, cost};
+    const SimulationInputs in{cluster, model, workload, plan, trace, cost, options};
     const auto memory = plan_memory(plan, cluster, model, workload);
     return build_report({"s", "s.yaml", ""}, in, simulate(in), memory);
   }
@@ -79,6 +79,42 @@ TEST(ReportBuilder, MetricsFollowTheirDefinitions) {
   }
   // Data parallel: no embedding traffic, so DoB is 1 by definition.
   EXPECT_DOUBLE_EQ(f.run("data_parallel").degree_of_balance, 1.0);
+}
+
+// Issue 18's whole-work imbalance, by hand. Data-parallel inference has no communication, so a
+// GPU's busy time is its own kernels: w per iteration on every GPU when all are alike (ratio 1).
+// With GPU 3 a straggler at 1.5x, nothing holds the others back: the iteration (window) is the
+// straggler's 1.5w, busy all through; the fast GPUs do 5 iterations (1 warm-up + 4 measured) in
+// 5w, 1.5w of them inside the warm-up window, so 3.5w in the 4 measured windows, 0.875w each,
+// and then idle. busy_imbalance_ratio = 1.5 / ((3 x 0.875 + 1.5) / 4) = 16/11. The papers' lookup
+// imbalance counts each iteration's lookup kernels wherever they run: 1.5 / (4.5 / 4) = 4/3.
+TEST(ReportBuilder, BusyImbalanceRatioIsMaxOverMeanBusyTime) {
+  Fixture f;
+  f.workload.mode = Mode::inference;
+  const Report even = f.run("data_parallel");
+  EXPECT_NEAR(even.busy_imbalance_ratio, 1.0, 1e-12);
+  EXPECT_NEAR(even.imbalance_ratio, 1.0, 1e-12);
+  const double w = even.per_gpu[0].busy_s;
+  ASSERT_GT(w, 0);
+  SimulationOptions slow;
+  slow.stragglers = {{3, 1.5}};
+  const Report r = f.run("data_parallel", slow);
+  for (const auto& g : r.per_gpu) {
+    EXPECT_EQ(g.comm_transfer_s, 0.0);
+    EXPECT_EQ(g.comm_wait_s, 0.0);
+  }
+  EXPECT_NEAR(r.iteration_time.mean_s, 1.5 * w, 1e-12 * w);
+  EXPECT_NEAR(r.per_gpu[3].busy_s, 1.5 * w, 1e-12 * w);
+  for (int g = 0; g < 3; ++g) EXPECT_NEAR(r.per_gpu[g].busy_s, 0.875 * w, 1e-12 * w) << g;
+  EXPECT_NEAR(r.busy_imbalance_ratio, 16.0 / 11.0, 1e-12);
+  EXPECT_NEAR(r.imbalance_ratio, 4.0 / 3.0, 1e-12);
+  EXPECT_EQ(r.critical_gpu, 3);
+  // Table-wise with one hot table (training): lookups are far more imbalanced than the whole
+  // work, which adds the same dense compute and AlltoAll transfer to every GPU.
+  Fixture t;
+  const Report tw = t.run("table_wise");
+  EXPECT_GT(tw.imbalance_ratio, tw.busy_imbalance_ratio);
+  EXPECT_GT(tw.busy_imbalance_ratio, 1.0);
 }
 
 // Issue 18: every instant of the critical GPU's iteration is attributed to one phase, so the
