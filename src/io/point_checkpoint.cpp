@@ -21,7 +21,7 @@ namespace {
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
 // 2: reports gained `cost` (cluster.price_per_gpu_hour), the memory tiers (per GPU: cache, host
 // memory, host link) and `pruning`.
-constexpr std::uint32_t kFormatVersion = 3;  // 3: exposed attribution, per-GPU comm times
+constexpr std::uint32_t kFormatVersion = 4;  // 4: no deprecated per-GPU comm sum
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -46,7 +46,7 @@ void fields(A& a, T& l) {
 template <class A, Is<GpuReport> T>
 void fields(A& a, T& g) {
   a(g.gpu), a(g.node), a(g.lookup_s), a(g.busy_s), a(g.compute_s), a(g.comm_transfer_s);
-  a(g.comm_wait_s), a(g.idle_s), a(g.shares), a(g.deprecated_comm_sum_s);
+  a(g.comm_wait_s), a(g.idle_s), a(g.shares);
   a(g.memory_bytes), a(g.memory_capacity_bytes), a(g.weights_bytes), a(g.optimizer_bytes);
   a(g.cache_bytes), a(g.activation_bytes), a(g.reserved_bytes), a(g.host_memory_bytes);
   a(g.host_link_bytes), a(g.lookups), a(g.shards);

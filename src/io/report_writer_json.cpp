@@ -95,9 +95,6 @@ Json gpu_to_json(const Report& r, const GpuReport& g) {
   j["shards"] = g.shards;
   j["comm_sent_bytes"] = num(g.comm_sent_bytes);
   j["comm_received_bytes"] = num(g.comm_received_bytes);
-  // Deprecated: kept last until its readers (scripts/reproduce/neuroshard.py) move to
-  // comm_transfer_s + comm_wait_s; then removed (CHANGELOG.md).
-  j["comm_s"] = timed(r, g.deprecated_comm_sum_s);
   return j;
 }
 

@@ -71,10 +71,6 @@ struct GpuReport {
   double comm_wait_s = 0;      // a communication stream had arrived at a collective, peers not
   double idle_s = 0;           // the iteration time minus busy_s
   GpuTimeShares shares;        // the iteration's instants, each given to one kind of work
-  // DEPRECATED (JSON `comm_s` only, for readers not yet migrated; CHANGELOG.md): the durations
-  // of its communication tasks of the iteration summed over its streams. Nearly the same on
-  // every GPU and may exceed the iteration: use comm_transfer_s and comm_wait_s.
-  double deprecated_comm_sum_s = 0;
   double memory_bytes = 0;
   double memory_capacity_bytes = 0;
   double weights_bytes = 0;
