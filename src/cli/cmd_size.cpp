@@ -5,15 +5,20 @@
 #include <nlohmann/json.hpp>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <sstream>
+#include <string_view>
 
 #include "shardsim/cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/run/distributed_runs.hpp"
+#include "shardsim/run/point_store.hpp"
 #include "shardsim/run/scenario_sizing.hpp"
 
 namespace shardsim {
@@ -34,6 +39,9 @@ struct SizeCommand::Flags {
   std::optional<int> iterations;
   bool verbose = false;
   bool quiet = false;
+  std::string out_dir;
+  bool force = false;
+  bool resume = false;
   GuardFlags guard;
 };
 
@@ -238,6 +246,13 @@ SizeCommand::SizeCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
   f.cmd->add_option("--seed", f.seed, "override workload.seed");
   f.cmd->add_option("--iterations", f.iterations, "override workload.iterations")
       ->check(CLI::PositiveNumber);
+  f.cmd->add_option("--out", f.out_dir,
+                    "also write size.txt, size.json and size.csv under DIR, and keep each "
+                    "finished probe under DIR/points for --resume");
+  f.cmd->add_flag("--force", f.force, "overwrite the files under --out (and start over)");
+  f.cmd->add_flag("--resume", f.resume,
+                  "take the probes an interrupted search kept under --out DIR/points; only the "
+                  "missing ones run (the outputs are the same bytes)");
   f.cmd->add_flag("-v,--verbose", f.verbose, "debug logging on stderr");
   f.cmd->add_flag("--quiet", f.quiet, "errors only on stderr");
   add_guard_flags(f.cmd, f.guard, false);
@@ -250,6 +265,35 @@ bool SizeCommand::selected() const {
 }
 
 namespace {
+
+constexpr std::array<std::string_view, 3> kSizeFiles{"size.txt", "size.json", "size.csv"};
+
+// `--out DIR` with `--resume` / `--force`, as `sweep` takes them (docs/robustness.md): checked
+// before any probe runs, so that nothing is simulated for an output that would be refused.
+void check_size_out(const SizeCommand::Flags& f) {
+  if (f.resume && f.out_dir.empty()) {
+    throw InputError(SourceLocation{"shardsim size"}, "--resume", "--resume needs --out DIR",
+                     "give the --out DIR of the sizing search to resume");
+  }
+  if (f.force && f.out_dir.empty()) {
+    throw InputError(SourceLocation{"shardsim size"}, "--force",
+                     "--force overwrites the files of --out DIR, and there is no --out",
+                     "add --out DIR, or drop --force (standard output is never refused)");
+  }
+  if (f.out_dir.empty()) return;
+  if (!f.resume && !f.force) {
+    const std::size_t kept = CheckpointDir::count_in(f.out_dir);
+    if (kept > 0) {
+      throw InputError(
+          SourceLocation{CheckpointDir::folder_of(f.out_dir).string(), 0, 0}, "--out",
+          fmt::format("holds {} finished probe(s) of an earlier sizing search", kept),
+          "add --resume to reuse them (only the missing probes run), or --force to start over");
+    }
+  }
+  const std::vector<std::string> names(kSizeFiles.begin(), kSizeFiles.end());
+  // A resumed search rewrites its own outputs.
+  check_files_writable(f.out_dir, names, f.force || f.resume, "--out");
+}
 
 SizingRequest size_request_of(const SizeCommand::Flags& f) {
   if (!f.target_qps && !f.fit && !f.max_iteration_ms) {
@@ -298,14 +342,37 @@ int SizeCommand::run(DistributedRuns* job) const {
     req.executor = &job->executor(f.jobs);
     req.probes_at_once = job->size() * f.jobs;  // every rank's slots busy
   }
-  const ScenarioSizing sizing = size_scenario(req);
-  if (f.format == "json") {
-    write_size_json(std::cout, sizing, req);
-  } else if (f.format == "csv") {
-    write_size_csv(std::cout, sizing);
-  } else {
-    write_size_text(std::cout, sizing, req);
+  check_size_out(f);
+  std::optional<CheckpointDir> points;
+  if (!f.out_dir.empty()) {
+    points.emplace(f.out_dir, f.resume);
+    const std::size_t stale = f.resume ? points->remove_stale_temporaries() : 0;
+    if (stale > 0) log_info("removed {} half-written probe file(s) of an interrupted run", stale);
+    req.store = &*points;
   }
+  ScenarioSizing sizing;
+  try {
+    sizing = size_scenario(req);
+  } catch (...) {
+    if (points) points->remove_if_empty();  // the probes have stopped: nothing writes there now
+    throw;
+  }
+  if (f.resume) {
+    log_info("resume: {} probe(s) taken from their checkpoints; simulated {}", sizing.probes_kept,
+             sizing.probes_simulated);
+  }
+  std::ostringstream text, json, csv;
+  write_size_text(text, sizing, req);
+  write_size_json(json, sizing, req);
+  write_size_csv(csv, sizing);
+  if (!f.out_dir.empty()) {
+    const std::vector<FileContent> files{{std::string(kSizeFiles[0]), text.str()},
+                                         {std::string(kSizeFiles[1]), json.str()},
+                                         {std::string(kSizeFiles[2]), csv.str()}};
+    write_files_atomically(f.out_dir, files, f.force || f.resume, "--out");
+    log_info("wrote size.txt, size.json and size.csv under {}", f.out_dir);
+  }
+  std::cout << (f.format == "json" ? json.str() : f.format == "csv" ? csv.str() : text.str());
   std::cout.flush();
   if (sizing.result.answer) return 0;
   const bool fit_only = !req.target.min_qps && !req.target.max_iteration_s;

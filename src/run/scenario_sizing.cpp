@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -140,6 +141,7 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
   out.global_batch = written_global_batch(doc);
   out.presets = inputs.names;
 
+  std::atomic<std::size_t> kept_probes{0}, simulated_probes{0};
   SizingProblem problem;
   problem.presets = out.presets;
   problem.max_nodes = request.max_nodes;
@@ -173,13 +175,25 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
     }
     check_runs(std::span<const Scenario>(&sc, 1), RunShape{request.jobs, false}, request.limits,
                sc.source);
+    if (request.store != nullptr) {
+      if (std::optional<std::vector<Report>> kept = request.store->load(sc, label)) {
+        log_debug("size: {} taken from its checkpoint", label);
+        ++kept_probes;
+        return probe_of(sc, *kept);
+      }
+    }
     log_debug("size: probing {}", label);
-    if (request.executor == nullptr)
-      return probe_of(sc, run_scenario(sc, RunOptions{label, false, {}}));
     std::vector<Report> reports;
-    const RunTask task{probe_run(request, p, nodes), &sc, label};
-    request.executor->simulate(std::span<const RunTask>(&task, 1), false,
-                               [&](std::size_t, std::vector<Report> r) { reports = std::move(r); });
+    if (request.executor == nullptr) {
+      reports = run_scenario(sc, RunOptions{label, false, {}});
+    } else {
+      const RunTask task{probe_run(request, p, nodes), &sc, label};
+      request.executor->simulate(
+          std::span<const RunTask>(&task, 1), false,
+          [&](std::size_t, std::vector<Report> r) { reports = std::move(r); });
+    }
+    if (request.store != nullptr) request.store->store(sc, label, reports);
+    ++simulated_probes;
     return probe_of(sc, reports);
   };
   // Spread over an MPI job's ranks: every preset searched at once (these threads only wait) and
@@ -203,6 +217,8 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
     }
     return Scenario{};
   }();
+  out.probes_kept = kept_probes.load();
+  out.probes_simulated = simulated_probes.load();
   out.scenario = first.name;
   out.priced = first.cluster.price_per_gpu_hour > 0;
   return out;

@@ -8,6 +8,7 @@
 
 #include "shardsim/io/override.hpp"
 #include "shardsim/run/distributed_runs.hpp"
+#include "shardsim/run/point_store.hpp"
 #include "shardsim/run/resource_guard.hpp"
 #include "shardsim/run/run_executor.hpp"
 #include "shardsim/run/sizing_search.hpp"
@@ -28,6 +29,10 @@ struct SizingRequest {
   // probe every node count of a preset at once. The result does not depend on it.
   RunExecutor* executor = nullptr;
   int probes_at_once = 1;  // with an executor: the brute force's probes in flight (its slots)
+  // Where finished probes are kept (`size --out DIR`: DIR/points, docs/robustness.md): each probe
+  // is taken from it when kept for exactly its inputs, else simulated and handed to it. Null:
+  // nothing kept.
+  PointStore* store = nullptr;
 };
 
 struct ScenarioSizing {
@@ -37,6 +42,8 @@ struct ScenarioSizing {
   std::uint64_t global_batch = 0;    // workload.global_batch; 0: batch_per_gpu as written
   bool priced = false;               // cluster.price_per_gpu_hour is given
   SizingResult result;
+  std::size_t probes_kept = 0;       // taken from the store (a resumed search)
+  std::size_t probes_simulated = 0;  // simulated by this search
 };
 
 // The search (or with `exhaustive`, every node count). Bad input is an InputError naming the
