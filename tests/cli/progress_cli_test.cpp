@@ -33,9 +33,10 @@ TEST(ProgressLines, ASweepNamesEachFinishedPointWithItsPlanners) {
         std::string::npos)
         << r.err;
   }
-  // At the default cadence (2 s) a sweep this short names nothing.
-  const testing::Result quiet =
-      run("sweep " + kProgressScenario + " --iterations 2 --format csv --jobs 1");
+  // The lines come at the cadence: at 10 minutes, this sweep names nothing. (Not checked at the
+  // default 2 s: under sanitizers on a loaded CI machine this sweep can take longer than that.)
+  const testing::Result quiet = run_with_progress_cadence(
+      "sweep " + kProgressScenario + " --iterations 2 --format csv --jobs 1", "600000");
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("finished cluster.nodes="), std::string::npos) << quiet.err;
 }
@@ -60,17 +61,10 @@ TEST(ProgressLines, TraceStatsReportsAtItsCadenceAndIsSilentOnShortRuns) {
   const testing::Result every = run_with_progress_cadence(args, "0");
   ASSERT_EQ(every.code, 0) << every.err;
   EXPECT_NE(every.err.find("generating tables"), std::string::npos) << every.err;
-  // Its own cadence is 10 s: a short run prints no progress line at all.
-  const testing::Result quiet = run(args);
+  // At a cadence longer than the run, no progress line at all.
+  const testing::Result quiet = run_with_progress_cadence(args, "600000");
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("generating tables"), std::string::npos) << quiet.err;
-}
-
-TEST(ProgressLines, ACadenceThatIsNotANumberIsIgnored) {
-  const testing::Result r = run_with_progress_cadence(
-      "sweep " + kProgressScenario + " --iterations 2 --format csv --jobs 1", "soon");
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err.find("finished cluster.nodes="), std::string::npos) << r.err;
 }
 
 }  // namespace
