@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with clang (in build-fuzz/, ASan + UBSan + libFuzzer) and runs each
 # for SECONDS (default $FUZZ_SECONDS, else 60), one after the other:
 #   ./scripts/fuzz.sh [SECONDS] [TARGET...]
-# Targets: scenario, plan, trace, measurements, checkpoint, fit_target (default: all). Environment:
+# Targets: scenario, plan, trace, measurements, checkpoint, fit_target, cost, messages (default:
+# all). Environment:
 #   FUZZ_SECONDS  seconds per target when no SECONDS is given
 #   FUZZ_OPT      optimisation flags (default "-O2 -g": fast fuzzing for long runs);
 #                 "-O0 -gline-tables-only" compiles ~3x faster and runs ~2x slower.
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-${FUZZ_SECONDS:-60}}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace measurements checkpoint fit_target); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace measurements checkpoint fit_target cost messages); fi
 SHARDSIM_WITH_FUZZ=1 ./scripts/deps.sh
 build_dir="${BUILD_DIR:-build-fuzz}"
 if [ -n "${FUZZ_OPT:-}${FUZZ_CXX:-}" ] ||

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "shardsim/core/content_hash.hpp"
 #include "shardsim/core/error.hpp"
@@ -167,6 +170,53 @@ TEST(WorkMessages, AFailureIsRaisedAgainAsTheSameError) {
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "vector::at");
+  }
+}
+
+}  // namespace
+}  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+// fuzz_messages' seeds (tests/fuzz/messages/) are messages of the current protocol, less the
+// magic and the checksum the harness adds: one of each kind; the result's checkpoint is for the
+// harness's fixed run. A protocol change without new seeds fails here;
+// `SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_run --gtest_filter='*FuzzSeeds*'` rewrites them.
+TEST(WorkMessages, FuzzSeedsFollowTheCurrentProtocol) {
+  const InputHashes fuzz_hashes{"fnv1a64:fuzz", "fnv1a64:fuzz", "fnv1a64:fuzz"};
+  std::vector<Report> reports{two_reports()[1]};
+  reports[0].input_hashes = fuzz_hashes;
+  FailureMessage failure;
+  try {
+    throw InputError(SourceLocation{"s.yaml", 12, 3}, "placement.options.groups", "must divide 24",
+                     "try 2, 3 or 4");
+  } catch (...) {
+    failure = failure_of_current_exception(3);
+  }
+  const std::vector<std::pair<std::string, WorkMessage>> seeds = {
+      {"hello", HelloMessage{SHARDSIM_VERSION, 2, "node-1"}},
+      {"task", TaskMessage{5, "cluster.nodes=4", fuzz_hashes, false}},
+      {"result", ResultMessage{5, encode_point_checkpoint(fuzz_hashes, "fuzz", reports)}},
+      {"failure", failure},
+      {"stop", StopMessage{}},
+      {"bye", ByeMessage{}}};
+  const bool update = std::getenv("SHARDSIM_UPDATE_FUZZ_SEEDS") != nullptr;
+  constexpr std::size_t kMagic = 13, kSum = 8;  // "SHARDSIM-MSG\n", FNV-1a 64
+  for (const auto& [name, message] : seeds) {
+    const std::string full = encode_message(message);
+    const std::string body = full.substr(kMagic, full.size() - kMagic - kSum);
+    const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/tests/fuzz/messages/" + name;
+    if (update) {
+      std::ofstream(path, std::ios::binary) << body;
+      continue;
+    }
+    std::ifstream in(path, std::ios::binary);
+    const std::string on_disk((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    EXPECT_TRUE(on_disk == body)
+        << path << " is not a message of the current protocol; rewrite the seeds with "
+        << "SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_run --gtest_filter='*FuzzSeeds*'";
   }
 }
 
