@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -308,6 +309,64 @@ std::vector<Case> catalogue() {
                 w.write("bad.yaml", test::tiny_text());
        },
        "target.yaml:4:", "lookup", "did you mean 'lookups'?"},
+      // ----- cost files (`cost: {file: ...}`, what `shardsim calibrate --out` writes)
+      {"CostFileMissing", scenario_plus("cost: {file: nope.yaml}"), "bad.yaml:18:", "cost.file",
+       "no cost file at"},
+      {"CostFileUnknownKey",
+       [](const Workspace& w) {
+         w.write("fitted.yaml", "# fitted\ncolective_launch_s: 1e-6\n");
+         return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
+       },
+       "fitted.yaml:2:", "colective_launch_s", "did you mean 'collective_launch_s'?"},
+      {"CostFileValueOutOfRange",
+       [](const Workspace& w) {
+         w.write("fitted.yaml", "collective_launch_s: 1e-6\nkernel_hbm_efficiency: 1.5\n");
+         return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
+       },
+       "fitted.yaml:2:", "kernel_hbm_efficiency", "expected a fraction in (0, 1], found 1.5"},
+      {"CostFileNamesAnotherFile",
+       [](const Workspace& w) {
+         w.write("fitted.yaml", "collective_launch_s: 1e-6\nfile: other.yaml\n");
+         return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
+       },
+       "fitted.yaml:2:", "file", "may not name another cost file"},
+      // ----- nccl-tests logs and FBGEMM benchmark logs (`shardsim calibrate`)
+      {"NcclLogRowNotANumber",
+       [](const Workspace& w) {
+         std::string log = testing::read_file(std::string(SHARDSIM_SOURCE_DIR) +
+                                              "/tests/data/nccl_logs/all_reduce_perf_2x4.log");
+         const auto at = log.find("0.23    0.40");
+         log.replace(at, 12, "0.23    x.40");
+         return "calibrate " + w.write("nccl.log", log) + " --preset hpc-a100x4";
+       },
+       "nccl.log:18:", "busbw", "'x.40' is not a number"},
+      {"NcclLogNoRankLines",
+       [](const Workspace& w) {
+         std::string log = testing::read_file(std::string(SHARDSIM_SOURCE_DIR) +
+                                              "/tests/data/nccl_logs/all_reduce_perf_2x4.log");
+         std::string kept;
+         std::istringstream in(log);
+         for (std::string line; std::getline(in, line);) {
+           if (line.find("#  Rank") != 0) kept += line + "\n";
+         }
+         return "calibrate " + w.write("nccl.log", kept) + " --preset hpc-a100x4";
+       },
+       "nccl.log", "ranks", "cannot tell the rank count"},
+      {"FbgemmLogDimZero",
+       [](const Workspace& w) {
+         return "calibrate --kernels " +
+                w.write("kernels.log",
+                        "INFO:root:Forward, B: 512, E: 1000, T: 4, D: 0, L: 8, W: True, BW: 1.0 "
+                        "GB/s, T: 10us\n") +
+                " --preset dgx-a100";
+       },
+       "kernels.log:1:", "D", "D = 0 is not an embedding dim"},
+      {"FbgemmLogNoResultLines",
+       [](const Workspace& w) {
+         return "calibrate --kernels " + w.write("kernels.log", "INFO:root:Iteration 0: 1.0us\n") +
+                " --preset dgx-a100";
+       },
+       "kernels.log", "rows", "no result lines"},
       // ----- --set
       {"SetBadPath", scenario(1, "name: tiny", "--set cluster..nodes=2"), "<command line>",
        "--set cluster..nodes", "bad key path"},
