@@ -29,6 +29,13 @@ ServedPeers all_gpu_peers(const Cluster& cluster) {
   return ServedPeers{domain - 1, cluster.num_gpus() - domain};
 }
 
+ServedPeers table_row_wise_peers(const Cluster& cluster) {
+  const double g = cluster.gpus_per_node();
+  const double n = cluster.num_nodes();
+  const double d = std::min(n, static_cast<double>(cluster.gpus_per_scale_up_domain()) / g);
+  return ServedPeers{(g - 1) * n + (d - 1), n - d};
+}
+
 double gpu_alltoall_share_s(const Cluster& cluster, const CostParams& p, double sent_up_bytes,
                             double received_up_bytes, double sent_off_bytes,
                             double received_off_bytes) {

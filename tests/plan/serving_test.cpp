@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "shardsim/hw/cluster.hpp"
+#include "shardsim/plan/shard_estimate.hpp"
 #include "support/hand_preset.hpp"
 
 namespace shardsim {
@@ -119,6 +120,38 @@ TEST(Serving, TableRowWiseBlocksInsideA2DGroupAreReducedInsideTheGroupsHostSlice
   EXPECT_EQ(m[0][1], 16 * 2);
   EXPECT_EQ(m[2][3], 16 * 2);
   EXPECT_EQ(m[0][2], 0);  // nothing between groups
+}
+
+}  // namespace
+}  // namespace shardsim
+
+namespace shardsim {
+namespace {
+
+// The hybrid planner's estimate of a table-row-wise block's peers (plan/shard_estimate.hpp)
+// counts what the engine moves: per block, its sends inside and outside its scale-up domain, in
+// batches of 16 columns, on 3 nodes of 4 GPUs, with domains of 1 node and of 3 nodes.
+TEST(Serving, TheTableRowWisePeersCountTheEnginesTransfers) {
+  for (const int domain_nodes : {1, 3}) {
+    HardwarePreset preset = testing::hand_preset(4);
+    preset.scale_up_domain_nodes = domain_nodes;
+    const Cluster c(preset, 3);
+    const auto m = transfers(row_blocks({4, 5, 6, 7}), c);  // the blocks on node 1
+    const ServedPeers peers = table_row_wise_peers(c);
+    for (int src = 4; src < 8; ++src) {
+      double in = 0, off = 0;
+      for (int dst = 0; dst < c.num_gpus(); ++dst) {
+        const bool same_domain = (dst / 4) / domain_nodes == (src / 4) / domain_nodes;
+        (same_domain ? in : off) += m[src][dst] / 16;
+      }
+      EXPECT_DOUBLE_EQ(in, peers.in_domain) << "domain " << domain_nodes << ", GPU " << src;
+      EXPECT_DOUBLE_EQ(off, peers.off_domain) << "domain " << domain_nodes << ", GPU " << src;
+    }
+  }
+  // By hand, one-node domains: (4 - 1) x 3 + 0 = 9 inside, 3 - 1 = 2 outside.
+  const Cluster c(testing::hand_preset(4), 3);
+  EXPECT_DOUBLE_EQ(table_row_wise_peers(c).in_domain, 9);
+  EXPECT_DOUBLE_EQ(table_row_wise_peers(c).off_domain, 2);
 }
 
 }  // namespace

@@ -26,6 +26,15 @@ struct ServedPeers {
 };
 // The peers of a shard on one GPU serving all `num_gpus` GPUs of a homogeneous cluster.
 ServedPeers all_gpu_peers(const Cluster& cluster);
+// The peers of one row block of a table-row-wise table (one block per GPU of a node, every GPU
+// served), as the engine moves its partial sums (plan/serving.hpp, ServingMap::host_slices;
+// TorchRec's TWRW): with G GPUs per node, N nodes and D nodes per scale-up domain, the block
+// sends the host's other G - 1 GPUs the partial sums of their own batches and of the remote GPUs
+// they relay for, (G - 1) x N batches over the scale-up fabric, and relays the host's reduced
+// vectors to the N - 1 GPUs of its local rank on other nodes, D - 1 of them in its domain:
+//   in_domain = (G - 1) N + (D - 1),  off_domain = N - D.
+// One node: G - 1 and 0, as all_gpu_peers.
+ServedPeers table_row_wise_peers(const Cluster& cluster);
 
 // A GPU's share of an AlltoAll: its bytes over its own links, the per-GPU terms of
 // alltoallv_bounds (cost/collective_cost.hpp, docs/model.md "AlltoAll(v)"):

@@ -16,6 +16,7 @@ CandidateBuilder::CandidateBuilder(const PlanningContext& ctx, const MemoryBudge
       storage_(storage),
       n_(ctx.cluster.num_gpus()),
       peers_(all_gpu_peers(ctx.cluster)),
+      table_row_wise_peers_(table_row_wise_peers(ctx.cluster)),
       clustered_(ctx.workload.trace.layout == HotRowLayout::clustered) {}
 
 Candidate CandidateBuilder::table_wise(std::size_t t) const {
@@ -28,9 +29,10 @@ Candidate CandidateBuilder::column_wise(std::size_t t, std::uint32_t blocks) con
 }
 
 Candidate CandidateBuilder::table_row_wise(std::size_t t) const {
+  // Its partial sums are reduced inside the host, as the engine moves them (TorchRec's TWRW).
   return make(Scheme::table_row_wise, t,
               row_ranges(t, static_cast<std::uint64_t>(ctx_.cluster.gpus_per_node())),
-              {{0, dim(t)}}, ShardKind::row_wise);
+              {{0, dim(t)}}, ShardKind::row_wise, &table_row_wise_peers_);
 }
 
 Candidate CandidateBuilder::row_wise(std::size_t t) const {
@@ -84,7 +86,8 @@ CandidateBuilder::Ranges CandidateBuilder::row_ranges(std::size_t t, std::uint64
 }
 
 Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ranges,
-                                 const std::vector<ColRange>& cols, ShardKind kind) const {
+                                 const std::vector<ColRange>& cols, ShardKind kind,
+                                 const ServedPeers* peers) const {
   Candidate c;
   c.scheme = scheme;
   const bool whole = ranges.rows.size() == 1 && cols.size() == 1;
@@ -94,7 +97,7 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
     for (const ColRange& col : cols) {
       Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind, storage_[t]};
       work.cols = col.size();
-      ShardCost cost = cost_of_work(ctx_, work, peers_);
+      ShardCost cost = cost_of_work(ctx_, work, peers != nullptr ? *peers : peers_);
       add_host_tier_cost(ctx_, sh, n_, cost);
       // Under two_d with `sync_aware`, the replica sync this shard adds to its GPU.
       const double sync_s = peer_sync_time_s(ctx_, t, r, ranges.space, col.size());

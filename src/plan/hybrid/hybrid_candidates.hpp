@@ -59,8 +59,11 @@ class CandidateBuilder {
   std::uint32_t dim(std::size_t t) const { return ctx_.model.tables[t].dim; }
   Ranges whole_rows(std::size_t t) const;
   Ranges row_ranges(std::size_t t, std::uint64_t parts) const;
+  // `peers`: whom each part sends its pooled vectors (or partial sums) to; every GPU unless
+  // given (table_row_wise: reduced inside the host first).
   Candidate make(Scheme scheme, std::size_t t, const Ranges& ranges,
-                 const std::vector<ColRange>& cols, ShardKind kind) const;
+                 const std::vector<ColRange>& cols, ShardKind kind,
+                 const ServedPeers* peers = nullptr) const;
   static void summarise(Candidate& c);
   const AllReduceTimes& allreduce_over_all_gpus() const;
 
@@ -69,6 +72,7 @@ class CandidateBuilder {
   std::span<const ShardStorage> storage_;
   int n_;
   ServedPeers peers_;
+  ServedPeers table_row_wise_peers_;
   bool clustered_;
   mutable std::optional<AllReduceTimes> allreduce_all_;
 };
