@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../support/cli_run.hpp"
+#include "../support/point_files.hpp"
 
 namespace shardsim {
 namespace {
@@ -18,8 +19,10 @@ namespace {
 namespace size_resume_test {
 
 namespace fs = std::filesystem;
+using shardsim::testing::files_in;
 using shardsim::testing::read_file;
 using shardsim::testing::run;
+using shardsim::testing::run_with_fault;
 using shardsim::testing::Workspace;
 
 const std::string kExample = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/example.yaml";
@@ -28,24 +31,6 @@ const std::string kBrute = "size " + kExample + " --fit --exhaustive --max-nodes
 const std::string kSearch = "size " + kExample +
                             " --target-qps 20000000 --presets dgx-a100,dgx-h100 --max-nodes 16"
                             " --format json --jobs 2";
-
-std::size_t files_in(const fs::path& dir, const std::string& kind) {
-  std::size_t n = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    const bool temporary = name.find(".tmp.") != std::string::npos;
-    if (kind == ".tmp." ? temporary : !temporary && e.path().extension() == kind) ++n;
-  }
-  return n;
-}
-
-shardsim::testing::Result run_with_fault(const std::string& fault, const std::string& args) {
-  ::setenv("SHARDSIM_FAULT_INJECT", fault.c_str(), 1);
-  shardsim::testing::Result r = run(args);
-  ::unsetenv("SHARDSIM_FAULT_INJECT");
-  return r;
-}
 
 // The number after `text` in `err` (e.g. "simulated "), or -1.
 long number_after(const std::string& err, const std::string& text) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../support/cli_run.hpp"
+#include "../support/point_files.hpp"
 
 namespace shardsim {
 namespace {
@@ -16,7 +17,9 @@ namespace {
 namespace resume_test {
 
 namespace fs = std::filesystem;
+using shardsim::testing::files_in;
 using shardsim::testing::run;
+using shardsim::testing::run_with_fault;
 using shardsim::testing::Workspace;
 
 // The example's sweep (3 points x 2 planners), and a 2D variant whose first point does not fit
@@ -37,26 +40,6 @@ std::map<std::string, std::string> outputs(const fs::path& dir) {
     files[rel] = shardsim::testing::read_file(e.path().string());
   }
   return files;
-}
-
-// Finished checkpoints (`kind` ".point") or temporaries (".tmp.") in `dir`.
-std::size_t files_in(const fs::path& dir, const std::string& kind) {
-  std::size_t n = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    const bool temporary = name.find(".tmp.") != std::string::npos;
-    if (kind == ".tmp." ? temporary : !temporary && e.path().extension() == kind) ++n;
-  }
-  return n;
-}
-
-// Runs with SHARDSIM_FAULT_INJECT set (the process is killed at the fault).
-shardsim::testing::Result run_with_fault(const std::string& fault, const std::string& args) {
-  ::setenv("SHARDSIM_FAULT_INJECT", fault.c_str(), 1);
-  shardsim::testing::Result r = run(args);
-  ::unsetenv("SHARDSIM_FAULT_INJECT");
-  return r;
 }
 
 struct Case {
@@ -100,7 +83,7 @@ using resume_test::check_interrupted_and_resumed;
 using resume_test::kExample;
 using resume_test::kTwoD;
 using resume_test::outputs;
-using resume_test::run_with_fault;
+using shardsim::testing::run_with_fault;
 
 TEST(SweepResume, KilledAfterTwoPointsResumesToTheSameBytes) {
   check_interrupted_and_resumed({kExample, "kill_after_point:2"});
