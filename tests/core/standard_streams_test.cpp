@@ -39,6 +39,10 @@ TEST(StandardStreams, EverySubcommandThatPrintsFailsOnAFullDevice) {
                                       "a,allreduce,1048576,60,dgx-h100,2\n"
                                       "b,allreduce,1073741824,6000,dgx-h100,2\n"
                                       "c,allgather,1073741824,3500,dgx-h100,2\n");
+  const std::string target = ws.write("target.yaml",
+                                      "tables: 2\nbatch_size: 100\nlookups: 300\noverall:\n"
+                                      "  hist_distinct_by_count: [0.5, 0.5]\n"
+                                      "  hist_lookups_by_count: [0.3, 0.7]\n");
   const std::string src = SHARDSIM_SOURCE_DIR;
   const std::string scenario = src + "/scenarios/default.yaml";
   const std::string golden = src + "/tests/golden/default.json";
@@ -58,6 +62,11 @@ TEST(StandardStreams, EverySubcommandThatPrintsFailsOnAFullDevice) {
       "calibrate --points " + points + " --quiet",
       "compare " + golden + " " + golden + " --quiet",
       "baseline " + scenario + " --quiet --out " + ws.path("golden"),
+      "size " + src + "/scenarios/example.yaml --fit --max-nodes 2 --quiet",
+      "trace import " + src + "/tests/fuzz/fixtures/trace.csv --quiet --out " + ws.path("i.bin"),
+      "trace fit " + target + " --scenario " + scenario + " --classes 1 --quiet",
+      "calibrate --kernels " + src +
+          "/tests/data/kernels/fbgemm_pr1244_nbit_device_amd.log --preset dgx-a100 --quiet",
   };
   for (const std::string& c : commands) expect_output_failure(c);
 }
