@@ -289,6 +289,38 @@ void fill_replica_sync(Report& r, const SimulationInputs& in, const PeerSyncs& s
 
 }  // namespace
 
+void check_sync_window(const Plan& plan, const Workload& workload, const std::string& source) {
+  if (plan.groups.size() < 2 || workload.mode != Mode::training) return;
+  // A window of whole intervals holds exactly measured / interval syncs, wherever the warm-up
+  // ends; longer than the window, no measured iteration pays a sync; a window of part intervals
+  // holds more or fewer syncs than its share (6 iterations of an interval of 4 hold 1 sync, or
+  // 2, for a share of 1.5).
+  const int interval = plan.peer_sync.interval;
+  const int measured = workload.iterations;
+  if (interval <= 0 || measured % interval == 0) return;
+  int syncing = 0;  // as PeerSyncs::syncs_after counts them
+  for (int k = workload.warmup; k < workload.warmup + measured; ++k) {
+    syncing += (k + 1) % interval == 0 ? 1 : 0;
+  }
+  const std::string problem =
+      syncing == 0 ? fmt::format(
+                         "sync_interval {} is longer than the {} measured iterations (iterations "
+                         "{}, warm-up {}): no measured iteration pays the replica sync, so the "
+                         "QPS would omit its cost",
+                         interval, measured, workload.iterations, workload.warmup)
+                   : fmt::format(
+                         "the {} measured iterations (iterations {}, warm-up {}) are not whole "
+                         "sync intervals of {}: they hold {} sync(s) where their share is {:.4g}, "
+                         "so the QPS would misstate the sync's cost",
+                         measured, workload.iterations, workload.warmup, interval, syncing,
+                         static_cast<double>(measured) / interval);
+  const int whole = (measured + interval - 1) / interval * interval;
+  throw InputError(SourceLocation{source}, "placement.options.sync_interval", problem,
+                   fmt::format("measure whole intervals: --iterations {} (a multiple of {}), or "
+                               "a sync_interval that divides the iterations",
+                               whole, interval));
+}
+
 Report build_report(const ReportHeader& header, const SimulationInputs& in,
                     const SimulationResult& result, const std::vector<GpuMemory>& memory) {
   Report r;
@@ -502,33 +534,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   int syncing = 0;
   for (int k = 0; k < measured; ++k) syncing += result.syncs.syncs_after(result.warmup + k);
   fill_replica_sync(r, in, result.syncs, syncing > 0 ? sync_max / syncing : 0.0);
-  // The measured window must hold whole sync intervals (issue 18): longer than the window, no
-  // measured iteration paid a sync and the QPS would silently omit a cost the scenario asked
-  // for; a window of part intervals holds more or fewer syncs than its share (6 iterations of an
-  // interval of 4 hold 1 sync, or 2, for a share of 1.5), so the mean would be off by the
-  // difference. A window of whole intervals holds exactly measured / interval syncs, wherever
-  // the warm-up ends. Refuse the others, with the fix.
-  if (r.replica_sync && measured % r.replica_sync->interval != 0) {
-    const int interval = r.replica_sync->interval;
-    const std::string problem =
-        syncing == 0
-            ? fmt::format(
-                  "sync_interval {} is longer than the {} measured iterations (iterations "
-                  "{}, warm-up {}): no measured iteration pays the replica sync, so the "
-                  "QPS would omit its cost",
-                  interval, measured, in.workload.iterations, in.workload.warmup)
-            : fmt::format(
-                  "the {} measured iterations (iterations {}, warm-up {}) are not whole "
-                  "sync intervals of {}: they hold {} sync(s) where their share is {:.4g}, "
-                  "so the QPS would misstate the sync's cost",
-                  measured, in.workload.iterations, in.workload.warmup, interval, syncing,
-                  static_cast<double>(measured) / interval);
-    const int whole = (measured + interval - 1) / interval * interval;
-    throw InputError(SourceLocation{}, "placement.options.sync_interval", problem,
-                     fmt::format("measure whole intervals: --iterations {} (a multiple of {}), or "
-                                 "a sync_interval that divides the iterations",
-                                 whole, interval));
-  }
+  check_sync_window(in.plan, in.workload, header.scenario_source);
   return r;
 }
 

@@ -43,6 +43,8 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
       reports.back().plan_stats = std::move(stats);
       return;
     }
+    // Refused before the simulation, not after it (the report would refuse it too).
+    check_sync_window(plan, scenario.workload, scenario.source);
     const SimulationResult result = simulate(inputs, analysis);
     if (options.on_simulated) options.on_simulated(inputs, result);
     reports.push_back(build_report(header, inputs, result, memory));

@@ -223,6 +223,11 @@ std::vector<Case> catalogue() {
        "did you mean 'table_wise'?"},
       {"UnknownPlannerOption", scenario(17, "  planner: table_wise\n  options: {cots: size}"),
        "bad.yaml:18:", "placement.options.cots", "did you mean 'cost'?"},
+      {"SyncIntervalBeyondTheMeasuredWindow",
+       scenario(17,
+                "  planner: two_d\n  options: {groups: 2, inner: table_wise, sync_interval: 100}"),
+       "bad.yaml", "placement.options.sync_interval",
+       "no measured iteration pays the replica sync"},
       // ----- plan files
       {"PlanMissesRows", plan_file(kPlanHead + "  b: [{rows: [0, 4000], gpu: 1}]\n"),
        "plan.yaml:5:", "tables.b", "rows [4000, 5000) are not placed"},
