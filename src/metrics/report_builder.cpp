@@ -368,10 +368,14 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     extent.push_back(e);
   }
   std::vector<std::vector<int>> tasks_of_gpu(n), nearby_of_gpu(n);
+  // The spans competing for a GPU's window, and whose each is (same index).
+  struct SpanOwner {
+    Phase phase;
+    Stream stream;
+    bool waits;  // the wait of a collective for its peers, not its transfer
+  };
   std::vector<RankedSpan> ranked;
-  std::vector<Phase> ranked_phase;
-  std::vector<Stream> ranked_stream;
-  std::vector<bool> ranked_waits;
+  std::vector<SpanOwner> owners;
   std::vector<Interval> busy, compute, transfer, wait;
   for (int k = 0; k < measured; ++k) {
     const int i = result.warmup + k;
@@ -409,14 +413,10 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       transfer.clear();
       wait.clear();
       ranked.clear();
-      ranked_phase.clear();
-      ranked_stream.clear();
-      ranked_waits.clear();
+      owners.clear();
       const auto add = [&](double b, double e, int rank, const Task& t, bool waits) {
         ranked.push_back({b, e, rank});
-        ranked_phase.push_back(t.phase);
-        ranked_stream.push_back(t.stream);
-        ranked_waits.push_back(waits);
+        owners.push_back({t.phase, t.stream, waits});
       };
       for (int id : nearby_of_gpu[g]) {
         const Task& t = tasks[id];
@@ -444,17 +444,18 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       for (std::size_t s = 0; s < ranked.size(); ++s) {
         const double x = a.by_span_s[s];
         if (x <= 0) continue;
-        const auto p = static_cast<std::size_t>(ranked_phase[s]);
+        const SpanOwner& o = owners[s];
+        const auto p = static_cast<std::size_t>(o.phase);
         exposed[g][p] += x;
         GpuTimeShares& sh = gr.shares;
-        if (ranked_waits[s]) {
+        if (o.waits) {
           waiting[g][p] += x;
           sh.comm_wait_s += x;
-        } else if (ranked_stream[s] == Stream::host) {
+        } else if (o.stream == Stream::host) {
           sh.host_s += x;
-        } else if (is_comm(ranked_stream[s])) {
+        } else if (is_comm(o.stream)) {
           sh.comm_s += x;
-        } else if (ranked_stream[s] == Stream::sparse_compute) {
+        } else if (o.stream == Stream::sparse_compute) {
           sh.embedding_s += x;
         } else {
           sh.dense_compute_s += x;
