@@ -106,6 +106,30 @@ std::vector<Report> gather(std::vector<std::vector<Report>> results) {
   assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
   return all;
 }
+
+// The runs of `runs` that `store` does not hold (their indices, in order); the reports of the
+// others go to `results` (sized runs.size()).
+std::vector<std::size_t> runs_not_kept(const ScenarioRuns& runs, PointStore* store,
+                                       std::vector<std::vector<Report>>& results) {
+  std::vector<std::size_t> to_run;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::optional<std::vector<Report>> kept;
+    if (store != nullptr) kept = store->load(runs.scenarios[i], runs.labels[i]);
+    if (kept) {
+      results[i] = std::move(*kept);
+    } else {
+      to_run.push_back(i);
+    }
+  }
+  return to_run;
+}
+
+void log_resume(std::size_t total, std::size_t to_run) {
+  if (to_run < total) {
+    log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
+             total - to_run, total, to_run);
+  }
+}
 }  // namespace
 
 std::vector<std::vector<Report>> run_all_sets(std::span<const ScenarioRuns> sets,
@@ -121,22 +145,14 @@ std::vector<std::vector<Report>> run_all_sets(std::span<const ScenarioRuns> sets
   for (std::size_t s = 0; s < sets.size(); ++s) {
     const ScenarioRuns& runs = sets[s];
     results[s].resize(runs.size());
-    for (std::size_t i = 0; i < runs.size(); ++i, ++total) {
-      std::optional<std::vector<Report>> kept;
-      if (settings.store != nullptr) kept = settings.store->load(runs.scenarios[i], runs.labels[i]);
-      if (kept) {
-        results[s][i] = std::move(*kept);
-        continue;
-      }
-      tasks.push_back(RunTask{total, &runs.scenarios[i], runs.labels[i]});
+    for (const std::size_t i : runs_not_kept(runs, settings.store, results[s])) {
+      tasks.push_back(RunTask{total + i, &runs.scenarios[i], runs.labels[i]});
       set_of.push_back(s);
       run_in_set.push_back(i);
     }
+    total += runs.size();
   }
-  if (tasks.size() < total) {
-    log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
-             total - tasks.size(), total, tasks.size());
-  }
+  log_resume(total, tasks.size());
   settings.executor->simulate(tasks, settings.record_timings,
                               [&](std::size_t k, std::vector<Report> reports) {
                                 const ScenarioRuns& runs = sets[set_of[k]];
@@ -157,20 +173,8 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
     return std::move(run_all_sets(std::span<const ScenarioRuns>(&runs, 1), settings).front());
   }
   std::vector<std::vector<Report>> results(runs.size());
-  std::vector<std::size_t> to_run;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    std::optional<std::vector<Report>> kept;
-    if (settings.store != nullptr) kept = settings.store->load(runs.scenarios[i], runs.labels[i]);
-    if (kept) {
-      results[i] = std::move(*kept);
-    } else {
-      to_run.push_back(i);
-    }
-  }
-  if (to_run.size() < runs.size()) {
-    log_info("resume: {} of {} runs already finished (their checkpoints); simulating {}",
-             runs.size() - to_run.size(), runs.size(), to_run.size());
-  }
+  const std::vector<std::size_t> to_run = runs_not_kept(runs, settings.store, results);
+  log_resume(runs.size(), to_run.size());
   const std::string what =
       runs.size() <= 1 ? std::string("runs") : "runs of " + runs.scenarios.front().source;
   const std::chrono::milliseconds cadence = progress_interval(std::chrono::milliseconds(2000));
