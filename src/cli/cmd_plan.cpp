@@ -101,7 +101,8 @@ int PlanCommand::run() const {
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
   const SimulatedPlanEvaluator evaluator(cluster, sc, *trace);
-  const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost, &evaluator};
+  PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost, &evaluator};
+  ctx.input_alltoall = sc.simulation.input_alltoall != InputAlltoall::none;
 
   // Which plans: --planner, else the scenario's planners, else its plan file.
   std::vector<NamedPlan> plans;

@@ -83,9 +83,31 @@ LoadTracker::LoadTracker(int num_gpus) : load_(static_cast<std::size_t>(num_gpus
 }
 
 void LoadTracker::add(int gpu, double cost) {
+  if (!own_.empty()) {
+    add(gpu, cost, 0.0);
+    return;
+  }
   auto& l = load_[static_cast<std::size_t>(gpu)];
   order_.erase({l, gpu});
   l += cost;
+  order_.emplace(l, gpu);
+}
+
+void LoadTracker::add(int gpu, double cost, double beside) {
+  if (own_.empty()) {
+    if (beside == 0) {  // one load so far: exactly add(gpu, cost)
+      add(gpu, cost);
+      return;
+    }
+    own_ = load_;
+    beside_.assign(load_.size(), 0.0);
+  }
+  const auto i = static_cast<std::size_t>(gpu);
+  own_[i] += cost;
+  beside_[i] += beside;
+  auto& l = load_[i];
+  order_.erase({l, gpu});
+  l = std::max(own_[i], beside_[i]);
   order_.emplace(l, gpu);
 }
 

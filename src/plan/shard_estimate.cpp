@@ -75,6 +75,14 @@ ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, Se
   const double off = peers.off_domain * vector_bytes;
   c.fwd_comm_s = gpu_alltoall_share_s(ctx.cluster, p, up, 0, off, 0);
   if (training) c.bwd_comm_s = gpu_alltoall_share_s(ctx.cluster, p, 0, up, 0, off);
+  const double peer_count = peers.in_domain + peers.off_domain;
+  if (ctx.input_alltoall && peer_count > 0) {
+    const double per_peer_bytes =
+        work.lookups / (peer_count + 1) * p.index_bytes_per_lookup +
+        static_cast<double>(ctx.workload.batch_per_gpu) * p.offset_bytes_per_output;
+    c.input_comm_s = gpu_alltoall_share_s(ctx.cluster, p, 0, peers.in_domain * per_peer_bytes, 0,
+                                          peers.off_domain * per_peer_bytes);
+  }
   return c;
 }
 

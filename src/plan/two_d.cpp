@@ -69,6 +69,7 @@ class TwoDPlanner final : public Planner {
     const PeerSyncPricing pricing =
         price_peer_sync(ctx.cluster, *layout, o_.sync, ctx.cost_params());
     PlanningContext group_ctx{view, ctx.model, ctx.workload, ctx.trace, ctx.cost};
+    group_ctx.input_alltoall = ctx.input_alltoall;
     if (o_.sync_aware) group_ctx.peer_sync = &pricing;
     Plan inner;
     try {

@@ -57,8 +57,9 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
         find_planner(name, SourceLocation{scenario.source, 0, 0}, "placement.planner");
     const auto planner = info.make(planner_options(scenario.placement, name));
     const SimulatedPlanEvaluator evaluator(cluster, scenario, *trace);
-    const PlanningContext ctx{cluster, scenario.model, scenario.workload,
-                              *trace,  &scenario.cost, &evaluator};
+    PlanningContext ctx{cluster, scenario.model, scenario.workload,
+                        *trace,  &scenario.cost, &evaluator};
+    ctx.input_alltoall = scenario.simulation.input_alltoall != InputAlltoall::none;
     const auto t0 = std::chrono::steady_clock::now();
     Plan plan;
     try {

@@ -3,6 +3,7 @@
 // plans simulated, bad plans and plans that do not fit reported with the right exit codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -194,6 +195,52 @@ TEST(PlanCommand, BadPlanFilesExitTwoAndPlansThatDoNotFitExitThree) {
   EXPECT_EQ(r.code, 3) << err;
   EXPECT_NE(err.find("GPU 0 needs"), std::string::npos) << err;
   EXPECT_NE(err.find("the replica of table"), std::string::npos) << err;
+}
+
+// hybrid balances the indices each GPU receives when the run has an input AlltoAll
+// (`simulation.pipeline.input_alltoall`, the default `overlapped`), and not when it has none:
+// `plan` and `run` both tell the planner. Two GPUs; a and b look up 200 rows a sample at dim 4
+// (cheap kernels, 3200 indices from the other GPU each).
+TEST(PlanCommand, HybridBalancesReceivedIndicesOnlyWithAnInputAlltoall) {
+  const std::string dir = unique_temp("shardsim_plan_input");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/s.yaml") << R"(name: input-balance
+cluster: {preset: dgx-a100, nodes: 2, overrides: {gpus_per_node: 1, nics_per_node: 1}}
+model:
+  tables:
+    - {name: c, rows: 1000, dim: 64, pooling: 4}
+    - {name: d, rows: 1000, dim: 32, pooling: 4}
+    - {name: a, rows: 1000, dim: 4, pooling: 200}
+    - {name: b, rows: 1000, dim: 4, pooling: 200}
+  bottom_mlp: [8]
+  top_mlp: [1]
+workload: {batch_per_gpu: 16, iterations: 1, warmup: 0}
+placement: {planner: hybrid, options: {schemes: [table_wise]}}
+)";
+  auto gpu_of = [&](const std::string& pipeline, const std::string& table) {
+    const std::string out = dir + "/plan-" + pipeline + ".json";
+    std::string err;
+    const Result r = run("plan " + dir + "/s.yaml --quiet --force --out " + out +
+                             " --set simulation.pipeline.input_alltoall=" + pipeline,
+                         &err);
+    EXPECT_EQ(r.code, 0) << err;
+    return nlohmann::json::parse(read(out))["tables"][table][0]["gpu"].get<int>();
+  };
+  EXPECT_NE(gpu_of("overlapped", "a"), gpu_of("overlapped", "b"));
+  EXPECT_EQ(gpu_of("none", "a"), gpu_of("none", "b"));
+  // `run` plans the same way: the busiest GPU receives half the indices with the AlltoAll on.
+  auto max_input_bytes = [&](const std::string& pipeline) {
+    std::string err;
+    const Result r = run("run " + dir + "/s.yaml --quiet --format json --set " +
+                             "simulation.pipeline.input_alltoall=" + pipeline,
+                         &err);
+    EXPECT_EQ(r.code, 0) << err;
+    const auto bytes = nlohmann::json::parse(r.out)["plan_stats"]["per_gpu"]["input_bytes"];
+    double m = 0;
+    for (const auto& b : bytes) m = std::max(m, b.get<double>());
+    return m;
+  };
+  EXPECT_LT(max_input_bytes("overlapped"), 0.6 * max_input_bytes("none"));
 }
 
 }  // namespace

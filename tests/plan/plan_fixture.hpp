@@ -72,7 +72,11 @@ class PlanFixture {
     }
   }
 
-  PlanningContext ctx() const { return PlanningContext{cluster, model, workload, *trace, &cost}; }
+  PlanningContext ctx() const {
+    PlanningContext c{cluster, model, workload, *trace, &cost};
+    c.input_alltoall = input_alltoall;
+    return c;
+  }
 
   Plan plan(const std::string& planner, const std::string& options_yaml = "") const {
     const YAML::Node opts = options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml);
@@ -101,6 +105,7 @@ class PlanFixture {
   Workload workload;
   CostParams cost;
   std::unique_ptr<TraceSource> trace;
+  bool input_alltoall = true;  // PlanningContext::input_alltoall
 };
 
 // Sum of `value(shard)` per GPU.

@@ -10,6 +10,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/serving.hpp"
+#include "shardsim/plan/shard_estimate.hpp"
 
 namespace shardsim {
 namespace {
@@ -374,7 +375,73 @@ TEST(HybridPlanner, RowRangesFollowTheHotRowLayout) {
   }
 }
 
+TEST(HybridPlanner, BalancesTheIndicesItsGpusReceive) {
+  // Two nodes of one GPU (NIC 10 GB/s), batch 16, table-wise only. Estimated times: C (dim
+  // 64, pooling 4) 0.94 us, D (dim 32) 0.47 us, A and B (dim 4, pooling 200) 0.41 us each; but
+  // A and B each receive 3200 indices and 16 offsets from the other GPU, 25.7 KB = 2.57 us at
+  // the NIC. By time alone C goes to GPU 0, D to GPU 1, and A and B both to GPU 1 (at 0.88 us
+  // after A, still below GPU 0's 0.94); with the indices beside the time, GPU 1 is at
+  // max(0.88, 2.57) after A, and B goes to GPU 0.
+  const PlanFixture f(testing::hand_preset(1), 2,
+                      model_of({{1000, 64, 4}, {1000, 32, 4}, {1000, 4, 200}, {1000, 4, 200}}));
+  const Plan with = f.valid_plan("hybrid", "{schemes: [table_wise]}");
+  EXPECT_NE(gpus_of_table(with, 2), gpus_of_table(with, 3));
+  PlanFixture off(testing::hand_preset(1), 2,
+                  model_of({{1000, 64, 4}, {1000, 32, 4}, {1000, 4, 200}, {1000, 4, 200}}));
+  off.input_alltoall = false;  // simulation.pipeline.input_alltoall: none
+  const Plan without = off.valid_plan("hybrid", "{schemes: [table_wise]}");
+  EXPECT_EQ(gpus_of_table(without, 0), std::vector<int>{0});
+  EXPECT_EQ(gpus_of_table(without, 1), std::vector<int>{1});
+  EXPECT_EQ(gpus_of_table(without, 2), std::vector<int>{1});
+  EXPECT_EQ(gpus_of_table(without, 3), std::vector<int>{1});
+}
+
+// --- shard estimates
+
+TEST(ShardEstimate, InputAlltoAllShareIsTheIndicesThePeersSend) {
+  // 2 nodes x 4 GPUs (scale-up 100 GB/s, NIC 10 GB/s per GPU, efficiency 1), batch 16; a
+  // table of pooling 10 served to all 8 GPUs: 8 x 16 x 10 = 1280 lookups, 160 from each GPU.
+  // Each of the 7 peers sends 160 x 8 B of indices + 16 x 8 B of offsets = 1408 B: 3 peers
+  // over NVLink (4224 B / 100 GB/s) and 4 over the NIC (5632 B / 10 GB/s = 0.5632 us).
+  PlanFixture f(testing::hand_preset(4), 2, model_of({{1000, 16, 10}}));
+  const auto peers = all_gpu_peers(f.cluster);
+  const ShardCost on =
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers);
+  EXPECT_DOUBLE_EQ(on.lookups, 1280);
+  EXPECT_NEAR(on.input_comm_s, 5632 / 10e9, 1e-18);
+  f.input_alltoall = false;
+  const ShardCost off =
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers);
+  EXPECT_EQ(off.input_comm_s, 0);
+  // Beside the embedding time, not in it.
+  EXPECT_EQ(on.total_s(), off.total_s());
+  // A replica serving only its own GPU receives nothing.
+  f.input_alltoall = true;
+  EXPECT_EQ(
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 1, {}).input_comm_s, 0);
+}
+
 // --- packing helper
+
+TEST(Packing, ALoadBesideCountsWhereItExceedsTheGpusOwn) {
+  const PlanFixture f(small_gpus(2, 1e6), 1, model_of({{10, 4}}), 1);
+  const MemoryBudget budget(f.ctx(), 0.0);
+  LoadTracker loads(2);
+  loads.add(0, 5, 3);  // max(5, 3)
+  loads.add(1, 2, 6);  // max(2, 6)
+  EXPECT_DOUBLE_EQ(loads.load(0), 5);
+  EXPECT_DOUBLE_EQ(loads.load(1), 6);
+  EXPECT_EQ(loads.least_loaded_fitting(budget, 1000), 0);
+  loads.add(0, 0, 4);  // beside 7 > own 5
+  EXPECT_DOUBLE_EQ(loads.load(0), 7);
+  EXPECT_EQ(loads.least_loaded_fitting(budget, 1000), 1);
+  loads.add(0, 0, -4);  // undone
+  EXPECT_DOUBLE_EQ(loads.load(0), 5);
+  loads.add(1, 3);  // a plain cost adds to the GPU's own: max(5, 6)
+  EXPECT_DOUBLE_EQ(loads.load(1), 6);
+  loads.add(1, 2);  // max(7, 6)
+  EXPECT_DOUBLE_EQ(loads.load(1), 7);
+}
 
 TEST(Packing, LeastLoadedGpuWithRoomTiesToTheLowerId) {
   const PlanFixture f(small_gpus(3, 1e6), 1, model_of({{10, 4}}), 1);

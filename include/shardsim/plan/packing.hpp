@@ -76,6 +76,9 @@ class LoadTracker {
   double load(int gpu) const { return load_[static_cast<std::size_t>(gpu)]; }
   const std::vector<double>& loads() const { return load_; }
   void add(int gpu, double cost);
+  // Two loads of which the second runs beside the first (an input AlltoAll beside the GPU's
+  // embedding work): the GPU's load becomes max(Σ cost, Σ beside). Undo with negated values.
+  void add(int gpu, double cost, double beside);
   // The least-loaded GPU (ties to the lowest id) with room for `bytes`, or -1.
   int least_loaded_fitting(const MemoryBudget& budget, double bytes) const;
   // The same among `gpus` only (a linear scan).
@@ -88,6 +91,7 @@ class LoadTracker {
 
  private:
   std::vector<double> load_;
+  std::vector<double> own_, beside_;  // the two sums, once add(gpu, cost, beside) was used
   std::set<std::pair<double, int>> order_;
 };
 

@@ -35,6 +35,10 @@ struct PlanningContext {
   // with `sync_aware` (plan/peer_sync_pricing.hpp); null everywhere else. Planners that balance
   // a time per GPU (hybrid, torchrec) add each shard's share (peer_sync_time_s).
   const PeerSyncPricing* peer_sync = nullptr;
+  // Whether the run hands the sparse features' indices to the GPUs serving them by an input
+  // AlltoAll (`simulation.pipeline.input_alltoall` other than `none`; Neo §4.2, §7.1). Then
+  // estimate_shard_cost prices the indices a shard receives (ShardCost::input_comm_s).
+  bool input_alltoall = true;
 
   const CostParams& cost_params() const;
 };

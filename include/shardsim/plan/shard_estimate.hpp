@@ -52,11 +52,20 @@ struct ShardCost {
   double bwd_compute_s = 0;  //   fused kernel launches once per GPU, not per shard)
   double fwd_comm_s = 0;     // its pooled outputs to the peers (AlltoAll share)
   double bwd_comm_s = 0;     // their gradients back (training)
+  // Its share of the input AlltoAll (PlanningContext::input_alltoall): the indices and offsets
+  // every peer sends it, received over its own links. Not in total_s: that AlltoAll runs on
+  // its own stream beside the previous batch's work (Neo §4.2), so it does not add to the
+  // GPU's embedding time; hybrid balances it beside (docs/planners.md).
+  double input_comm_s = 0;
   double total_s() const { return fwd_compute_s + bwd_compute_s + fwd_comm_s + bwd_comm_s; }
 };
 
 // The estimated cost of one shard serving `served_gpus` GPUs' batches, `peers` of which are
-// other GPUs. Training adds the backward (kernel and gradient traffic).
+// other GPUs. Training adds the backward (kernel and gradient traffic). With an input AlltoAll,
+// each of the P = peers.in_domain + peers.off_domain peers sends
+//   lookups / (P + 1) · index_bytes_per_lookup + B · offset_bytes_per_output
+// (its batch's lookups of the shard's rows and one offset per bag, as sim/iteration_draw.cpp
+// moves them), received at the shard's links: input_comm_s = gpu_alltoall_share_s(received).
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
                               RowSpace space, ColRange cols, double served_gpus, ServedPeers peers);
 // A shard in host memory (Shard::storage; docs/model.md "Memory tiers") also waits for its

@@ -70,7 +70,7 @@ Candidate CandidateBuilder::data_parallel(std::size_t t) const {
   for (int g = 0; g < n_; ++g) {
     sh.gpu = g;
     sh.replica = g;
-    c.parts.push_back(Part{sh, one.total_s() + sync_s, bytes, 1});
+    c.parts.push_back(Part{sh, one.total_s() + sync_s, 0, bytes, 1});
   }
   summarise(c);
   return c;
@@ -101,8 +101,8 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
       add_host_tier_cost(ctx_, sh, n_, cost);
       // Under two_d with `sync_aware`, the replica sync this shard adds to its GPU.
       const double sync_s = peer_sync_time_s(ctx_, t, r, ranges.space, col.size());
-      c.parts.push_back(
-          Part{sh, cost.total_s() + sync_s, budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
+      c.parts.push_back(Part{sh, cost.total_s() + sync_s, cost.input_comm_s,
+                             budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
     }
   }
   summarise(c);

@@ -21,8 +21,9 @@ inline constexpr const char* kSchemeNames[] = {"table_wise", "column_wise", "tab
 inline constexpr int kNumSchemes = 5;
 
 struct Part {
-  Shard shard;  // gpu set for fixed candidates (row_wise, data_parallel)
-  double cost_s = 0;
+  Shard shard;         // gpu set for fixed candidates (row_wise, data_parallel)
+  double cost_s = 0;   // estimated time (estimate_shard_cost's total, sync included)
+  double input_s = 0;  // its input AlltoAll share, balanced beside cost_s (LoadTracker)
   double bytes = 0;
   double served_gpus = 1;
 };

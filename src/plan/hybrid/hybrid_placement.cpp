@@ -24,7 +24,7 @@ std::optional<Shortfall> place_fixed(const Candidate& c, MemoryBudget& budget, L
   if (miss.gpu >= 0) return miss;
   for (const Part& p : c.parts) {
     budget.add(p.shard.gpu, p.bytes);
-    loads.add(p.shard.gpu, p.cost_s);
+    loads.add(p.shard.gpu, p.cost_s, p.input_s);
     plan.shards.push_back(p.shard);
   }
   return std::nullopt;
@@ -63,7 +63,7 @@ std::optional<Shortfall> place_on_node(const Candidate& c, const PlanningContext
     Shard sh = c.parts[i].shard;
     sh.gpu = best * gpn + static_cast<int>(i);
     budget.add(sh.gpu, c.parts[i].bytes);
-    loads.add(sh.gpu, c.parts[i].cost_s);
+    loads.add(sh.gpu, c.parts[i].cost_s, c.parts[i].input_s);
     plan.shards.push_back(sh);
   }
   return std::nullopt;
@@ -96,12 +96,12 @@ std::optional<Shortfall> place_each(const Candidate& c, MemoryBudget& budget, Lo
       note_shortfall(miss, budget, roomiest, p.bytes);
       for (auto [dg, dp] : done) {
         budget.add(dg, -dp->bytes);
-        loads.add(dg, -dp->cost_s);
+        loads.add(dg, -dp->cost_s, -dp->input_s);
       }
       return miss;
     }
     budget.add(g, p.bytes);
-    loads.add(g, p.cost_s);
+    loads.add(g, p.cost_s, p.input_s);
     done.emplace_back(g, &p);
   }
   for (auto [g, p] : done) {
