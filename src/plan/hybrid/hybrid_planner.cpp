@@ -17,16 +17,19 @@
 // 2. Each part of a candidate is costed with estimate_shard_cost (shard_estimate.hpp): expected
 //    distinct rows from the access profile (skew), roofline forward and backward kernels, and the
 //    pooled-embedding traffic at the GPU's own link bandwidths; a data-parallel candidate pays the
-//    AllReduce of the table's gradient (allreduce_s, latency included) on every GPU.
+//    AllReduce of the table's gradient (allreduce_s, latency included) on every GPU. Each part
+//    also carries the indices its peers send it (ShardCost::input_comm_s), kept apart.
 // 3. Proposal: L = (Σ over tables of the cheapest candidate's total) / N is a lower bound on the
 //    mean load. Per table, among candidates whose largest part fits an empty GPU, take the
 //    cheapest in total whose largest part costs at most L; if none, the one whose largest part is
 //    cheapest (so no single shard dominates a GPU).
 // 4. Partition: data-parallel and row-wise tables first (their GPUs are fixed), then the others,
 //    the table with the costliest part first, each part to the least-loaded GPU with room
-//    (table_row_wise: the least-loaded node with room). A table that fits nowhere falls back to
-//    its candidates with smaller parts (table_row_wise, then row_wise). Every GPU keeps
-//    `headroom` of its HBM free (default 10%).
+//    (table_row_wise: the least-loaded node with room), a GPU's load being
+//    max(Σ estimated time, Σ received-index time): the input AlltoAll runs beside the GPU's
+//    work and shows only where it takes longer (our heuristic; docs/planners.md). A table
+//    that fits nowhere falls back to its candidates with smaller parts (table_row_wise, then
+//    row_wise). Every GPU keeps `headroom` of its HBM free (default 10%).
 // 5. Near capacity, when step 4 strands a table: the same choices placed again memory first (the
 //    largest part first, each to the GPU with the most free memory), and if that fails too and
 //    row_wise is allowed, memory_greedy's packing (rows cut at equal bytes per GPU; option
