@@ -298,9 +298,9 @@ void check_sync_window(const Plan& plan, const Workload& workload, const std::st
   const int interval = plan.peer_sync.interval;
   const int measured = workload.iterations;
   if (interval <= 0 || measured % interval == 0) return;
-  int syncing = 0;  // as PeerSyncs::syncs_after counts them
+  int syncing = 0;
   for (int k = workload.warmup; k < workload.warmup + measured; ++k) {
-    syncing += (k + 1) % interval == 0 ? 1 : 0;
+    syncing += plan.peer_sync.syncs_after(k) ? 1 : 0;
   }
   const std::string problem =
       syncing == 0 ? fmt::format(

@@ -63,6 +63,14 @@ std::function<std::string(const Workspace&)> plan_file(const std::string& plan) 
 }
 const std::string kPlanHead = "format: shardsim-plan-1\nnum_gpus: 8\ntables:\n  a: [{gpu: 0}]\n";
 
+// The tiny scenario reading its cost parameters from the cost file `fitted.yaml` with `text`.
+std::function<std::string(const Workspace&)> cost_file(const std::string& text) {
+  return [=](const Workspace& w) {
+    w.write("fitted.yaml", text);
+    return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
+  };
+}
+
 // The trace file of tests/fuzz/fixtures (tables a: 1000 rows, b: 5000 rows), edited by `edit`,
 // replayed by the tiny scenario.
 std::vector<char> fixture_trace() {
@@ -317,23 +325,12 @@ std::vector<Case> catalogue() {
       // ----- cost files (`cost: {file: ...}`, what `shardsim calibrate --out` writes)
       {"CostFileMissing", scenario_plus("cost: {file: nope.yaml}"), "bad.yaml:18:", "cost.file",
        "no cost file at"},
-      {"CostFileUnknownKey",
-       [](const Workspace& w) {
-         w.write("fitted.yaml", "# fitted\ncolective_launch_s: 1e-6\n");
-         return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
-       },
+      {"CostFileUnknownKey", cost_file("# fitted\ncolective_launch_s: 1e-6\n"),
        "fitted.yaml:2:", "colective_launch_s", "did you mean 'collective_launch_s'?"},
       {"CostFileValueOutOfRange",
-       [](const Workspace& w) {
-         w.write("fitted.yaml", "collective_launch_s: 1e-6\nkernel_hbm_efficiency: 1.5\n");
-         return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
-       },
+       cost_file("collective_launch_s: 1e-6\nkernel_hbm_efficiency: 1.5\n"),
        "fitted.yaml:2:", "kernel_hbm_efficiency", "expected a fraction in (0, 1], found 1.5"},
-      {"CostFileNamesAnotherFile",
-       [](const Workspace& w) {
-         w.write("fitted.yaml", "collective_launch_s: 1e-6\nfile: other.yaml\n");
-         return "run " + w.write("bad.yaml", test::tiny_plus("cost: {file: fitted.yaml}"));
-       },
+      {"CostFileNamesAnotherFile", cost_file("collective_launch_s: 1e-6\nfile: other.yaml\n"),
        "fitted.yaml:2:", "file", "may not name another cost file"},
       // ----- nccl-tests logs and FBGEMM benchmark logs (`shardsim calibrate`)
       {"NcclLogRowNotANumber",

@@ -3,15 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "report_writer_test_fixtures.hpp"
 #include "shardsim/core/content_hash.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "support/fuzz_seeds.hpp"
 
 namespace shardsim {
 namespace {
@@ -165,20 +163,9 @@ TEST(PointCheckpoint, FuzzSeedsFollowTheCurrentFormat) {
       {"one_report", seed({test::make_report(2)})},
       {"three_reports", seed({checkpoint_test::full_report(), test::make_unfit_report(),
                               test::make_unplaced_report()})}};
-  const bool update = std::getenv("SHARDSIM_UPDATE_FUZZ_SEEDS") != nullptr;
-  for (const auto& [name, bytes] : seeds) {
-    const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/tests/fuzz/checkpoint/" + name;
-    if (update) {
-      std::ofstream(path, std::ios::binary) << bytes;
-      continue;
-    }
-    std::ifstream in(path, std::ios::binary);
-    const std::string on_disk((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-    EXPECT_TRUE(on_disk == bytes)
-        << path << " is not a checkpoint of the current format; rewrite the seeds with "
-        << "SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_io --gtest_filter='*FuzzSeeds*'";
-  }
+  testing::expect_fuzz_seeds(
+      "checkpoint", seeds, "a checkpoint of the current format",
+      "SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_io --gtest_filter='*FuzzSeeds*'");
 }
 
 }  // namespace

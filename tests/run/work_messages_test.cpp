@@ -5,14 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "shardsim/core/content_hash.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/io/point_checkpoint.hpp"
+#include "support/fuzz_seeds.hpp"
 
 namespace shardsim {
 namespace {
@@ -201,23 +199,15 @@ TEST(WorkMessages, FuzzSeedsFollowTheCurrentProtocol) {
       {"failure", failure},
       {"stop", StopMessage{}},
       {"bye", ByeMessage{}}};
-  const bool update = std::getenv("SHARDSIM_UPDATE_FUZZ_SEEDS") != nullptr;
   constexpr std::size_t kMagic = 13, kSum = 8;  // "SHARDSIM-MSG\n", FNV-1a 64
+  std::vector<std::pair<std::string, std::string>> bodies;
   for (const auto& [name, message] : seeds) {
     const std::string full = encode_message(message);
-    const std::string body = full.substr(kMagic, full.size() - kMagic - kSum);
-    const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/tests/fuzz/messages/" + name;
-    if (update) {
-      std::ofstream(path, std::ios::binary) << body;
-      continue;
-    }
-    std::ifstream in(path, std::ios::binary);
-    const std::string on_disk((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-    EXPECT_TRUE(on_disk == body)
-        << path << " is not a message of the current protocol; rewrite the seeds with "
-        << "SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_run --gtest_filter='*FuzzSeeds*'";
+    bodies.emplace_back(name, full.substr(kMagic, full.size() - kMagic - kSum));
   }
+  testing::expect_fuzz_seeds(
+      "messages", bodies, "a message of the current protocol",
+      "SHARDSIM_UPDATE_FUZZ_SEEDS=1 build/tests/test_run --gtest_filter='*FuzzSeeds*'");
 }
 
 }  // namespace

@@ -30,8 +30,7 @@ struct PeerSyncBucket {
 struct PeerSyncs {
   std::vector<PeerSyncBucket> peer;  // after the update of each syncing iteration
   PeerSync sync;                     // the plan's mode and interval
-  // Whether iteration `iteration` (0-based, warm-up included) ends with the peer sync.
-  bool syncs_after(int iteration) const { return (iteration + 1) % sync.interval == 0; }
+  bool syncs_after(int iteration) const { return sync.syncs_after(iteration); }
 };
 
 // Whether replica set `set` of `serving` is a 2D peer set: the plan has two or more groups and

@@ -107,6 +107,8 @@ std::string to_string(PeerSyncMode m);
 struct PeerSync {
   PeerSyncMode mode = PeerSyncMode::dense;
   int interval = 1;  // sync after iterations k-1, 2k-1, ... (0-based, warm-up included)
+  // Whether iteration `iteration` (0-based, warm-up included) ends with the peer sync.
+  bool syncs_after(int iteration) const { return (iteration + 1) % interval == 0; }
   bool operator==(const PeerSync&) const = default;
 };
 
