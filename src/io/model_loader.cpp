@@ -37,8 +37,9 @@ std::vector<std::uint32_t> parse_mlp(const YamlValue& v) {
   return out;
 }
 
-// What a precision is written for: the stored tables, the embedding traffic, the MLP math.
-enum class PrecisionUse { tables, comms, mlp };
+// What a precision is written for: the stored tables, the embedding traffic, the MLP math, the
+// dense gradient AllReduce.
+enum class PrecisionUse { tables, comms, mlp, dense_grads };
 
 Precision precision_named(const std::string& p) {
   if (p == "tf32") return Precision::tf32;
@@ -57,6 +58,13 @@ Precision precision_named(const std::string& p) {
 Precision parse_precision(const YamlValue& v, PrecisionUse use) {
   if (use == PrecisionUse::mlp) {
     return precision_named(v.as_choice({"fp32", "tf32", "fp16", "bf16"}));
+  }
+  if (use == PrecisionUse::dense_grads) {
+    if (v.as_string() == "tf32") {
+      throw v.error("tf32 is a math mode of tensor cores, not a wire format",
+                    "use fp32 (DDP's default), or fp16/bf16 (its compression hooks)");
+    }
+    return precision_named(v.as_choice({"fp32", "fp16", "bf16"}));
   }
   // Formats of another use first, with their reason; then the formats of this one (an unknown
   // value gets the list and the nearest).
@@ -369,9 +377,10 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   m.comm_precision = Precision::fp32;
   m.comm_bwd_precision = Precision::fp32;
   m.mlp_precision = Precision::tf32;
+  m.dense_grad_precision = Precision::fp32;
   if (auto p = model.find("precision"); p && !p->is_null()) {
     p->expect_map();
-    p->expect_keys({"tables", "comms", "mlp"});
+    p->expect_keys({"tables", "comms", "mlp", "dense_grads"});
     if (auto t = p->find("tables")) m.table_precision = parse_precision(*t, PrecisionUse::tables);
     if (auto c = p->find("comms")) {
       // One format for both directions, or {fwd: ..., bwd: ...} (Neo §8.4).
@@ -386,6 +395,9 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
       }
     }
     if (auto x = p->find("mlp")) m.mlp_precision = parse_precision(*x, PrecisionUse::mlp);
+    if (auto g = p->find("dense_grads")) {
+      m.dense_grad_precision = parse_precision(*g, PrecisionUse::dense_grads);
+    }
   }
   m.optimizer = OptimizerKind::rowwise_adagrad;
   if (auto o = model.find("optimizer")) {

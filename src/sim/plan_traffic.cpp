@@ -237,8 +237,10 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   }
   t.dense = dense_times(in);
   if (training) {
+    // DDP's gradients (Neo §7.2), in the dense_grads format: QComms covers the embedding
+    // traffic only (Neo §8.4 quantizes the AlltoAlls).
     const double bytes = static_cast<double>(in.model.dense_parameter_count()) *
-                         bytes_per_element(in.model.comm_bwd_precision);
+                         bytes_per_element(in.model.dense_grad_precision);
     const std::vector<int> all = all_gpu_ids(n);
     t.mlp_allreduce =
         share(in, t, all, allreduce_demand(in.cluster, all, bytes, in.cost, granularity));

@@ -226,6 +226,13 @@ TEST(ScenarioErrors, PrecisionChoices) {
                      "did you mean 'fp8'?");
   expect_input_error(tiny_with(13, top + "  precision: {mlp: int8}"), 14, "model.precision.mlp",
                      "not one of: fp32, tf32, fp16, bf16");
+  // The dense gradient AllReduce: DDP's fp32 or its fp16/bf16 compression hooks.
+  expect_input_error(tiny_with(13, top + "  precision: {dense_grads: tf32}"), 14,
+                     "model.precision.dense_grads", "not a wire format");
+  expect_input_error(tiny_with(13, top + "  precision: {dense_grads: fp8}"), 14,
+                     "model.precision.dense_grads", "not one of: fp32, fp16, bf16");
+  expect_input_error(tiny_with(13, top + "  precision: {dense_grad: bf16}"), 14,
+                     "model.precision.dense_grad", "did you mean 'dense_grads'?");
   for (const char* inference_only : {"int4", "int2", "fp8"}) {
     const std::string msg = expect_input_error(
         tiny_with(13, top + "  precision:\n    tables: " + std::string(inference_only)), 15,

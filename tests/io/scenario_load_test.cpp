@@ -214,12 +214,18 @@ TEST(ScenarioLoad, QuantisedTablesAndFp8Comms) {
   EXPECT_EQ(trained.model.table_kernel, TableKernel::training);
   EXPECT_EQ(trained.model.comm_precision, Precision::fp8);
   EXPECT_EQ(trained.model.comm_bwd_precision, Precision::bf16);
+  // The dense gradient AllReduce keeps DDP's fp32 whatever the embedding wire format.
+  EXPECT_EQ(trained.model.dense_grad_precision, Precision::fp32);
   EXPECT_EQ(trained.model.optimizer, OptimizerKind::adam);
   // dim 32 int8 rows in the training TBE: 32 + 8 B.
   EXPECT_DOUBLE_EQ(trained.model.table_row_bytes(32), 40.0);
   const Scenario partial = load("{tables: fp16, comms: fp8}", "partial_rowwise_adam", "training");
   EXPECT_EQ(partial.model.optimizer, OptimizerKind::partial_rowwise_adam);
   EXPECT_EQ(partial.model.comm_bwd_precision, Precision::fp8);
+  EXPECT_EQ(load("{dense_grads: bf16}", "sgd", "training").model.dense_grad_precision,
+            Precision::bf16);
+  EXPECT_EQ(load("{dense_grads: fp16}", "sgd", "training").model.dense_grad_precision,
+            Precision::fp16);
   for (const auto& [name, p] : {std::pair<std::string, Precision>{"int8", Precision::int8},
                                 {"int4", Precision::int4},
                                 {"int2", Precision::int2},

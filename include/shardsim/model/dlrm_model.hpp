@@ -44,9 +44,13 @@ struct DlrmModel {
   // Wire formats of the embedding traffic (Neo §8.4: "FP16 in forward AlltoAll and BF16 in
   // backward AlltoAll"): comm_precision for the pooled embeddings of the forward pass (and the
   // input they are sized from), comm_bwd_precision for their gradients and the gradient
-  // AllReduces of the backward pass.
+  // AllReduces of replicated embedding blocks.
   Precision comm_precision = Precision::fp32;
   Precision comm_bwd_precision = Precision::fp32;
+  // Wire format of the dense gradient AllReduce (MLPs and dense arch): fp32 as DDP sends the
+  // gradients of fp32 parameters; fp16/bf16 as DDP's compression hooks. Neo §8.4 quantizes the
+  // AlltoAlls only, and TorchRec's QComms covers the embedding traffic only.
+  Precision dense_grad_precision = Precision::fp32;
   Precision mlp_precision = Precision::tf32;
   OptimizerKind optimizer = OptimizerKind::rowwise_adagrad;
   DenseArch dense_arch;  // none by default
