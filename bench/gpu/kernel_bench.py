@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Measures, on one NVIDIA GPU, the kernel figures shardsim's presets and cost file take as
+GUESSes: the embedding-lookup forward over power-law and uniform indices (for
+`repeat_lookup_hbm_fraction` and `gpu.hbm_achievable_GBps`), MLP forward + backward throughput
+(`gpu.mlp_efficiency`), a device-to-device copy (the HBM ceiling) and the cost of a tiny kernel
+(`gpu.kernel_launch_us`). Needs PyTorch with CUDA; it runs on the lent GPU machine, never in CI.
+
+Writes under --out:
+  embedding_forward_<precision>.log  the lookups, one line per point in the line
+      format of FBGEMM's split_table_batched_embeddings_benchmark (what `shardsim calibrate
+      --kernels` reads), headed by `# key: value` lines saying what ran them;
+  kernel_bench.json  every measurement, the device and the settings.
+
+FBGEMM is not on the GPU machine, so PyTorch's torch.nn.functional.embedding_bag (mode sum)
+runs the lookups: not FBGEMM's TBE. T tables are one weight of T*E rows, so one kernel serves
+them all, as TBE fuses its tables. Row
+ids are drawn as FBGEMM's generate_requests draws them (uniform for alpha <= 1, Zipf
+p(k) ~ k^-alpha over k = 1..E otherwise), then scattered by a fixed permutation of each table's
+rows. Each timed pass runs after a 256 MiB write that evicts the L2, so only the reuse inside
+one batch counts; times are CUDA-event medians. docs/validation/h100-kernels.md.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import torch
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def timed_s(fn, reps, flush=None):
+    """CUDA-event median of fn(i) over reps passes; the L2 is evicted before each when flush."""
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    fn(0)  # warm-up
+    for i in range(reps):
+        if flush is not None:
+            flush.zero_()
+        starts[i].record()
+        fn(i)
+        ends[i].record()
+    torch.cuda.synchronize()
+    return median([s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)])
+
+
+def device_info():
+    p = torch.cuda.get_device_properties(0)
+    info = {"name": p.name, "multiprocessors": p.multi_processor_count,
+            "memory_bytes": p.total_memory, "l2_bytes": getattr(p, "L2_cache_size", None),
+            "torch": torch.__version__, "cuda": torch.version.cuda}
+    try:
+        info["nvidia_smi"] = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem",
+             "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        info["nvidia_smi"] = f"unavailable: {e}"
+    return info
+
+
+def copy_bandwidth(gib=4, reps=20):
+    n = gib * (1 << 30) // 4
+    a = torch.randn(n, device="cuda")
+    b = torch.empty_like(a)
+    t = timed_s(lambda i: b.copy_(a), reps)
+    del a, b
+    return {"bytes_read_plus_written": 2 * n * 4, "time_s": t, "GBps": 2 * n * 4 / t / 1e9}
+
+
+def launch_cost(n=2000):
+    x = torch.zeros(1, device="cuda")
+    for _ in range(100):
+        x.add_(1)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        x.add_(1)
+    torch.cuda.synchronize()
+    eager = (time.perf_counter() - t0) / n
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            x.add_(1)
+    torch.cuda.current_stream().wait_stream(s)
+    with torch.cuda.graph(g):
+        for _ in range(n):
+            x.add_(1)
+    g.replay()
+    torch.cuda.synchronize()
+    t = timed_s(lambda i: g.replay(), 10)
+    return {"eager_op_s": eager, "graph_kernel_s": t / n, "ops": n}
+
+
+def draw_ranks(E, alpha, n, gen, cdf_cache):
+    """n row ranks in 0..E-1: uniform for alpha <= 1, else Zipf p(k) ~ k^-alpha, k = 1..E."""
+    if alpha <= 1.0:
+        return torch.randint(0, E, (n,), device="cuda", generator=gen)
+    cdf = cdf_cache.get((E, alpha))
+    if cdf is None:
+        k = torch.arange(1, E + 1, device="cuda", dtype=torch.float64)
+        cdf = torch.cumsum(k.pow(-alpha), 0)
+        cdf /= cdf[-1].clone()
+        cdf_cache[(E, alpha)] = cdf
+    u = torch.rand(n, device="cuda", dtype=torch.float64, generator=gen)
+    return torch.searchsorted(cdf, u).clamp_(max=E - 1)
+
+
+def embedding_points(args, out_dir):
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(args.seed)
+    flush = torch.empty(256 * (1 << 20) // 4, device="cuda")
+    T, E, B = args.tables, args.rows, args.batch
+    perm = torch.randperm(E, device="cuda", generator=gen)
+    table_base = (torch.arange(T, device="cuda", dtype=torch.int64) * E).view(T, 1)
+    cdf_cache = {}
+    rows = []
+    for precision in args.precisions:
+        dtype = {"fp32": torch.float32, "fp16": torch.float16}[precision]
+        elem = 4 if precision == "fp32" else 2
+        lines = [f"# source: bench/gpu/kernel_bench.py on {torch.cuda.get_device_name(0)}, "
+                 f"{time.strftime('%Y-%m-%d')} (torch {torch.__version__})",
+                 "# kernel: torch.nn.functional.embedding_bag, mode sum, T tables as one weight "
+                 "(one kernel), not FBGEMM's TBE",
+                 "# timing: CUDA-event median, L2 evicted (256 MiB write) before every pass",
+                 f"# weights-precision: {precision}",
+                 "# BW: (lookups x D x element bytes + outputs) / time, not FBGEMM's formula"]
+        for D in args.dims:
+            weight = torch.randn(T * E, D, device="cuda", dtype=torch.float32).to(dtype)
+            for L in args.bags:
+                n = B * L
+                offsets = torch.arange(0, T * n, L, device="cuda", dtype=torch.int64)
+                for alpha in args.alphas:
+                    sets, distinct = [], []
+                    for s in range(args.index_sets):
+                        ranks = draw_ranks(E, alpha, T * n, gen, cdf_cache).view(T, n)
+                        if s == 0:
+                            distinct = [int(torch.unique(ranks[t]).numel()) for t in range(T)]
+                        sets.append((perm[ranks] + table_base).reshape(-1).contiguous())
+                        del ranks
+
+                    def run(i):
+                        torch.nn.functional.embedding_bag(sets[i % len(sets)], weight, offsets,
+                                                          mode="sum")
+
+                    with torch.no_grad():
+                        t = timed_s(run, args.reps, flush)
+                    lookups = T * n
+                    moved = lookups * D * elem + T * B * D * elem
+                    bw = moved / t / 1e9
+                    lines.append(f"INFO:root:Forward, B: {B}, E: {E}, T: {T}, D: {D}, L: {L}, "
+                                 f"a: {alpha:g}, W: False, BW: {bw:.2f} GB/s, T: {t * 1e6:.1f}us")
+                    rows.append({"kernel": "torch.embedding_bag", "precision": precision,
+                                 "B": B, "E": E, "T": T, "D": D, "L": L, "alpha": alpha, "time_s": t, "GBps": bw,
+                                 "distinct_rows_per_table": sum(distinct) / len(distinct)})
+                    print(f"  {precision} D {D:4d} L {L:3d} a {alpha:4g}: {t * 1e6:9.1f} us "
+                          f"{bw:8.1f} GB/s, distinct/lookups "
+                          f"{rows[-1]['distinct_rows_per_table'] / n:.3f}", flush=True)
+                    del sets
+                del offsets
+            del weight
+            torch.cuda.empty_cache()
+        path = os.path.join(out_dir, f"embedding_forward_{precision}.log")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return rows
+
+
+def mlp_points(args):
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    out = []
+    for precision in args.mlp_precisions:
+        dtype = {"tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+        for width in args.mlp_widths:
+            layers = []
+            for _ in range(args.mlp_layers):
+                layers += [torch.nn.Linear(width, width), torch.nn.ReLU()]
+            net = torch.nn.Sequential(*layers).to(device="cuda", dtype=dtype)
+            for batch in args.mlp_batches:
+                x = torch.randn(batch, width, device="cuda", dtype=dtype, requires_grad=True)
+
+                def step(i):
+                    net(x).sum().backward()
+
+                t = timed_s(step, args.reps)
+                flops = 3 * 2 * batch * width * width * args.mlp_layers
+                out.append({"precision": precision, "width": width, "batch": batch,
+                            "layers": args.mlp_layers, "time_s": t, "flops": flops,
+                            "TFLOPps": flops / t / 1e12})
+                print(f"  MLP {precision} width {width} batch {batch}: {t * 1e3:.3f} ms "
+                      f"{flops / t / 1e12:.1f} TFLOP/s", flush=True)
+                del x
+            del net
+            torch.cuda.empty_cache()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tables", type=int, default=16)
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--batch", type=int, default=8192)
+    ap.add_argument("--dims", type=int, nargs="+", default=[64, 128, 256])
+    ap.add_argument("--bags", type=int, nargs="+", default=[4, 16, 64])
+    ap.add_argument("--alphas", type=float, nargs="+", default=[1.0, 1.05, 1.15, 1.3])
+    ap.add_argument("--precisions", nargs="+", default=["fp32", "fp16"])
+    ap.add_argument("--index-sets", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--mlp-widths", type=int, nargs="+", default=[1024, 2048, 3840, 4096])
+    ap.add_argument("--mlp-batches", type=int, nargs="+", default=[512, 2048, 8192])
+    ap.add_argument("--mlp-layers", type=int, default=20)
+    ap.add_argument("--mlp-precisions", nargs="+", default=["tf32", "bf16", "fp16"],
+                    choices=["tf32", "bf16", "fp16"])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip", nargs="*", default=[], choices=["copy", "launch", "embedding", "mlp"])
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("kernel_bench.py: no CUDA device")
+    os.makedirs(args.out, exist_ok=True)
+    result = {"device": device_info(), "settings": vars(args)}
+    print(json.dumps(result["device"]), flush=True)
+    t0 = time.perf_counter()
+    if "copy" not in args.skip:
+        result["copy"] = copy_bandwidth()
+        print(f"copy: {result['copy']['GBps']:.0f} GB/s (read + written)", flush=True)
+    if "launch" not in args.skip:
+        result["launch"] = launch_cost()
+        print(f"launch: eager {result['launch']['eager_op_s'] * 1e6:.2f} us/op, graph "
+              f"{result['launch']['graph_kernel_s'] * 1e6:.2f} us/kernel", flush=True)
+    if "mlp" not in args.skip:
+        result["mlp"] = mlp_points(args)
+    if "embedding" not in args.skip:
+        result["embedding_forward"] = embedding_points(args, args.out)
+    result["wall_s"] = time.perf_counter() - t0
+    with open(os.path.join(args.out, "kernel_bench.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"done in {result['wall_s']:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
