@@ -40,8 +40,8 @@ inline double achievable_flops_per_s(const GpuSpec& gpu, Precision precision) {
   const std::string field = fmt::format("peak_{}_TFLOPps", to_string(precision));
   const double peak = require_rate(gpu.peak_flops(precision), field, gpu.name,
                                    "an MLP or interaction at this precision");
-  const double eff =
-      require_rate(gpu.mlp_efficiency, "mlp_efficiency", gpu.name, "the MLP roofline (Neo App. B)");
+  const double eff = require_rate(gpu.mlp_efficiency_for(precision), "mlp_efficiency", gpu.name,
+                                  "the MLP roofline (Neo App. B)");
   return peak * eff;
 }
 

@@ -44,6 +44,11 @@ std::string describe_preset(const HardwarePreset& p) {
   line("  peak FP16           {}", tflops_or_unsupported(g.peak_fp16_flops));
   line("  peak BF16           {}", tflops_or_unsupported(g.peak_bf16_flops));
   line("  MLP efficiency      {:.1f}% of peak", 100.0 * g.mlp_efficiency);
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16}) {
+    if (g.mlp_efficiency_for(p) != g.mlp_efficiency) {
+      line("    {:<17} {:.1f}% of peak", to_string(p), 100.0 * g.mlp_efficiency_for(p));
+    }
+  }
   line("  kernel launch       {:g} us", g.kernel_launch_s / units::us);
   line("  L2 cache            {:g} MiB", g.l2_bytes / units::MiB);
   line("  reserved memory     {:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,

@@ -60,4 +60,28 @@ double GpuSpec::peak_flops(Precision p) const {
   return flops;
 }
 
+double GpuSpec::mlp_efficiency_for(Precision p) const {
+  double own = 0;
+  switch (p) {
+    case Precision::fp32:
+      own = mlp_efficiency_fp32;
+      break;
+    case Precision::tf32:
+      own = mlp_efficiency_tf32;
+      break;
+    case Precision::fp16:
+      own = mlp_efficiency_fp16;
+      break;
+    case Precision::bf16:
+      own = mlp_efficiency_bf16;
+      break;
+    case Precision::fp8:
+    case Precision::int8:
+    case Precision::int4:
+    case Precision::int2:
+      break;
+  }
+  return own > 0 ? own : mlp_efficiency;
+}
+
 }  // namespace shardsim

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/core/units.hpp"
@@ -64,7 +65,9 @@ void field(const YamlValue& map, std::string_view key, bool required, Apply&& ap
 void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   node.expect_keys({"name", "hbm_capacity_GiB", "hbm_peak_GBps", "hbm_achievable_GBps",
                     "peak_fp32_TFLOPps", "peak_tf32_TFLOPps", "peak_fp16_TFLOPps",
-                    "peak_bf16_TFLOPps", "mlp_efficiency", "kernel_launch_us", "l2_MiB"});
+                    "peak_bf16_TFLOPps", "mlp_efficiency", "mlp_efficiency_fp32",
+                    "mlp_efficiency_tf32", "mlp_efficiency_fp16", "mlp_efficiency_bf16",
+                    "kernel_launch_us", "l2_MiB"});
   field(node, "name", required, [&](const YamlValue& v) { gpu.name = v.as_string(); });
   field(node, "hbm_capacity_GiB", required,
         [&](const YamlValue& v) { gpu.hbm_capacity_bytes = v.as_positive_double() * units::GiB; });
@@ -85,6 +88,13 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   });
   field(node, "mlp_efficiency", required,
         [&](const YamlValue& v) { gpu.mlp_efficiency = v.as_positive_double(); });
+  // Optional in every preset: a precision without its own figure uses mlp_efficiency.
+  for (auto [key, slot] : {std::pair{"mlp_efficiency_fp32", &gpu.mlp_efficiency_fp32},
+                           std::pair{"mlp_efficiency_tf32", &gpu.mlp_efficiency_tf32},
+                           std::pair{"mlp_efficiency_fp16", &gpu.mlp_efficiency_fp16},
+                           std::pair{"mlp_efficiency_bf16", &gpu.mlp_efficiency_bf16}}) {
+    field(node, key, false, [&](const YamlValue& v) { *slot = v.as_positive_double(); });
+  }
   field(node, "kernel_launch_us", required,
         [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
   field(node, "l2_MiB", required,
@@ -214,6 +224,15 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
     throw fail("gpu.mlp_efficiency",
                fmt::format("MLP efficiency must be in (0, 1], found {}", g.mlp_efficiency),
                "a fraction of peak, e.g. 0.705 for A100 (Neo App. B)");
+  }
+  for (auto [key, value] : {std::pair{"gpu.mlp_efficiency_fp32", g.mlp_efficiency_fp32},
+                            std::pair{"gpu.mlp_efficiency_tf32", g.mlp_efficiency_tf32},
+                            std::pair{"gpu.mlp_efficiency_fp16", g.mlp_efficiency_fp16},
+                            std::pair{"gpu.mlp_efficiency_bf16", g.mlp_efficiency_bf16}}) {
+    if (!(value >= 0 && value <= 1)) {  // 0: not given (the loader takes positive values only)
+      throw fail(key, fmt::format("MLP efficiency must be in (0, 1], found {}", value),
+                 "a fraction of that precision's peak, e.g. 0.556 for H100 TF32");
+    }
   }
   nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
   nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");

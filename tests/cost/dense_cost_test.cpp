@@ -37,6 +37,16 @@ TEST(MlpCost, PrecisionSelectsThePeak) {
               21.81984e-6, 1e-12);
 }
 
+TEST(MlpCost, APrecisionsOwnEfficiencyReplacesTheCommonOne) {
+  // bf16 at 80%: 340.992e6 / (200e12 · 0.8) = 2.1312 us + 15 us = 17.1312 us; fp16 keeps 50%:
+  // 340.992e6 / (200e12 · 0.5) = 3.40992 us + 15 us = 18.40992 us.
+  GpuSpec gpu = round_gpu();
+  gpu.mlp_efficiency_bf16 = 0.8;
+  const CostParams p = default_cost_params();
+  EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::bf16, p), 17.1312e-6, 1e-12);
+  EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::fp16, p), 18.40992e-6, 1e-12);
+}
+
 TEST(MlpCost, ZeroBatchOrNoLayersCostsNothing) {
   const CostParams p = default_cost_params();
   EXPECT_EQ(mlp_forward_s(round_gpu(), 13, kLayers, 0, Precision::fp32, p), 0.0);

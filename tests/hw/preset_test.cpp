@@ -110,6 +110,11 @@ TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
   EXPECT_DOUBLE_EQ(h100.scale_up.bandwidth_Bps, 450e9);  // NVLink4: 900 GB/s bidirectional
   EXPECT_DOUBLE_EQ(h100.nic.bandwidth_Bps, 400e9 / 8);
   EXPECT_EQ(h100.nics_per_node, 8);
+  // MLP efficiencies measured on an H100 SXM5 (docs/validation/kernels.md, "MLPs").
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.557);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.686);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.669);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.557);  // not measured apart
 
   const HardwarePreset hpc = builtin_preset("hpc-a100x4");  // OPER §6.1 multi-node platform
   EXPECT_EQ(hpc.gpus_per_node, 4);
@@ -177,6 +182,21 @@ TEST(GpuSpec, PeakFlopsPerPrecision) {
   EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::bf16), 150e12);
 }
 
+// A precision's own MLP efficiency where the preset gives one, mlp_efficiency otherwise.
+TEST(GpuSpec, MlpEfficiencyPerPrecisionFallsBackToTheCommonOne) {
+  const HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
+  for (Precision x : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16}) {
+    EXPECT_DOUBLE_EQ(p.gpu.mlp_efficiency_for(x), 0.7) << to_string(x);
+  }
+  std::string yaml = kSmallPresetYaml;
+  const std::string at = "  mlp_efficiency: 0.7\n";
+  yaml.replace(yaml.find(at), at.size(), at + "  mlp_efficiency_bf16: 0.6\n");
+  const HardwarePreset q = preset_from_yaml(yaml);
+  EXPECT_DOUBLE_EQ(q.gpu.mlp_efficiency_for(Precision::bf16), 0.6);
+  EXPECT_DOUBLE_EQ(q.gpu.mlp_efficiency_for(Precision::fp16), 0.7);
+  EXPECT_DOUBLE_EQ(q.gpu.mlp_efficiency_for(Precision::tf32), 0.7);
+}
+
 TEST(GpuSpec, UnsupportedPrecisionIsAnInputError) {
   const HardwarePreset rtx = builtin_preset("rtx2080ti-8");
   // Turing: TF32 runs as FP32; BF16 does not exist (0 in the preset).
@@ -226,6 +246,15 @@ INSTANTIATE_TEST_SUITE_P(
                       "hbm_achievable_GBps: 1200", "gpu.hbm_achievable_GBps", "exceeds the peak"},
         BadPresetCase{"efficiency_above_one", "mlp_efficiency: 0.7", "mlp_efficiency: 70",
                       "gpu.mlp_efficiency", "(0, 1]"},
+        BadPresetCase{"precision_efficiency_above_one", "mlp_efficiency: 0.7",
+                      "mlp_efficiency: 0.7\n  mlp_efficiency_tf32: 55", "gpu.mlp_efficiency_tf32",
+                      "(0, 1]"},
+        BadPresetCase{"precision_efficiency_zero", "mlp_efficiency: 0.7",
+                      "mlp_efficiency: 0.7\n  mlp_efficiency_fp16: 0", "gpu.mlp_efficiency_fp16",
+                      "positive"},
+        BadPresetCase{"precision_efficiency_typo", "mlp_efficiency: 0.7",
+                      "mlp_efficiency: 0.7\n  mlp_efficiency_bf61: 0.6", "gpu.mlp_efficiency_bf61",
+                      "did you mean 'mlp_efficiency_bf16'"},
         BadPresetCase{"zero_gpus", "gpus_per_node: 2", "gpus_per_node: 0", "gpus_per_node",
                       "positive integer"},
         BadPresetCase{"fractional_gpus", "gpus_per_node: 2", "gpus_per_node: 2.5", "gpus_per_node",
@@ -342,6 +371,11 @@ TEST(PresetOverrides, MergeAnySubsetOfKeys) {
   EXPECT_EQ(p.gpu.name, base.gpu.name);
   EXPECT_EQ(p.tiers.size(), base.tiers.size());
   EXPECT_EQ(p.name, base.name);
+  // A precision's own efficiency can be overridden like any other key.
+  const HardwarePreset h =
+      with_overrides(builtin_preset("dgx-h100"), "gpu: {mlp_efficiency_bf16: 0.5}\n");
+  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::bf16), 0.5);
+  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.669);
 }
 
 TEST(PresetOverrides, TiersListReplacesTheWholeList) {

@@ -15,11 +15,16 @@ struct GpuSpec {
   double peak_tf32_flops = 0;
   double peak_fp16_flops = 0;
   double peak_bf16_flops = 0;
-  double mlp_efficiency = 0;   // achievable fraction of peak for MLP GEMMs (A100: 0.705)
+  double mlp_efficiency = 0;  // achievable fraction of peak for MLP GEMMs (A100: 0.705)
+  // The same for one math precision where the preset measured it apart (0: mlp_efficiency).
+  double mlp_efficiency_fp32 = 0, mlp_efficiency_tf32 = 0;
+  double mlp_efficiency_fp16 = 0, mlp_efficiency_bf16 = 0;
   double kernel_launch_s = 0;  // fixed overhead per kernel
   double l2_bytes = 0;
 
   double peak_flops(Precision p) const;
+  // The fraction of peak(p) MLP GEMMs reach: the precision's own figure, else mlp_efficiency.
+  double mlp_efficiency_for(Precision p) const;
 };
 
 }  // namespace shardsim
