@@ -190,12 +190,28 @@ def mlp_points(args):
                 def step(i):
                     net(x).sum().backward()
 
-                t = timed_s(step, args.reps)
+                if args.mlp_graph:
+                    # Capture forward + backward once and time its replays: the GPU's time alone,
+                    # without eager PyTorch's host work per operation.
+                    side = torch.cuda.Stream()
+                    side.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(side):
+                        for _ in range(3):
+                            step(0)
+                    torch.cuda.current_stream().wait_stream(side)
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph):
+                        step(0)
+                    t = timed_s(lambda i: graph.replay(), args.reps)
+                    del graph
+                else:
+                    t = timed_s(step, args.reps)
                 flops = 3 * 2 * batch * width * width * args.mlp_layers
                 out.append({"precision": precision, "width": width, "batch": batch,
-                            "layers": args.mlp_layers, "time_s": t, "flops": flops,
+                            "graph": bool(args.mlp_graph), "layers": args.mlp_layers, "time_s": t, "flops": flops,
                             "TFLOPps": flops / t / 1e12})
-                print(f"  MLP {precision} width {width} batch {batch}: {t * 1e3:.3f} ms "
+                print(f"  MLP{' graph' if args.mlp_graph else ''} {precision} width {width} "
+                      f"batch {batch}: {t * 1e3:.3f} ms "
                       f"{flops / t / 1e12:.1f} TFLOP/s", flush=True)
                 del x
             del net
@@ -218,6 +234,8 @@ def main():
     ap.add_argument("--mlp-widths", type=int, nargs="+", default=[1024, 2048, 3840, 4096])
     ap.add_argument("--mlp-batches", type=int, nargs="+", default=[512, 2048, 8192])
     ap.add_argument("--mlp-layers", type=int, default=20)
+    ap.add_argument("--mlp-graph", action="store_true",
+                    help="time the MLPs as CUDA-graph replays (GPU time alone)")
     ap.add_argument("--mlp-precisions", nargs="+", default=["tf32", "bf16", "fp16"],
                     choices=["tf32", "bf16", "fp16"])
     ap.add_argument("--seed", type=int, default=1)

@@ -30,7 +30,11 @@ double mlp_s(const GpuSpec& gpu, std::uint64_t input_width, std::span<const std:
   const double flops = flops_factor * mlp_forward_flops(input_width, layers, batch);
   if (flops <= 0) return 0;  // no work: no launch
   const int launches = launches_per_layer * working_layers(input_width, layers);
-  return flops / achievable_flops_per_s(gpu, precision) + launches * gpu.kernel_launch_s;
+  // Small batches fill the GPU's GEMM tiles less (docs/model.md, "MLPs"): b / (b + b½), fitted
+  // on forward + backward together, so it scales both.
+  const double batch_factor = gpu.mlp_batch_half > 0 ? batch / (batch + gpu.mlp_batch_half) : 1.0;
+  return flops / (achievable_flops_per_s(gpu, precision) * batch_factor) +
+         launches * gpu.kernel_launch_s;
 }
 
 }  // namespace

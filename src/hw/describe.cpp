@@ -49,6 +49,10 @@ std::string describe_preset(const HardwarePreset& p) {
       line("    {:<17} {:.1f}% of peak", to_string(p), 100.0 * g.mlp_efficiency_for(p));
     }
   }
+  if (g.mlp_batch_half > 0) {
+    line("  MLP batch half      {:g} samples (efficiency x b / (b + {:g}))", g.mlp_batch_half,
+         g.mlp_batch_half);
+  }
   line("  kernel launch       {:g} us", g.kernel_launch_s / units::us);
   line("  L2 cache            {:g} MiB", g.l2_bytes / units::MiB);
   line("  reserved memory     {:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,

@@ -67,7 +67,7 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
                     "peak_fp32_TFLOPps", "peak_tf32_TFLOPps", "peak_fp16_TFLOPps",
                     "peak_bf16_TFLOPps", "mlp_efficiency", "mlp_efficiency_fp32",
                     "mlp_efficiency_tf32", "mlp_efficiency_fp16", "mlp_efficiency_bf16",
-                    "kernel_launch_us", "l2_MiB"});
+                    "mlp_batch_half", "kernel_launch_us", "l2_MiB"});
   field(node, "name", required, [&](const YamlValue& v) { gpu.name = v.as_string(); });
   field(node, "hbm_capacity_GiB", required,
         [&](const YamlValue& v) { gpu.hbm_capacity_bytes = v.as_positive_double() * units::GiB; });
@@ -95,6 +95,8 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
                            std::pair{"mlp_efficiency_bf16", &gpu.mlp_efficiency_bf16}}) {
     field(node, key, false, [&](const YamlValue& v) { *slot = v.as_positive_double(); });
   }
+  field(node, "mlp_batch_half", false,
+        [&](const YamlValue& v) { gpu.mlp_batch_half = v.as_nonnegative_double(); });
   field(node, "kernel_launch_us", required,
         [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
   field(node, "l2_MiB", required,
@@ -234,6 +236,7 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
                  "a fraction of that precision's peak, e.g. 0.556 for H100 TF32");
     }
   }
+  nonnegative(g.mlp_batch_half, "gpu.mlp_batch_half", "MLP batch half");
   nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
   nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
   if (p.gpus_per_node < 1) {

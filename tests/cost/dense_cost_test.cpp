@@ -47,6 +47,19 @@ TEST(MlpCost, APrecisionsOwnEfficiencyReplacesTheCommonOne) {
   EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::fp16, p), 18.40992e-6, 1e-12);
 }
 
+TEST(MlpCost, ABatchHalfSlowsSmallBatchesOnly) {
+  // b½ = 1000 at batch 1000 halves the rate: 340.992e6 / (10e12 · 0.5 · 0.5) = 136.3968 us + 15 us;
+  // at batch 1e6 the rate is 1e6 / 1.001e6 of it: 340.992e9 / 5e12 · 1.001 s.
+  GpuSpec gpu = round_gpu();
+  gpu.mlp_batch_half = 1000;
+  const CostParams p = default_cost_params();
+  EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::fp32, p), 151.3968e-6, 1e-12);
+  EXPECT_NEAR(mlp_backward_s(gpu, 13, kLayers, 1000, Precision::fp32, p), 2 * 136.3968e-6 + 30e-6,
+              1e-12);
+  const double big = mlp_forward_s(gpu, 13, kLayers, 1e6, Precision::fp32, p) - 15e-6;
+  EXPECT_NEAR(big, 340.992e9 / 5e12 * 1.001, 1e-12);
+}
+
 TEST(MlpCost, ZeroBatchOrNoLayersCostsNothing) {
   const CostParams p = default_cost_params();
   EXPECT_EQ(mlp_forward_s(round_gpu(), 13, kLayers, 0, Precision::fp32, p), 0.0);

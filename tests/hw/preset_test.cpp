@@ -110,11 +110,13 @@ TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
   EXPECT_DOUBLE_EQ(h100.scale_up.bandwidth_Bps, 450e9);  // NVLink4: 900 GB/s bidirectional
   EXPECT_DOUBLE_EQ(h100.nic.bandwidth_Bps, 400e9 / 8);
   EXPECT_EQ(h100.nics_per_node, 8);
-  // MLP efficiencies measured on an H100 SXM5 (docs/validation/kernels.md, "MLPs").
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.557);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.686);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.669);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.557);  // not measured apart
+  // MLP efficiencies and batch half fitted to an H100 SXM5 (docs/validation/kernels.md, "MLPs").
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.604);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.695);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.678);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.604);  // not measured apart
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half, 470);
+  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_batch_half, 0);  // not measured: off
 
   const HardwarePreset hpc = builtin_preset("hpc-a100x4");  // OPER §6.1 multi-node platform
   EXPECT_EQ(hpc.gpus_per_node, 4);
@@ -252,6 +254,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadPresetCase{"precision_efficiency_zero", "mlp_efficiency: 0.7",
                       "mlp_efficiency: 0.7\n  mlp_efficiency_fp16: 0", "gpu.mlp_efficiency_fp16",
                       "positive"},
+        BadPresetCase{"negative_batch_half", "mlp_efficiency: 0.7",
+                      "mlp_efficiency: 0.7\n  mlp_batch_half: -5", "gpu.mlp_batch_half", ">= 0"},
         BadPresetCase{"precision_efficiency_typo", "mlp_efficiency: 0.7",
                       "mlp_efficiency: 0.7\n  mlp_efficiency_bf61: 0.6", "gpu.mlp_efficiency_bf61",
                       "did you mean 'mlp_efficiency_bf16'"},
@@ -375,7 +379,7 @@ TEST(PresetOverrides, MergeAnySubsetOfKeys) {
   const HardwarePreset h =
       with_overrides(builtin_preset("dgx-h100"), "gpu: {mlp_efficiency_bf16: 0.5}\n");
   EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::bf16), 0.5);
-  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.669);
+  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.678);
 }
 
 TEST(PresetOverrides, TiersListReplacesTheWholeList) {

@@ -19,6 +19,9 @@ struct GpuSpec {
   // The same for one math precision where the preset measured it apart (0: mlp_efficiency).
   double mlp_efficiency_fp32 = 0, mlp_efficiency_tf32 = 0;
   double mlp_efficiency_fp16 = 0, mlp_efficiency_bf16 = 0;
+  // The per-GPU batch at which an MLP's GEMMs reach half their efficiency: a stack at batch b
+  // runs at mlp_efficiency_for(p) · b / (b + mlp_batch_half). 0: no batch dependence.
+  double mlp_batch_half = 0;
   double kernel_launch_s = 0;  // fixed overhead per kernel
   double l2_bytes = 0;
 
