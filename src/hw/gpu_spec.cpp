@@ -25,29 +25,32 @@ const char* peak_key(Precision p) {
   }
   return "gpu";
 }
-}  // namespace
 
-double GpuSpec::peak_flops(Precision p) const {
-  double flops = 0;
+// The one of four values that belongs to a math precision; 0 for the storage and wire formats
+// (the loader accepts those for tables and comms only: no MLP math is modelled in them).
+double by_math_precision(Precision p, double fp32, double tf32, double fp16, double bf16) {
   switch (p) {
     case Precision::fp32:
-      flops = peak_fp32_flops;
-      break;
+      return fp32;
     case Precision::tf32:
-      flops = peak_tf32_flops;
-      break;
+      return tf32;
     case Precision::fp16:
-      flops = peak_fp16_flops;
-      break;
+      return fp16;
     case Precision::bf16:
-      flops = peak_bf16_flops;
-      break;
+      return bf16;
     case Precision::fp8:
     case Precision::int8:
     case Precision::int4:
     case Precision::int2:
-      break;  // no peak: the loader accepts these for tables and comms only
+      break;
   }
+  return 0;
+}
+}  // namespace
+
+double GpuSpec::peak_flops(Precision p) const {
+  const double flops =
+      by_math_precision(p, peak_fp32_flops, peak_tf32_flops, peak_fp16_flops, peak_bf16_flops);
   // A preset writes 0 for a precision the GPU cannot run (e.g. BF16 on Turing): asking for it is
   // a user's choice of precision that does not fit the hardware, hence an input error.
   if (!(flops > 0)) {
@@ -61,26 +64,8 @@ double GpuSpec::peak_flops(Precision p) const {
 }
 
 double GpuSpec::mlp_efficiency_for(Precision p) const {
-  double own = 0;
-  switch (p) {
-    case Precision::fp32:
-      own = mlp_efficiency_fp32;
-      break;
-    case Precision::tf32:
-      own = mlp_efficiency_tf32;
-      break;
-    case Precision::fp16:
-      own = mlp_efficiency_fp16;
-      break;
-    case Precision::bf16:
-      own = mlp_efficiency_bf16;
-      break;
-    case Precision::fp8:
-    case Precision::int8:
-    case Precision::int4:
-    case Precision::int2:
-      break;
-  }
+  const double own = by_math_precision(p, mlp_efficiency_fp32, mlp_efficiency_tf32,
+                                       mlp_efficiency_fp16, mlp_efficiency_bf16);
   return own > 0 ? own : mlp_efficiency;
 }
 
