@@ -113,7 +113,7 @@ TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
   // MLP efficiencies and batch half fitted to an H100 SXM5 (docs/validation/kernels.md, "MLPs").
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.604);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.695);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.678);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.694);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.604);  // not measured apart
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half, 470);
   EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_batch_half, 0);  // not measured: off
@@ -379,7 +379,7 @@ TEST(PresetOverrides, MergeAnySubsetOfKeys) {
   const HardwarePreset h =
       with_overrides(builtin_preset("dgx-h100"), "gpu: {mlp_efficiency_bf16: 0.5}\n");
   EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::bf16), 0.5);
-  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.678);
+  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.694);
 }
 
 TEST(PresetOverrides, TiersListReplacesTheWholeList) {
