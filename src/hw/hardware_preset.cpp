@@ -233,7 +233,7 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
                             std::pair{"gpu.mlp_efficiency_bf16", g.mlp_efficiency_bf16}}) {
     if (!(value >= 0 && value <= 1)) {  // 0: not given (the loader takes positive values only)
       throw fail(key, fmt::format("MLP efficiency must be in (0, 1], found {}", value),
-                 "a fraction of that precision's peak, e.g. 0.556 for H100 TF32");
+                 "a fraction of that precision's peak, e.g. 0.604 for H100 TF32");
     }
   }
   nonnegative(g.mlp_batch_half, "gpu.mlp_batch_half", "MLP batch half");
