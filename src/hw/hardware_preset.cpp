@@ -89,11 +89,13 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   field(node, "mlp_efficiency", required,
         [&](const YamlValue& v) { gpu.mlp_efficiency = v.as_positive_double(); });
   // Optional in every preset: a precision without its own figure uses mlp_efficiency.
-  for (auto [key, slot] : {std::pair{"mlp_efficiency_fp32", &gpu.mlp_efficiency_fp32},
-                           std::pair{"mlp_efficiency_tf32", &gpu.mlp_efficiency_tf32},
-                           std::pair{"mlp_efficiency_fp16", &gpu.mlp_efficiency_fp16},
-                           std::pair{"mlp_efficiency_bf16", &gpu.mlp_efficiency_bf16}}) {
-    field(node, key, false, [&](const YamlValue& v) { *slot = v.as_positive_double(); });
+  for (const auto& key_slot : {std::pair{"mlp_efficiency_fp32", &gpu.mlp_efficiency_fp32},
+                               std::pair{"mlp_efficiency_tf32", &gpu.mlp_efficiency_tf32},
+                               std::pair{"mlp_efficiency_fp16", &gpu.mlp_efficiency_fp16},
+                               std::pair{"mlp_efficiency_bf16", &gpu.mlp_efficiency_bf16}}) {
+    double* slot = key_slot.second;  // a named variable: clang < 16 cannot capture a binding
+    field(node, key_slot.first, false,
+          [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
   }
   field(node, "mlp_batch_half", false,
         [&](const YamlValue& v) { gpu.mlp_batch_half = v.as_nonnegative_double(); });

@@ -12,6 +12,7 @@
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
+#include "shardsim/hw/topology.hpp"
 
 namespace shardsim {
 namespace {
