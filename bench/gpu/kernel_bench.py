@@ -219,6 +219,47 @@ def mlp_points(args):
     return out
 
 
+def stack_points(args):
+    """DLRM-shaped MLP stacks (input width, then each layer's output), forward + backward as
+    CUDA-graph replays, at each of --mlp-batches."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    out = []
+    for precision in args.mlp_precisions:
+        dtype = {"tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+        for spec in args.mlp_stacks:
+            widths = [int(w) for w in spec.split(",")]
+            layers = []
+            for a, b in zip(widths, widths[1:]):
+                layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+            net = torch.nn.Sequential(*layers).to(device="cuda", dtype=dtype)
+            for batch in args.mlp_batches:
+                x = torch.randn(batch, widths[0], device="cuda", dtype=dtype, requires_grad=True)
+
+                def step(i):
+                    net(x).sum().backward()
+
+                side = torch.cuda.Stream()
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):
+                    for _ in range(3):
+                        step(0)
+                torch.cuda.current_stream().wait_stream(side)
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    step(0)
+                t = timed_s(lambda i: graph.replay(), args.reps)
+                flops = 3 * 2 * batch * sum(a * b for a, b in zip(widths, widths[1:]))
+                out.append({"precision": precision, "stack": widths, "batch": batch,
+                            "graph": True, "time_s": t, "flops": flops,
+                            "TFLOPps": flops / t / 1e12})
+                print(f"  stack {precision} {spec} batch {batch}: {t * 1e3:.3f} ms "
+                      f"{flops / t / 1e12:.1f} TFLOP/s", flush=True)
+                del graph, x
+            del net
+            torch.cuda.empty_cache()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -234,6 +275,8 @@ def main():
     ap.add_argument("--mlp-widths", type=int, nargs="+", default=[1024, 2048, 3840, 4096])
     ap.add_argument("--mlp-batches", type=int, nargs="+", default=[512, 2048, 8192])
     ap.add_argument("--mlp-layers", type=int, default=20)
+    ap.add_argument("--mlp-stacks", nargs="*", default=[],
+                    help="DLRM-shaped stacks to time as graph replays, each 'in,out1,out2,...'")
     ap.add_argument("--mlp-graph", action="store_true",
                     help="time the MLPs as CUDA-graph replays (GPU time alone)")
     ap.add_argument("--mlp-precisions", nargs="+", default=["tf32", "bf16", "fp16"],
@@ -258,6 +301,8 @@ def main():
         result["mlp"] = mlp_points(args)
     if "embedding" not in args.skip:
         result["embedding_forward"] = embedding_points(args, args.out)
+    if args.mlp_stacks:
+        result["stacks"] = stack_points(args)
     result["wall_s"] = time.perf_counter() - t0
     with open(os.path.join(args.out, "kernel_bench.json"), "w") as f:
         json.dump(result, f, indent=1)
