@@ -2,32 +2,34 @@
 """Measures, on one NVIDIA GPU, the kernel figures shardsim's presets and cost file take as
 GUESSes: the embedding-lookup forward over power-law and uniform indices (for
 `repeat_lookup_hbm_fraction` and `gpu.hbm_achievable_GBps`), MLP forward + backward throughput
-(`gpu.mlp_efficiency`), a device-to-device copy (the HBM ceiling) and the cost of a tiny kernel
-(`gpu.kernel_launch_us`). Needs PyTorch with CUDA; it runs on the lent GPU machine, never in CI.
+(`gpu.mlp_efficiency*`, `gpu.mlp_batch_half`; eagerly, or as CUDA-graph replays with
+--mlp-graph; whole DLRM-shaped stacks with --mlp-stacks), a device-to-device copy (the HBM
+ceiling) and the cost of a tiny kernel (`gpu.kernel_launch_us`). Needs PyTorch with CUDA; it
+runs on a lent GPU machine, never in CI.
 
 Writes under --out:
-  embedding_forward_<precision>.log  the lookups, one line per point in the line
-      format of FBGEMM's split_table_batched_embeddings_benchmark (what `shardsim calibrate
-      --kernels` reads), headed by `# key: value` lines saying what ran them;
+  embedding_forward_<precision>.log  the lookups, one line per point in the line format of
+      FBGEMM's split_table_batched_embeddings_benchmark (what `shardsim calibrate --kernels`
+      reads), headed by `# key: value` lines saying what ran them;
   kernel_bench.json  every measurement, the device and the settings.
 
 FBGEMM is not on the GPU machine, so PyTorch's torch.nn.functional.embedding_bag (mode sum)
 runs the lookups: not FBGEMM's TBE. T tables are one weight of T*E rows, so one kernel serves
-them all, as TBE fuses its tables. Row
-ids are drawn as FBGEMM's generate_requests draws them (uniform for alpha <= 1, Zipf
-p(k) ~ k^-alpha over k = 1..E otherwise), then scattered by a fixed permutation of each table's
-rows. Each timed pass runs after a 256 MiB write that evicts the L2, so only the reuse inside
-one batch counts; times are CUDA-event medians. docs/validation/h100-kernels.md.
+them all, as TBE fuses its tables. Row ids are drawn as FBGEMM's generate_requests draws them
+(uniform for alpha <= 1, Zipf p(k) ~ k^-alpha over k = 1..E otherwise), then scattered by a
+fixed permutation of each table's rows. Each timed pass runs after a 256 MiB write that evicts
+the L2, so only the reuse inside one batch counts; times are CUDA-event medians.
+docs/validation/kernels.md says what one H100 gave.
 """
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import time
 
 import torch
+
 
 def median(xs):
     s = sorted(xs)
