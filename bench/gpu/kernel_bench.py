@@ -52,6 +52,22 @@ def timed_s(fn, reps, flush=None):
     return median([s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)])
 
 
+def graph_timed_s(step, reps):
+    """Captures step(0) once as a CUDA graph and times its replays: the GPU's time alone, without
+    eager PyTorch's host work per operation (warm-up passes on a side stream first, as capture
+    needs)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step(0)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step(0)
+    return timed_s(lambda i: graph.replay(), reps)
+
+
 def device_info():
     p = torch.cuda.get_device_properties(0)
     info = {"name": p.name, "multiprocessors": p.multi_processor_count,
@@ -192,22 +208,7 @@ def mlp_points(args):
                 def step(i):
                     net(x).sum().backward()
 
-                if args.mlp_graph:
-                    # Capture forward + backward once and time its replays: the GPU's time alone,
-                    # without eager PyTorch's host work per operation.
-                    side = torch.cuda.Stream()
-                    side.wait_stream(torch.cuda.current_stream())
-                    with torch.cuda.stream(side):
-                        for _ in range(3):
-                            step(0)
-                    torch.cuda.current_stream().wait_stream(side)
-                    graph = torch.cuda.CUDAGraph()
-                    with torch.cuda.graph(graph):
-                        step(0)
-                    t = timed_s(lambda i: graph.replay(), args.reps)
-                    del graph
-                else:
-                    t = timed_s(step, args.reps)
+                t = graph_timed_s(step, args.reps) if args.mlp_graph else timed_s(step, args.reps)
                 flops = 3 * 2 * batch * width * width * args.mlp_layers
                 out.append({"precision": precision, "width": width, "batch": batch,
                             "graph": bool(args.mlp_graph), "layers": args.mlp_layers, "time_s": t, "flops": flops,
@@ -240,23 +241,14 @@ def stack_points(args):
                 def step(i):
                     net(x).sum().backward()
 
-                side = torch.cuda.Stream()
-                side.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(side):
-                    for _ in range(3):
-                        step(0)
-                torch.cuda.current_stream().wait_stream(side)
-                graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(graph):
-                    step(0)
-                t = timed_s(lambda i: graph.replay(), args.reps)
+                t = graph_timed_s(step, args.reps)
                 flops = 3 * 2 * batch * sum(a * b for a, b in zip(widths, widths[1:]))
                 out.append({"precision": precision, "stack": widths, "batch": batch,
                             "graph": True, "time_s": t, "flops": flops,
                             "TFLOPps": flops / t / 1e12})
                 print(f"  stack {precision} {spec} batch {batch}: {t * 1e3:.3f} ms "
                       f"{flops / t / 1e12:.1f} TFLOP/s", flush=True)
-                del graph, x
+                del x
             del net
             torch.cuda.empty_cache()
     return out
