@@ -51,6 +51,14 @@ int read_count(const YamlValue& v, std::int64_t max_value) {
   return static_cast<int>(n);
 }
 
+// The optional per-precision MLP efficiencies under `gpu:`, by key (GpuSpec::mlp_efficiency_for).
+constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpEfficiencyKeys{{
+    {"mlp_efficiency_fp32", &GpuSpec::mlp_efficiency_fp32},
+    {"mlp_efficiency_tf32", &GpuSpec::mlp_efficiency_tf32},
+    {"mlp_efficiency_fp16", &GpuSpec::mlp_efficiency_fp16},
+    {"mlp_efficiency_bf16", &GpuSpec::mlp_efficiency_bf16},
+}};
+
 // Calls `apply` with the value of `key` when present; a missing key is an error only when
 // `required` (a preset file needs every key; overrides give any subset).
 template <class Apply>
@@ -89,13 +97,9 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   field(node, "mlp_efficiency", required,
         [&](const YamlValue& v) { gpu.mlp_efficiency = v.as_positive_double(); });
   // Optional in every preset: a precision without its own figure uses mlp_efficiency.
-  for (const auto& key_slot : {std::pair{"mlp_efficiency_fp32", &gpu.mlp_efficiency_fp32},
-                               std::pair{"mlp_efficiency_tf32", &gpu.mlp_efficiency_tf32},
-                               std::pair{"mlp_efficiency_fp16", &gpu.mlp_efficiency_fp16},
-                               std::pair{"mlp_efficiency_bf16", &gpu.mlp_efficiency_bf16}}) {
-    double* slot = key_slot.second;  // a named variable: clang < 16 cannot capture a binding
-    field(node, key_slot.first, false,
-          [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
+  for (const auto& [key, member] : kMlpEfficiencyKeys) {
+    double* slot = &(gpu.*member);  // a named pointer: clang < 16 cannot capture a binding
+    field(node, key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
   }
   field(node, "mlp_batch_half", false,
         [&](const YamlValue& v) { gpu.mlp_batch_half = v.as_nonnegative_double(); });
@@ -229,12 +233,11 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
                fmt::format("MLP efficiency must be in (0, 1], found {}", g.mlp_efficiency),
                "a fraction of peak, e.g. 0.705 for A100 (Neo App. B)");
   }
-  for (auto [key, value] : {std::pair{"gpu.mlp_efficiency_fp32", g.mlp_efficiency_fp32},
-                            std::pair{"gpu.mlp_efficiency_tf32", g.mlp_efficiency_tf32},
-                            std::pair{"gpu.mlp_efficiency_fp16", g.mlp_efficiency_fp16},
-                            std::pair{"gpu.mlp_efficiency_bf16", g.mlp_efficiency_bf16}}) {
+  for (const auto& [key, member] : kMlpEfficiencyKeys) {
+    const double value = g.*member;
     if (!(value >= 0 && value <= 1)) {  // 0: not given (the loader takes positive values only)
-      throw fail(key, fmt::format("MLP efficiency must be in (0, 1], found {}", value),
+      throw fail(std::string("gpu.") + key,
+                 fmt::format("MLP efficiency must be in (0, 1], found {}", value),
                  "a fraction of that precision's peak, e.g. 0.604 for H100 TF32");
     }
   }
