@@ -32,7 +32,8 @@ double mlp_s(const GpuSpec& gpu, std::uint64_t input_width, std::span<const std:
   const int launches = launches_per_layer * working_layers(input_width, layers);
   // Small batches fill the GPU's GEMM tiles less (docs/model.md, "MLPs"): b / (b + b½), fitted
   // on forward + backward together, so it scales both.
-  const double batch_factor = gpu.mlp_batch_half > 0 ? batch / (batch + gpu.mlp_batch_half) : 1.0;
+  const double batch_half = gpu.mlp_batch_half_for(precision);
+  const double batch_factor = batch_half > 0 ? batch / (batch + batch_half) : 1.0;
   return flops / (achievable_flops_per_s(gpu, precision) * batch_factor) +
          launches * gpu.kernel_launch_s;
 }

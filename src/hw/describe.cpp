@@ -53,6 +53,11 @@ std::string describe_preset(const HardwarePreset& p) {
     line("  MLP batch half      {:g} samples (efficiency x b / (b + {:g}))", g.mlp_batch_half,
          g.mlp_batch_half);
   }
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16}) {
+    if (g.mlp_batch_half_for(p) != g.mlp_batch_half) {
+      line("    {:<17} {:g} samples", to_string(p), g.mlp_batch_half_for(p));
+    }
+  }
   line("  kernel launch       {:g} us", g.kernel_launch_s / units::us);
   line("  L2 cache            {:g} MiB", g.l2_bytes / units::MiB);
   line("  reserved memory     {:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,

@@ -69,4 +69,10 @@ double GpuSpec::mlp_efficiency_for(Precision p) const {
   return own > 0 ? own : mlp_efficiency;
 }
 
+double GpuSpec::mlp_batch_half_for(Precision p) const {
+  const double own = by_math_precision(p, mlp_batch_half_fp32, mlp_batch_half_tf32,
+                                       mlp_batch_half_fp16, mlp_batch_half_bf16);
+  return own > 0 ? own : mlp_batch_half;
+}
+
 }  // namespace shardsim

@@ -59,6 +59,14 @@ constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpEfficienc
     {"mlp_efficiency_bf16", &GpuSpec::mlp_efficiency_bf16},
 }};
 
+// The optional per-precision MLP batch halves under `gpu:`, by key (GpuSpec::mlp_batch_half_for).
+constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpBatchHalfKeys{{
+    {"mlp_batch_half_fp32", &GpuSpec::mlp_batch_half_fp32},
+    {"mlp_batch_half_tf32", &GpuSpec::mlp_batch_half_tf32},
+    {"mlp_batch_half_fp16", &GpuSpec::mlp_batch_half_fp16},
+    {"mlp_batch_half_bf16", &GpuSpec::mlp_batch_half_bf16},
+}};
+
 // Calls `apply` with the value of `key` when present; a missing key is an error only when
 // `required` (a preset file needs every key; overrides give any subset).
 template <class Apply>
@@ -71,11 +79,26 @@ void field(const YamlValue& map, std::string_view key, bool required, Apply&& ap
 }
 
 void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
-  node.expect_keys({"name", "hbm_capacity_GiB", "hbm_peak_GBps", "hbm_achievable_GBps",
-                    "peak_fp32_TFLOPps", "peak_tf32_TFLOPps", "peak_fp16_TFLOPps",
-                    "peak_bf16_TFLOPps", "mlp_efficiency", "mlp_efficiency_fp32",
-                    "mlp_efficiency_tf32", "mlp_efficiency_fp16", "mlp_efficiency_bf16",
-                    "mlp_batch_half", "kernel_launch_us", "l2_MiB"});
+  node.expect_keys({"name",
+                    "hbm_capacity_GiB",
+                    "hbm_peak_GBps",
+                    "hbm_achievable_GBps",
+                    "peak_fp32_TFLOPps",
+                    "peak_tf32_TFLOPps",
+                    "peak_fp16_TFLOPps",
+                    "peak_bf16_TFLOPps",
+                    "mlp_efficiency",
+                    "mlp_efficiency_fp32",
+                    "mlp_efficiency_tf32",
+                    "mlp_efficiency_fp16",
+                    "mlp_efficiency_bf16",
+                    "mlp_batch_half",
+                    "mlp_batch_half_fp32",
+                    "mlp_batch_half_tf32",
+                    "mlp_batch_half_fp16",
+                    "mlp_batch_half_bf16",
+                    "kernel_launch_us",
+                    "l2_MiB"});
   field(node, "name", required, [&](const YamlValue& v) { gpu.name = v.as_string(); });
   field(node, "hbm_capacity_GiB", required,
         [&](const YamlValue& v) { gpu.hbm_capacity_bytes = v.as_positive_double() * units::GiB; });
@@ -103,6 +126,10 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   }
   field(node, "mlp_batch_half", false,
         [&](const YamlValue& v) { gpu.mlp_batch_half = v.as_nonnegative_double(); });
+  for (const auto& [key, member] : kMlpBatchHalfKeys) {
+    double* slot = &(gpu.*member);  // as above
+    field(node, key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
+  }
   field(node, "kernel_launch_us", required,
         [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
   field(node, "l2_MiB", required,
@@ -242,6 +269,9 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
     }
   }
   nonnegative(g.mlp_batch_half, "gpu.mlp_batch_half", "MLP batch half");
+  for (const auto& [key, member] : kMlpBatchHalfKeys) {
+    nonnegative(g.*member, (std::string("gpu.") + key).c_str(), "MLP batch half");  // 0: not given
+  }
   nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
   nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
   if (p.gpus_per_node < 1) {

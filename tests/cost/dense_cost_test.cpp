@@ -60,6 +60,18 @@ TEST(MlpCost, ABatchHalfSlowsSmallBatchesOnly) {
   EXPECT_NEAR(big, 340.992e9 / 5e12 * 1.001, 1e-12);
 }
 
+TEST(MlpCost, APrecisionsOwnBatchHalfReplacesTheCommonOne) {
+  // b½ 1000 for every precision but fp32, whose own is 3000: at batch 1000 fp32 runs at
+  // 1000 / 4000 of its rate, 340.992e6 / (10e12 · 0.5 · 0.25) = 272.7936 us + 15 us; tf32 at half
+  // of its, 340.992e6 / (100e12 · 0.5 · 0.5) = 13.63968 us + 15 us.
+  GpuSpec gpu = round_gpu();
+  gpu.mlp_batch_half = 1000;
+  gpu.mlp_batch_half_fp32 = 3000;
+  const CostParams p = default_cost_params();
+  EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::fp32, p), 287.7936e-6, 1e-12);
+  EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::tf32, p), 28.63968e-6, 1e-12);
+}
+
 TEST(MlpCost, ZeroBatchOrNoLayersCostsNothing) {
   const CostParams p = default_cost_params();
   EXPECT_EQ(mlp_forward_s(round_gpu(), 13, kLayers, 0, Precision::fp32, p), 0.0);

@@ -19,13 +19,26 @@ int count_lines_starting_with(const std::string& text, const std::string& prefix
 
 TEST(DescribePreset, ShowsEveryFieldWithUnits) {
   const std::string s = describe_preset(builtin_preset("dgx-a100"));
-  for (const char* expected :
-       {"preset dgx-a100", "configs/hardware/dgx-a100.yaml", "GPU A100-SXM4-40GB", "40 GiB",
-        "1555 GB/s peak", "1300 GB/s achievable (83.6% of peak)", "FP32           19.5 TFLOP/s",
-        "TF32           156 TFLOP/s", "BF16           312 TFLOP/s", "70.5% of peak",
-        "kernel launch       5 us", "L2 cache            40 MiB", "reserved memory     3 GiB",
-        "node: 8 GPUs", "nvswitch, 300 GB/s per GPU per direction, 1 us",
-        "8 NIC(s) x 200 Gbit/s (25 GB/s)", "scale-out per GPU   200 Gbit/s"}) {
+  for (const char* expected : {"preset dgx-a100",
+                               "configs/hardware/dgx-a100.yaml",
+                               "GPU A100-SXM4-40GB",
+                               "40 GiB",
+                               "1555 GB/s peak",
+                               "1300 GB/s achievable (83.6% of peak)",
+                               "FP32           19.5 TFLOP/s",
+                               "TF32           156 TFLOP/s",
+                               "BF16           312 TFLOP/s",
+                               "MLP efficiency      76.0% of peak",
+                               "fp32              71.2% of peak",
+                               "MLP batch half      319 samples",
+                               "fp32              40 samples",
+                               "kernel launch       5 us",
+                               "L2 cache            40 MiB",
+                               "reserved memory     3 GiB",
+                               "node: 8 GPUs",
+                               "nvswitch, 300 GB/s per GPU per direction, 1 us",
+                               "8 NIC(s) x 200 Gbit/s (25 GB/s)",
+                               "scale-out per GPU   200 Gbit/s"}) {
     EXPECT_NE(s.find(expected), std::string::npos) << "missing '" << expected << "' in\n" << s;
   }
   // One line per tier. Rack uplink: 20 nodes x 8 x 200 Gbit/s = 32000 Gbit/s.

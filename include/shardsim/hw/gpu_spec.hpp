@@ -20,14 +20,19 @@ struct GpuSpec {
   double mlp_efficiency_fp32 = 0, mlp_efficiency_tf32 = 0;
   double mlp_efficiency_fp16 = 0, mlp_efficiency_bf16 = 0;
   // The per-GPU batch at which an MLP's GEMMs reach half their efficiency: a stack at batch b
-  // runs at mlp_efficiency_for(p) · b / (b + mlp_batch_half). 0: no batch dependence.
+  // runs at mlp_efficiency_for(p) · b / (b + mlp_batch_half_for(p)). 0: no batch dependence.
   double mlp_batch_half = 0;
+  // The same for one math precision where the preset gives it apart (0: mlp_batch_half).
+  double mlp_batch_half_fp32 = 0, mlp_batch_half_tf32 = 0;
+  double mlp_batch_half_fp16 = 0, mlp_batch_half_bf16 = 0;
   double kernel_launch_s = 0;  // fixed overhead per kernel
   double l2_bytes = 0;
 
   double peak_flops(Precision p) const;
   // The fraction of peak(p) MLP GEMMs reach: the precision's own figure, else mlp_efficiency.
   double mlp_efficiency_for(Precision p) const;
+  // The batch half of MLPs in precision p: the precision's own figure, else mlp_batch_half.
+  double mlp_batch_half_for(Precision p) const;
 };
 
 }  // namespace shardsim
