@@ -61,7 +61,7 @@ MEMORY_PARTS = [
 # The phases of breakdown_s (docs/report.md), each with a fixed colour across figures.
 PHASES = ["input_alltoall", "bottom_mlp_fwd", "embedding_lookup_fwd", "alltoall_fwd",
           "interaction_fwd", "top_mlp_fwd", "top_mlp_bwd", "interaction_bwd", "alltoall_bwd",
-          "embedding_update_bwd", "bottom_mlp_bwd", "mlp_allreduce",
+          "embedding_update_bwd", "bottom_mlp_bwd", "mlp_allreduce", "dense_optimizer",
           "embedding_replica_allreduce", "embedding_replica_sync", "host_step"]
 FIGSIZE = (10, 5.6)  # inches; 100 dpi -> 1000 x 560 pixels, legible on a slide
 DPI = 100

@@ -286,7 +286,7 @@ EmbeddingTable parse_table(const YamlValue& v, std::size_t index) {
 DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   model.expect_map();
   model.expect_keys({"tables", "generate", "dense_features", "bottom_mlp", "top_mlp", "interaction",
-                     "dense_arch", "precision", "optimizer", "prune_fraction"});
+                     "dense_arch", "precision", "optimizer", "dense_optimizer", "prune_fraction"});
   DlrmModel m;
   std::map<std::string, NameSite> names;
   const auto claim = [&](const std::string& name, const SourceLocation& where,
@@ -398,6 +398,14 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
     if (auto g = p->find("dense_grads")) {
       m.dense_grad_precision = parse_precision(*g, PrecisionUse::dense_grads);
     }
+  }
+  m.dense_optimizer = DenseOptimizerKind::adam;
+  if (auto o = model.find("dense_optimizer")) {
+    const std::string k = o->as_choice({"adam", "adagrad", "momentum", "sgd"});
+    m.dense_optimizer = k == "adagrad"    ? DenseOptimizerKind::adagrad
+                        : k == "momentum" ? DenseOptimizerKind::momentum
+                        : k == "sgd"      ? DenseOptimizerKind::sgd
+                                          : DenseOptimizerKind::adam;
   }
   m.optimizer = OptimizerKind::rowwise_adagrad;
   if (auto o = model.find("optimizer")) {

@@ -18,6 +18,33 @@ std::string to_string(OptimizerKind k) {
   return "?";
 }
 
+std::string to_string(DenseOptimizerKind k) {
+  switch (k) {
+    case DenseOptimizerKind::adam:
+      return "adam";
+    case DenseOptimizerKind::adagrad:
+      return "adagrad";
+    case DenseOptimizerKind::momentum:
+      return "momentum";
+    case DenseOptimizerKind::sgd:
+      return "sgd";
+  }
+  return "?";
+}
+
+int dense_optimizer_states(DenseOptimizerKind k) {
+  switch (k) {
+    case DenseOptimizerKind::adam:
+      return 2;
+    case DenseOptimizerKind::adagrad:
+    case DenseOptimizerKind::momentum:
+      return 1;
+    case DenseOptimizerKind::sgd:
+      return 0;
+  }
+  return 0;
+}
+
 double optimizer_state_bytes_per_row(OptimizerKind k, std::uint32_t dim) {
   switch (k) {
     // Row-wise sparse AdaGrad keeps one fp32 moment per row, "a 1D tensor with H elements

@@ -14,10 +14,12 @@ namespace shardsim {
 
 namespace {
 constexpr double kIndexBytes = 8;  // int64 indices, as TorchRec/FBGEMM use by default
-// Dense parameters in training: fp32 weights, gradients and two Adam moments (16 B/param);
-// in inference the weights only. A documented choice (docs/model.md), not a paper figure.
-constexpr double kDenseTrainingBytesPerParam = 16;
+// Dense parameters in training: fp32 weights, gradients and the dense optimizer's states
+// (model.dense_optimizer; Adam, the default: two, 16 B/param); in inference the weights only.
 constexpr double kDenseInferenceBytesPerParam = 4;
+double dense_training_bytes_per_param(DenseOptimizerKind k) {
+  return 4.0 * (2 + dense_optimizer_states(k));
+}
 }  // namespace
 
 double shard_weight_bytes(const Shard& shard, const DlrmModel& model) {
@@ -87,8 +89,9 @@ GpuMemory base_gpu_memory(const HardwarePreset& preset, const DlrmModel& model,
                           const Workload& workload) {
   GpuMemory m;
   m.reserved_bytes = preset.reserved_memory_bytes;
-  const double per_param =
-      workload.mode == Mode::training ? kDenseTrainingBytesPerParam : kDenseInferenceBytesPerParam;
+  const double per_param = workload.mode == Mode::training
+                               ? dense_training_bytes_per_param(model.dense_optimizer)
+                               : kDenseInferenceBytesPerParam;
   m.dense_bytes = static_cast<double>(model.dense_parameter_count()) * per_param;
   // Activations of the local batch: the pooled embeddings it receives (and their gradients),
   // and the MLP layer outputs kept for backward.

@@ -254,12 +254,24 @@ void backward(Emitter& e, const Forward& fw, const IterationDraw& draw, const Pe
     peer_sync_by_gpu = sync_collectives(e, e.traffic().peer_syncs, Stream::sparse_comm,
                                         Phase::embedding_replica_sync, after_update);
   }
+  // The dense optimizer's step: once the bottom MLP's gradients exist and every dense gradient
+  // is reduced (DDP, then optimizer.step()); the next forward pass reads its weights.
+  std::vector<int> dense_opt(n, -1);
+  if (dense.optimizer_s > 0) {
+    for (int g = 0; g < n; ++g) {
+      std::vector<int> deps = {bot_b[g]};
+      if (mlp_ar[g] >= 0) deps.push_back(mlp_ar[g]);
+      dense_opt[g] = e.local(g, Stream::dense_compute, Phase::dense_optimizer,
+                             e.f(g) * dense.optimizer_s, std::move(deps));
+    }
+  }
   for (int g = 0; g < n; ++g) {
     e.set_last(fw.input[g]);
     e.set_last(update[g]);
     e.set_last(a2a_b[g]);
     e.set_last(bot_b[g]);
     e.set_last(mlp_ar[g]);
+    e.set_last(dense_opt[g]);
     for (int id : replica_ar_by_gpu[g]) e.set_last(id);
     for (int id : peer_sync_by_gpu[g]) e.set_last(id);
   }

@@ -200,6 +200,7 @@ DenseTimes dense_times(const SimulationInputs& in) {
              : interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost);
   d.bottom_bwd_s =
       mlp_backward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost);
+  d.optimizer_s = dense_optimizer_step_s(gpu, m.dense_parameter_count(), m.dense_optimizer);
   return d;
 }
 

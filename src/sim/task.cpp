@@ -46,6 +46,8 @@ std::string to_string(Phase p) {
       return "bottom_mlp_bwd";
     case Phase::mlp_allreduce:
       return "mlp_allreduce";
+    case Phase::dense_optimizer:
+      return "dense_optimizer";
     case Phase::embedding_replica_allreduce:
       return "embedding_replica_allreduce";
     case Phase::embedding_replica_sync:

@@ -72,6 +72,20 @@ TEST(MlpCost, APrecisionsOwnBatchHalfReplacesTheCommonOne) {
   EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::tf32, p), 28.63968e-6, 1e-12);
 }
 
+TEST(DenseOptimizerCost, OneHbmPassOverWeightGradientAndStates) {
+  // 1e6 parameters at 1 TB/s plus one 5 us launch: Adam reads w, g, m, v and writes w, m, v,
+  // 7 x 4 B = 28 MB, 28 us; AdaGrad and momentum 5 x 4 B (20 us); SGD 3 x 4 B (12 us).
+  const GpuSpec gpu = round_gpu();
+  const std::pair<DenseOptimizerKind, double> cases[] = {{DenseOptimizerKind::adam, 28e-6},
+                                                         {DenseOptimizerKind::adagrad, 20e-6},
+                                                         {DenseOptimizerKind::momentum, 20e-6},
+                                                         {DenseOptimizerKind::sgd, 12e-6}};
+  for (const auto& [kind, s] : cases) {
+    EXPECT_NEAR(dense_optimizer_step_s(gpu, 1'000'000, kind), s + 5e-6, 1e-15) << to_string(kind);
+  }
+  EXPECT_EQ(dense_optimizer_step_s(gpu, 0, DenseOptimizerKind::adam), 0.0);  // nothing to update
+}
+
 TEST(MlpCost, ZeroBatchOrNoLayersCostsNothing) {
   const CostParams p = default_cost_params();
   EXPECT_EQ(mlp_forward_s(round_gpu(), 13, kLayers, 0, Precision::fp32, p), 0.0);

@@ -233,6 +233,11 @@ TEST(ScenarioErrors, PrecisionChoices) {
                      "model.precision.dense_grads", "not one of: fp32, fp16, bf16");
   expect_input_error(tiny_with(13, top + "  precision: {dense_grad: bf16}"), 14,
                      "model.precision.dense_grad", "did you mean 'dense_grads'?");
+  // The dense optimizer: torch.optim's rules that shardsim prices.
+  expect_input_error(tiny_with(13, top + "  dense_optimizer: adamw"), 14, "model.dense_optimizer",
+                     "did you mean 'adam'?");
+  expect_input_error(tiny_with(13, top + "  dense_optimizer: lamb"), 14, "model.dense_optimizer",
+                     "not one of: adam, adagrad, momentum, sgd");
   for (const char* inference_only : {"int4", "int2", "fp8"}) {
     const std::string msg = expect_input_error(
         tiny_with(13, top + "  precision:\n    tables: " + std::string(inference_only)), 15,

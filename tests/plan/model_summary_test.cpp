@@ -76,6 +76,21 @@ TEST(ModelSummary, DenseStateAndActivationsPerSample) {
   EXPECT_DOUBLE_EQ(s.base_bytes_per_gpu, kDenseTrainingBytes + 1000 * kLocalPerSample);
 }
 
+// The dense state follows model.dense_optimizer: weights and gradients (8 B) and its states
+// (4 B each): SGD none, momentum and AdaGrad one, Adam two.
+TEST(ModelSummary, DenseStateFollowsTheDenseOptimizer) {
+  DlrmModel m = testing::hand_model(4, 1000, 32, 10);
+  const std::pair<DenseOptimizerKind, double> cases[] = {{DenseOptimizerKind::sgd, 8},
+                                                         {DenseOptimizerKind::momentum, 12},
+                                                         {DenseOptimizerKind::adagrad, 12},
+                                                         {DenseOptimizerKind::adam, 16}};
+  for (const auto& [kind, bytes] : cases) {
+    m.dense_optimizer = kind;
+    const ModelSummary s = summarize_model(m, training(1000), testing::hand_preset(1), 1);
+    EXPECT_DOUBLE_EQ(s.dense_bytes_per_gpu, bytes * kDenseParams) << to_string(kind);
+  }
+}
+
 TEST(ModelSummary, InferenceKeepsNoOptimizerStateNorGradients) {
   const DlrmModel m = testing::hand_model(4, 1000, 32, 10);
   Workload w = training(10);

@@ -68,6 +68,14 @@ double dense_arch_forward_s(const GpuSpec& gpu, double flops_per_sample, double 
 double dense_arch_backward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
                              Precision precision);
 
+// The dense optimizer's step after the gradient AllReduce (docs/model.md, "Dense optimizer
+// step"): one memory-bound elementwise pass over every dense parameter that reads the fp32
+// weight, its gradient and its states and writes the weight and the states,
+// 4 · (3 + 2 · states) bytes a parameter (SGD 12, AdaGrad and momentum 20, Adam 28), at
+// gpu.hbm_achievable_Bps, plus one launch (a fused multi-tensor kernel). 0 without parameters.
+double dense_optimizer_bytes_per_parameter(DenseOptimizerKind k);
+double dense_optimizer_step_s(const GpuSpec& gpu, std::uint64_t parameters, DenseOptimizerKind k);
+
 // DLRM dot interaction of `vectors` vectors of width `dim` per sample: a roofline of
 // bytes / (hbm_achievable_Bps · interaction_hbm_efficiency) and
 // FLOPs / (peak(precision) · mlp_efficiency), whichever is larger, plus one launch.

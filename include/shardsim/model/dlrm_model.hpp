@@ -17,6 +17,13 @@ std::string to_string(OptimizerKind k);
 // to 4 B), SGD none.
 double optimizer_state_bytes_per_row(OptimizerKind k, std::uint32_t dim);
 
+// The optimizer of the data-parallel dense parameters (`model.dense_optimizer`), as PyTorch's
+// torch.optim updates fp32 parameters: Adam keeps two states per parameter (exp_avg,
+// exp_avg_sq), AdaGrad one (state_sum), SGD with momentum one (momentum_buffer), plain SGD none.
+enum class DenseOptimizerKind { adam, adagrad, momentum, sgd };
+std::string to_string(DenseOptimizerKind k);
+int dense_optimizer_states(DenseOptimizerKind k);  // fp32 states per parameter
+
 // A dense arch beyond the DLRM MLPs (`model.dense_arch`), e.g. DHEN layers or transformer
 // blocks of a large ranking model, given only by its forward FLOPs per sample and its
 // parameters: its time follows the MLP roofline (FLOPs / achievable FLOP/s, backward twice the
@@ -52,7 +59,8 @@ struct DlrmModel {
   // AlltoAlls only, and TorchRec's QComms covers the embedding traffic only.
   Precision dense_grad_precision = Precision::fp32;
   Precision mlp_precision = Precision::tf32;
-  OptimizerKind optimizer = OptimizerKind::rowwise_adagrad;
+  OptimizerKind optimizer = OptimizerKind::rowwise_adagrad;  // of the embedding tables
+  DenseOptimizerKind dense_optimizer = DenseOptimizerKind::adam;
   DenseArch dense_arch;  // none by default
   InteractionKind interaction = InteractionKind::dot;
 

@@ -30,6 +30,7 @@ struct SharedCollective {
 struct DenseTimes {
   double bottom_fwd_s = 0, interaction_fwd_s = 0, top_fwd_s = 0;
   double top_bwd_s = 0, interaction_bwd_s = 0, bottom_bwd_s = 0;
+  double optimizer_s = 0;  // the dense optimizer's step (training)
 };
 
 struct PlanTraffic {

@@ -46,11 +46,12 @@ enum class Phase : std::uint8_t {
   embedding_update_bwd,
   bottom_mlp_bwd,
   mlp_allreduce,
+  dense_optimizer,              // the dense parameters' update, after their AllReduce
   embedding_replica_allreduce,  // gradients of data-parallel replicas, before the update
   embedding_replica_sync,       // 2D: weights + optimizer state across groups, after the update
   host_step,                    // the host's time per iteration (CostParams host_iteration_s)
 };
-inline constexpr int kNumPhases = 15;
+inline constexpr int kNumPhases = 16;
 std::string to_string(Phase p);
 
 struct Task {
