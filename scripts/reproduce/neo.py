@@ -54,8 +54,15 @@ PAPER_LOCAL_BATCH = {"A": 512, "I": 2048, "F": 512}  # Table 3, "Target local ba
 TABLE3_MODELS = ("A", "I", "F")
 PAPER_EFF_128 = {"A": 0.50, "I": 0.75}     # §8.3 / Fig. 9: "around 50% for model-A and around 75% for model-I"
 PAPER_BASELINE_MAX = 700e3                 # §8.4: "baseline performance for model-A on 128 GPUs is below 700 KQPS"
-PAPER_STEP_GAIN = [None, 0.20, 0.20, 0.30, None]  # §8.4: +20% sharding, +20% fp16 tables, ~+30% quantized comms
-PAPER_TOTAL_GAIN = 1.87                    # §8.4: "an 87% improvement ... compared to TF32 training with a 64K global batch"
+# §8.4: +20% sharding, +20% fp16 tables, ~+30% quantized comms; the larger batch: Table 3's
+# 1.2 MQPS at 64K to §8.4's "up to 1.5 MQPS" at 256K, +25%.
+PAPER_STEP_GAIN = [None, 0.20, 0.20, 0.30, 0.25]
+# §8.4: "an 87% improvement ... compared to TF32 training with a 64K global batch". We read it as
+# the three optimisations at 64K (steps 1-3): 1.2 x 1.2 x 1.3 = 1.87, and 650K x 1.87 = 1.2M,
+# Table 3's rate at 64K. Over all four steps it cannot be: 1.87 x (< 700K) < 1.31M, short of the
+# "up to 1.5 MQPS" the larger batch reaches (docs/reproductions/neo.md, "fig11").
+PAPER_TOTAL_GAIN = 1.87
+PAPER_TOTAL_STEP = 3  # the step after which the 87% is reached
 
 # App. B's network measurement (Fig. 17, 128 GPUs, 256 MB) and the platform it was taken on: AlltoAll
 # 7 GB/s "primarily limited by scale-out bandwidth (12.5 GB/s peak; 10.5 GB/s achievable on V100)";
@@ -135,6 +142,7 @@ def summary(r):
                                                             "top_mlp_bwd", "bottom_mlp_bwd")),
         "allreduce_serial_ms": ms("mlp_allreduce", "serialized"),
         "allreduce_exposed_ms": ms("mlp_allreduce", "exposed"),
+        "optimizer_ms": ms("dense_optimizer", "serialized"),
         "imbalance": r["imbalance_ratio"],
         "mem_max_GB": r["memory_bytes"]["max"] / 1e9,
     }
@@ -142,7 +150,7 @@ def summary(r):
 
 COLS = ["qps", "iteration_ms", "a2a_serial_ms", "a2a_exposed_ms", "input_a2a_exposed_ms",
         "emb_serial_ms", "emb_exposed_ms", "mlp_serial_ms", "allreduce_serial_ms",
-        "allreduce_exposed_ms", "imbalance", "mem_max_GB", "fits"]
+        "allreduce_exposed_ms", "optimizer_ms", "imbalance", "mem_max_GB", "fits"]
 
 
 def csv_row(prefix, s):
@@ -154,12 +162,13 @@ def breakdown_cells(s):
             f"{s['input_a2a_exposed_ms']:.1f}",
             f"{s['emb_serial_ms']:.1f} / {s['emb_exposed_ms']:.1f}", f"{s['mlp_serial_ms']:.1f}",
             f"{s['allreduce_serial_ms']:.1f} / {s['allreduce_exposed_ms']:.1f}",
-            f"{s['imbalance']:.2f}", f"{s['mem_max_GB']:.1f}", "yes" if s["fits"] else "**no**"]
+            f"{s['optimizer_ms']:.1f}", f"{s['imbalance']:.2f}", f"{s['mem_max_GB']:.1f}", "yes" if s["fits"] else "**no**"]
 
 
 BREAKDOWN_HEADER = ["iteration ms", "pooled AlltoAll ms serial / exposed",
                     "input AlltoAll exposed ms", "embedding kernels ms serial / exposed",
-                    "MLPs ms", "AllReduce ms serial / exposed", "imbalance (max/mean)",
+                    "MLPs ms", "AllReduce ms serial / exposed", "dense optimizer ms",
+                    "imbalance (max/mean)",
                     "peak HBM GB", "fits"]
 
 
@@ -309,7 +318,8 @@ def fig11(rep):
     rep.write_csv(name, ["cost", "step", "label", *COLS], csv_rows)
     md = [f"## {name}: model-A optimisation steps on 128 GPUs (Fig. 11, §8.4)", "",
           "Each step changes one option on top of the previous. Paper: baseline below 700 KQPS; "
-          "+~20%, +~20%, ~+30%; 87% in total after the 256K batch.", ""]
+          "+~20%, +~20%, ~+30% (87% together, at the 64K batch); 1.2 -> 1.5 MQPS with the 256K "
+          "batch.", ""]
     rows = []
     for cost, _ in COSTS:
         base = res[(cost, 0)]["qps"]
@@ -317,8 +327,8 @@ def fig11(rep):
             s = res[(cost, i)]
             step = "" if i == 0 else f"{s['qps'] / res[(cost, i - 1)]['qps'] - 1:+.0%}"
             paper = "" if PAPER_STEP_GAIN[i] is None else f"+{PAPER_STEP_GAIN[i]:.0%}"
-            if i == len(STEPS) - 1:
-                paper = f"total {PAPER_TOTAL_GAIN:.2f}x"
+            if i == PAPER_TOTAL_STEP:
+                paper += f" ({PAPER_TOTAL_GAIN:.2f}x in all)"
             rows.append([cost, label, f"{s['qps'] / 1e3:,.0f}K", step, f"{s['qps'] / base:.2f}x",
                          paper, *breakdown_cells(s)])
     md += [table(["cost", "step", "QPS", "gain over previous", "over baseline", "paper",
@@ -326,7 +336,8 @@ def fig11(rep):
     rep.figure_bars(name, [label for label, _ in STEPS],
                     {cost: [res[(cost, i)]["qps"] / res[(cost, 0)]["qps"] for i in range(len(STEPS))]
                      for cost, _ in COSTS},
-                    {"paper (total)": [None] * (len(STEPS) - 1) + [PAPER_TOTAL_GAIN]},
+                    {"paper (total)": [None] * PAPER_TOTAL_STEP + [PAPER_TOTAL_GAIN,
+                                                                   PAPER_TOTAL_GAIN * (1 + PAPER_STEP_GAIN[-1])]},
                     ylabel="QPS over the baseline", title="Neo Fig. 11: model-A optimisations")
     ck = []
     for cost, _ in COSTS:
@@ -344,8 +355,9 @@ def fig11(rep):
                                 f"{gain:+.1%}"))
         ck.append(rep.check(name, f"{cost}: baseline below 700 KQPS", q[0] < PAPER_BASELINE_MAX,
                             f"{q[0] / 1e3:,.0f}K"))
-        total = q[-1] / q[0]
-        ck.append(rep.check(name, f"{cost}: total gain {PAPER_TOTAL_GAIN:.2f}x within 30%",
+        total = q[PAPER_TOTAL_STEP] / q[0]
+        ck.append(rep.check(name, f"{cost}: the three optimisations at 64K gain "
+                            f"{PAPER_TOTAL_GAIN:.2f}x together (within 30%)",
                             abs(total / PAPER_TOTAL_GAIN - 1) <= 0.30, f"{total:.2f}x"))
     md += checks_md(ck)
     rep.add_section(name, "\n".join(md))
