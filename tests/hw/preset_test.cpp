@@ -187,16 +187,21 @@ TEST(GpuSpec, PeakFlopsPerPrecision) {
   EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::bf16), 150e12);
 }
 
+// The small preset with `gpu_lines` (indented keys under `gpu:`) after its mlp_efficiency.
+HardwarePreset small_preset_with(const std::string& gpu_lines) {
+  std::string yaml = kSmallPresetYaml;
+  const std::string at = "  mlp_efficiency: 0.7\n";
+  yaml.replace(yaml.find(at), at.size(), at + gpu_lines);
+  return preset_from_yaml(yaml);
+}
+
 // A precision's own MLP efficiency where the preset gives one, mlp_efficiency otherwise.
 TEST(GpuSpec, MlpEfficiencyPerPrecisionFallsBackToTheCommonOne) {
   const HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
   for (Precision x : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16}) {
     EXPECT_DOUBLE_EQ(p.gpu.mlp_efficiency_for(x), 0.7) << to_string(x);
   }
-  std::string yaml = kSmallPresetYaml;
-  const std::string at = "  mlp_efficiency: 0.7\n";
-  yaml.replace(yaml.find(at), at.size(), at + "  mlp_efficiency_bf16: 0.6\n");
-  const HardwarePreset q = preset_from_yaml(yaml);
+  const HardwarePreset q = small_preset_with("  mlp_efficiency_bf16: 0.6\n");
   EXPECT_DOUBLE_EQ(q.gpu.mlp_efficiency_for(Precision::bf16), 0.6);
   EXPECT_DOUBLE_EQ(q.gpu.mlp_efficiency_for(Precision::fp16), 0.7);
   EXPECT_DOUBLE_EQ(q.gpu.mlp_efficiency_for(Precision::tf32), 0.7);
@@ -204,10 +209,7 @@ TEST(GpuSpec, MlpEfficiencyPerPrecisionFallsBackToTheCommonOne) {
 
 // A precision's own batch half where the preset gives one, mlp_batch_half otherwise.
 TEST(GpuSpec, MlpBatchHalfPerPrecisionFallsBackToTheCommonOne) {
-  std::string yaml = kSmallPresetYaml;
-  const std::string at = "  mlp_efficiency: 0.7\n";
-  yaml.replace(yaml.find(at), at.size(), at + "  mlp_batch_half: 300\n  mlp_batch_half_fp32: 40\n");
-  const HardwarePreset q = preset_from_yaml(yaml);
+  const HardwarePreset q = small_preset_with("  mlp_batch_half: 300\n  mlp_batch_half_fp32: 40\n");
   EXPECT_DOUBLE_EQ(q.gpu.mlp_batch_half_for(Precision::fp32), 40);
   EXPECT_DOUBLE_EQ(q.gpu.mlp_batch_half_for(Precision::tf32), 300);
   EXPECT_DOUBLE_EQ(q.gpu.mlp_batch_half_for(Precision::bf16), 300);
