@@ -36,8 +36,20 @@ SummaryJson node_bound_json(const NodeBound& b) {
   return SummaryJson{{"nodes", b.nodes}, {"gpus", b.gpus}};
 }
 
-std::string dense_contents(Mode mode) {
-  return mode == Mode::training ? "fp32 weights, gradients and two Adam moments" : "fp32 weights";
+// What the dense bytes per parameter hold (docs/model.md, "Memory per GPU").
+std::string dense_contents(Mode mode, DenseOptimizerKind optimizer) {
+  if (mode != Mode::training) return "fp32 weights";
+  switch (optimizer) {
+    case DenseOptimizerKind::adam:
+      return "fp32 weights, gradients and two Adam moments";
+    case DenseOptimizerKind::adagrad:
+      return "fp32 weights, gradients and one AdaGrad sum";
+    case DenseOptimizerKind::momentum:
+      return "fp32 weights, gradients and one momentum buffer";
+    case DenseOptimizerKind::sgd:
+      break;
+  }
+  return "fp32 weights and gradients (SGD keeps no state)";
 }
 
 }  // namespace
@@ -70,7 +82,8 @@ void write_model_summary_text(std::ostream& out, const ModelSummary& s,
   }
   text << fmt::format("  dense: {} parameters, {} per GPU ({})\n",
                       msf::thousands(static_cast<double>(s.dense_parameters)),
-                      summary_bytes(s.dense_bytes_per_gpu), dense_contents(s.mode));
+                      summary_bytes(s.dense_bytes_per_gpu),
+                      dense_contents(s.mode, s.dense_optimizer));
   text << fmt::format(
       "  activations per sample: {} in the local batch; {} of lookups (pooled outputs{} {}, "
       "indices {})\n",
@@ -140,6 +153,7 @@ nlohmann::ordered_json model_summary_to_json(const ModelSummary& s,
   j["stored_bytes"] = s.stored_bytes();
   j["dense_parameters"] = s.dense_parameters;
   j["dense_bytes_per_gpu"] = s.dense_bytes_per_gpu;
+  j["dense_optimizer"] = to_string(s.dense_optimizer);
   j["reserved_bytes_per_gpu"] = s.reserved_bytes_per_gpu;
   j["activation_bytes_per_sample"] = {{"local_batch", s.local_activation_bytes_per_sample},
                                       {"lookup_outputs", s.lookup_output_bytes_per_sample},

@@ -134,6 +134,7 @@ ModelSummary summarize_model(const DlrmModel& model, const Workload& workload,
   s.mode = mode;
   s.table_precision = model.table_precision;
   s.optimizer = model.optimizer;
+  s.dense_optimizer = model.dense_optimizer;
   s.tables = model.tables.size();
   s.size_classes = summary_size_classes();
   s.preset = preset.name;

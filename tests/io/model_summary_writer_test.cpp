@@ -59,5 +59,19 @@ TEST(ModelSummaryWriter, JsonNullsWhatDoesNotExist) {
   EXPECT_EQ(out.str().find("shardsim's own RAM"), std::string::npos) << out.str();
 }
 
+TEST(ModelSummaryWriter, DenseStateNamesTheDenseOptimizer) {
+  ModelSummary s = no_host_summary();
+  s.dense_optimizer = DenseOptimizerKind::sgd;
+  std::ostringstream out;
+  write_model_summary_text(out, s, std::nullopt);
+  EXPECT_NE(out.str().find("(fp32 weights and gradients (SGD keeps no state))"), std::string::npos)
+      << out.str();
+  EXPECT_EQ(model_summary_to_json(s, std::nullopt)["dense_optimizer"], "sgd");
+  s.dense_optimizer = DenseOptimizerKind::adam;
+  out.str("");
+  write_model_summary_text(out, s, std::nullopt);
+  EXPECT_NE(out.str().find("gradients and two Adam moments"), std::string::npos) << out.str();
+}
+
 }  // namespace model_summary_writer_test
 }  // namespace shardsim

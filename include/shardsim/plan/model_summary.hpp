@@ -36,6 +36,7 @@ struct ModelSummary {
   Mode mode = Mode::training;
   Precision table_precision = Precision::fp32;
   OptimizerKind optimizer = OptimizerKind::rowwise_adagrad;
+  DenseOptimizerKind dense_optimizer = DenseOptimizerKind::adam;
   std::size_t tables = 0;
   double rows = 0;
   std::vector<TableSizeClass> size_classes;  // all five, smallest first (empty ones too)
