@@ -254,6 +254,50 @@ def stack_points(args):
     return out
 
 
+# Bytes of HBM traffic per fp32 parameter that shardsim prices for one optimizer step
+# (docs/model.md, "Dense optimizer step"): 4 * (3 + 2 * states).
+OPTIMIZER_BYTES = {"adam": 28, "adagrad": 20, "momentum": 20, "sgd": 12}
+
+
+def make_optimizer(kind, params):
+    """torch.optim's optimizer for `kind`, fused where this PyTorch has it, else foreach."""
+    ctor = {"adam": lambda **kw: torch.optim.Adam(params, lr=1e-3, **kw),
+            "adagrad": lambda **kw: torch.optim.Adagrad(params, lr=1e-3, **kw),
+            "momentum": lambda **kw: torch.optim.SGD(params, lr=1e-3, momentum=0.9, **kw),
+            "sgd": lambda **kw: torch.optim.SGD(params, lr=1e-3, **kw)}[kind]
+    try:
+        return ctor(fused=True), "fused"
+    except (RuntimeError, TypeError, ValueError):
+        return ctor(foreach=True), "foreach"
+
+
+def optimizer_points(args):
+    """One optimizer.step() over fp32 dense parameters held as 4096 x 4096 tensors (the MLP
+    layers of Neo's model-A are about that size), per optimizer and parameter count: the time
+    shardsim's dense optimizer step predicts as params x OPTIMIZER_BYTES / HBM bandwidth. NOT YET
+    RUN on a GPU (added without one); check the printed GB/s against the copy bandwidth."""
+    out = []
+    side = 4096
+    for kind in args.optimizers:
+        for total in args.optimizer_params:
+            n = max(1, round(total / (side * side)))
+            params = [torch.zeros(side, side, device="cuda", requires_grad=True) for _ in range(n)]
+            for q in params:
+                q.grad = torch.randn_like(q)
+            opt, impl = make_optimizer(kind, params)
+            t = timed_s(lambda i: opt.step(), args.reps)
+            count = n * side * side
+            gbps = count * OPTIMIZER_BYTES[kind] / t / 1e9
+            out.append({"optimizer": kind, "implementation": impl, "parameters": count,
+                        "time_s": t, "modelled_bytes": count * OPTIMIZER_BYTES[kind],
+                        "GBps_at_modelled_bytes": gbps})
+            print(f"  optimizer {kind} ({impl}) {count / 1e6:.0f}M params: {t * 1e3:.3f} ms, "
+                  f"{gbps:.0f} GB/s at {OPTIMIZER_BYTES[kind]} B a parameter", flush=True)
+            del opt, params
+            torch.cuda.empty_cache()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -275,6 +319,11 @@ def main():
                     help="time the MLPs as CUDA-graph replays (GPU time alone)")
     ap.add_argument("--mlp-precisions", nargs="+", default=["tf32", "bf16", "fp16"],
                     choices=["tf32", "bf16", "fp16"])
+    ap.add_argument("--optimizers", nargs="*", default=[],
+                    choices=sorted(OPTIMIZER_BYTES),
+                    help="time torch.optim steps over fp32 parameters (docs/model.md, "
+                    "'Dense optimizer step')")
+    ap.add_argument("--optimizer-params", type=float, nargs="+", default=[33.5e6, 335e6])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip", nargs="*", default=[], choices=["copy", "launch", "embedding", "mlp"])
     args = ap.parse_args()
@@ -297,6 +346,8 @@ def main():
         result["embedding_forward"] = embedding_points(args, args.out)
     if args.mlp_stacks:
         result["stacks"] = stack_points(args)
+    if args.optimizers:
+        result["optimizer"] = optimizer_points(args)
     result["wall_s"] = time.perf_counter() - t0
     with open(os.path.join(args.out, "kernel_bench.json"), "w") as f:
         json.dump(result, f, indent=1)
