@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include "shardsim/core/units.hpp"
@@ -20,6 +21,10 @@ double to_Gbitps(double Bps) {
 std::string tflops_or_unsupported(double flops) {
   return flops > 0 ? fmt::format("{:g} TFLOP/s", flops / units::TFLOPS) : "unsupported";
 }
+
+// The precisions MLP math runs in, each of which a preset may give its own MLP figures.
+constexpr std::array<Precision, 4> kMathPrecisions = {Precision::fp32, Precision::tf32,
+                                                      Precision::fp16, Precision::bf16};
 
 }  // namespace
 
@@ -44,7 +49,7 @@ std::string describe_preset(const HardwarePreset& p) {
   line("  peak FP16           {}", tflops_or_unsupported(g.peak_fp16_flops));
   line("  peak BF16           {}", tflops_or_unsupported(g.peak_bf16_flops));
   line("  MLP efficiency      {:.1f}% of peak", 100.0 * g.mlp_efficiency);
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16}) {
+  for (Precision p : kMathPrecisions) {
     if (g.mlp_efficiency_for(p) != g.mlp_efficiency) {
       line("    {:<17} {:.1f}% of peak", to_string(p), 100.0 * g.mlp_efficiency_for(p));
     }
@@ -53,7 +58,7 @@ std::string describe_preset(const HardwarePreset& p) {
     line("  MLP batch half      {:g} samples (efficiency x b / (b + {:g}))", g.mlp_batch_half,
          g.mlp_batch_half);
   }
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16}) {
+  for (Precision p : kMathPrecisions) {
     if (g.mlp_batch_half_for(p) != g.mlp_batch_half) {
       line("    {:<17} {:g} samples", to_string(p), g.mlp_batch_half_for(p));
     }
