@@ -260,13 +260,17 @@ OPTIMIZER_BYTES = {"adam": 28, "adagrad": 20, "momentum": 20, "sgd": 12}
 
 
 def make_optimizer(kind, params):
-    """torch.optim's optimizer for `kind`, fused where this PyTorch has it, else foreach."""
+    """torch.optim's optimizer for `kind`, fused where this PyTorch runs it on CUDA, else
+    foreach. A fused optimizer PyTorch lacks on CUDA (Adagrad's is CPU-only) is accepted by the
+    constructor and refused only by step(), so one trial step decides."""
     ctor = {"adam": lambda **kw: torch.optim.Adam(params, lr=1e-3, **kw),
             "adagrad": lambda **kw: torch.optim.Adagrad(params, lr=1e-3, **kw),
             "momentum": lambda **kw: torch.optim.SGD(params, lr=1e-3, momentum=0.9, **kw),
             "sgd": lambda **kw: torch.optim.SGD(params, lr=1e-3, **kw)}[kind]
     try:
-        return ctor(fused=True), "fused"
+        opt = ctor(fused=True)
+        opt.step()
+        return opt, "fused"
     except (RuntimeError, TypeError, ValueError):
         return ctor(foreach=True), "foreach"
 
@@ -298,6 +302,94 @@ def optimizer_points(args):
     return out
 
 
+def interaction_points(args):
+    """DLRM's dot interaction as DLRM's reference code runs it: the V vectors of width d of each
+    sample (the dense vector and the pooled embeddings) as one (B, V, d) tensor, Z = X.Xt by
+    batched GEMM, the strictly lower triangle of Z gathered, the dense vector concatenated.
+    Forward alone (no grad) and forward + backward, as CUDA-graph replays; backward = the
+    difference. Modelled bytes as src/cost/interaction_cost.cpp counts them:
+    forward B(Vd + V(V-1)/2 + d)e, backward B(V(V-1)/2 + d + 2Vd)e."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    out = []
+    for precision in args.interaction_precisions:
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+        e = 4 if precision == "fp32" else 2
+        for V in args.interaction_vectors:
+            li, lj = torch.tril_indices(V, V, offset=-1, device="cuda")
+            lower = (li * V + lj).contiguous()  # index_select: capture-safe, atomic backward
+            for d in args.interaction_dims:
+                for B in args.interaction_batches:
+                    x = torch.randn(B, V, d, device="cuda", dtype=dtype, requires_grad=True)
+
+                    def forward():
+                        z = torch.bmm(x, x.transpose(1, 2))
+                        pairs = torch.index_select(z.reshape(B, V * V), 1, lower)
+                        return torch.cat([x[:, 0, :], pairs], dim=1)
+
+                    def fwd(i):
+                        with torch.no_grad():
+                            forward()
+
+                    def fwd_bwd(i):
+                        forward().sum().backward()
+
+                    t_f = graph_timed_s(fwd, args.reps)
+                    t_fb = graph_timed_s(fwd_bwd, args.reps)
+                    pairs = V * (V - 1) // 2
+                    bytes_f = B * (V * d + pairs + d) * e
+                    bytes_b = B * (pairs + d + 2 * V * d) * e
+                    t_b = max(t_fb - t_f, 1e-9)
+                    out.append({"precision": precision, "vectors": V, "dim": d, "batch": B,
+                                "forward_s": t_f, "forward_backward_s": t_fb,
+                                "backward_s": t_b, "modelled_forward_bytes": bytes_f,
+                                "modelled_backward_bytes": bytes_b,
+                                "forward_GBps": bytes_f / t_f / 1e9,
+                                "backward_GBps": bytes_b / t_b / 1e9,
+                                "flops_each": 2 * B * V * V * d})
+                    print(f"  interaction {precision} V {V} d {d} B {B}: fwd {t_f * 1e6:.1f} us "
+                          f"({bytes_f / t_f / 1e9:.0f} GB/s), bwd {t_b * 1e6:.1f} us "
+                          f"({bytes_b / t_b / 1e9:.0f} GB/s)", flush=True)
+                    del x
+            torch.cuda.empty_cache()
+    return out
+
+
+def sort_points(args):
+    """The index work of an embedding backward before its fused update (Neo 5.1, gradient
+    sorting by rows), as PyTorch can run it: a sort of n row ids that also returns their
+    positions, then the segments of equal ids (unique_consecutive with counts). A proxy: TBE
+    radix-sorts (key, position) pairs with cub over only the key bits it needs, which
+    torch.sort does not expose; int32 keys bound that from below. Reported as bytes per
+    lookup at the measured time and a bandwidth the caller divides by."""
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(args.seed)
+    out = []
+    for key_dtype in (torch.int64, torch.int32):
+        for n in args.sort_lookups:
+            n = int(n)
+            keys = torch.randint(0, args.sort_rows, (n,), device="cuda", generator=gen,
+                                 dtype=torch.int64).to(key_dtype)
+
+            def sort(i):
+                torch.sort(keys)
+
+            def sort_segments(i):
+                s, _ = torch.sort(keys)
+                torch.unique_consecutive(s, return_counts=True)
+
+            t_sort = timed_s(sort, args.reps)
+            t_all = timed_s(sort_segments, args.reps)
+            name = "int64" if key_dtype == torch.int64 else "int32"
+            out.append({"keys": name, "lookups": n, "rows": args.sort_rows, "sort_s": t_sort,
+                        "sort_and_segments_s": t_all})
+            print(f"  sort {name} n {n / 1e6:.1f}M: sort {t_sort * 1e6:.1f} us "
+                  f"({t_sort / n * 1e12:.1f} ps/lookup), + segments {t_all * 1e6:.1f} us",
+                  flush=True)
+            del keys
+            torch.cuda.empty_cache()
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -324,6 +416,19 @@ def main():
                     help="time torch.optim steps over fp32 parameters (docs/model.md, "
                     "'Dense optimizer step')")
     ap.add_argument("--optimizer-params", type=float, nargs="+", default=[33.5e6, 335e6])
+    ap.add_argument("--interaction", action="store_true",
+                    help="time DLRM's dot interaction forward and backward (cost file: "
+                    "interaction_hbm_efficiency)")
+    ap.add_argument("--interaction-vectors", type=int, nargs="+", default=[27, 64, 128])
+    ap.add_argument("--interaction-dims", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--interaction-batches", type=int, nargs="+", default=[2048, 16384])
+    ap.add_argument("--interaction-precisions", nargs="+", default=["fp32", "fp16"],
+                    choices=["fp32", "bf16", "fp16"])
+    ap.add_argument("--sort", action="store_true",
+                    help="time the sort and segmenting of an embedding backward's row ids "
+                    "(cost file: backward_index_bytes_per_lookup)")
+    ap.add_argument("--sort-lookups", type=float, nargs="+", default=[1e6, 8e6, 64e6])
+    ap.add_argument("--sort-rows", type=int, default=100_000_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip", nargs="*", default=[], choices=["copy", "launch", "embedding", "mlp"])
     args = ap.parse_args()
@@ -333,24 +438,42 @@ def main():
     result = {"device": device_info(), "settings": vars(args)}
     print(json.dumps(result["device"]), flush=True)
     t0 = time.perf_counter()
+    path = os.path.join(args.out, "kernel_bench.json")
+
+    def section(key, fn):
+        """Runs one section; a failure is recorded and the others still run. The JSON is
+        rewritten after every section, so a run cut short keeps what it measured."""
+        try:
+            result[key] = fn()
+        except Exception as e:  # noqa: BLE001 - recorded, the run goes on
+            result.setdefault("errors", {})[key] = repr(e)
+            print(f"{key}: FAILED {e!r}", flush=True)
+            torch.cuda.synchronize()
+        result["wall_s"] = time.perf_counter() - t0
+        with open(path, "w") as f:
+            json.dump(result, f, indent=1)
+
     if "copy" not in args.skip:
-        result["copy"] = copy_bandwidth()
-        print(f"copy: {result['copy']['GBps']:.0f} GB/s (read + written)", flush=True)
+        section("copy", copy_bandwidth)
+        if "copy" in result:
+            print(f"copy: {result['copy']['GBps']:.0f} GB/s (read + written)", flush=True)
     if "launch" not in args.skip:
-        result["launch"] = launch_cost()
-        print(f"launch: eager {result['launch']['eager_op_s'] * 1e6:.2f} us/op, graph "
-              f"{result['launch']['graph_kernel_s'] * 1e6:.2f} us/kernel", flush=True)
+        section("launch", launch_cost)
+        if "launch" in result:
+            print(f"launch: eager {result['launch']['eager_op_s'] * 1e6:.2f} us/op, graph "
+                  f"{result['launch']['graph_kernel_s'] * 1e6:.2f} us/kernel", flush=True)
     if "mlp" not in args.skip:
-        result["mlp"] = mlp_points(args)
+        section("mlp", lambda: mlp_points(args))
     if "embedding" not in args.skip:
-        result["embedding_forward"] = embedding_points(args, args.out)
+        section("embedding_forward", lambda: embedding_points(args, args.out))
     if args.mlp_stacks:
-        result["stacks"] = stack_points(args)
+        section("stacks", lambda: stack_points(args))
     if args.optimizers:
-        result["optimizer"] = optimizer_points(args)
-    result["wall_s"] = time.perf_counter() - t0
-    with open(os.path.join(args.out, "kernel_bench.json"), "w") as f:
-        json.dump(result, f, indent=1)
+        section("optimizer", lambda: optimizer_points(args))
+    if args.interaction:
+        section("interaction", lambda: interaction_points(args))
+    if args.sort:
+        section("sort", lambda: sort_points(args))
     print(f"done in {result['wall_s']:.1f} s", flush=True)
 
 
