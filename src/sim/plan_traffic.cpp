@@ -181,7 +181,7 @@ DenseTimes dense_times(const SimulationInputs& in) {
   d.bottom_fwd_s = mlp_forward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost);
   const bool concat = m.interaction == InteractionKind::concat;
   const double concat_s =
-      concat ? concat_interaction_s(gpu, batch, m.interaction_output_width(), m.mlp_precision, cost)
+      concat ? concat_interaction_s(gpu, batch, m.interaction_output_width(), m.mlp_precision)
              : 0.0;
   d.interaction_fwd_s =
       concat ? concat_s

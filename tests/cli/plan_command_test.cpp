@@ -200,7 +200,7 @@ TEST(PlanCommand, BadPlanFilesExitTwoAndPlansThatDoNotFitExitThree) {
 // hybrid balances the indices each GPU receives when the run has an input AlltoAll
 // (`simulation.pipeline.input_alltoall`, the default `overlapped`), and not when it has none:
 // `plan` and `run` both tell the planner. Two GPUs; a and b look up 200 rows a sample at dim 4
-// (cheap kernels, 3200 indices from the other GPU each).
+// (cheap kernels under a round backward index cost, 3200 indices from the other GPU each).
 TEST(PlanCommand, HybridBalancesReceivedIndicesOnlyWithAnInputAlltoall) {
   const std::string dir = unique_temp("shardsim_plan_input");
   std::filesystem::create_directories(dir);
@@ -216,6 +216,7 @@ model:
   top_mlp: [1]
 workload: {batch_per_gpu: 16, iterations: 1, warmup: 0}
 placement: {planner: hybrid, options: {schemes: [table_wise]}}
+cost: {backward_index_bytes_per_lookup: 32, kernels_per_embedding_backward: 4}
 )";
   auto gpu_of = [&](const std::string& pipeline, const std::string& table) {
     const std::string out = dir + "/plan-" + pipeline + ".json";

@@ -28,10 +28,10 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 0.25);
   EXPECT_DOUBLE_EQ(p.index_bytes_per_lookup, 8);
   EXPECT_DOUBLE_EQ(p.offset_bytes_per_output, 8);
-  EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 32);
+  EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 176);
   EXPECT_EQ(p.kernels_per_embedding_op, 1);
-  EXPECT_EQ(p.kernels_per_embedding_backward, 4);
-  EXPECT_DOUBLE_EQ(p.interaction_hbm_efficiency, 0.5);
+  EXPECT_EQ(p.kernels_per_embedding_backward, 20);
+  EXPECT_DOUBLE_EQ(p.interaction_hbm_efficiency, 0.14);
   EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 0.85);
   EXPECT_DOUBLE_EQ(p.collective_launch_s, 10e-6);
   EXPECT_DOUBLE_EQ(p.one_sided_bandwidth_efficiency, 0.85);

@@ -94,11 +94,11 @@ TEST(KernelEfficiency, EntersTheFusedKernelsTime) {
   with_empty[1].cols = 64;
   EXPECT_DOUBLE_EQ(embedding_forward_s(round_gpu(), with_empty, p),
                    embedding_forward_s(round_gpu(), efficiency_work(), p));
-  // The backward uses the same efficiency: its bytes / 0.8 / 0.5 + 4 launches.
+  // The backward uses the same efficiency: its bytes / 0.8 / 0.5 + 20 launches.
   const double bwd = embedding_backward_bytes(efficiency_work(), OptimizerKind::rowwise_adagrad, p);
   EXPECT_NEAR(
       embedding_backward_s(round_gpu(), efficiency_work(), OptimizerKind::rowwise_adagrad, p),
-      bwd / 0.8 / 0.5e12 + 20e-6, 1e-12);
+      bwd / 0.8 / 0.5e12 + 100e-6, 1e-12);
 }
 
 }  // namespace

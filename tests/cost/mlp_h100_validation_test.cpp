@@ -7,22 +7,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "kernel_data.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 
 namespace shardsim {
 namespace {
 
-nlohmann::json measured(const std::string& file) {
-  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/tests/data/kernels/" + file);
-  EXPECT_TRUE(in) << "tests/data/kernels/" << file;
-  return nlohmann::json::parse(in);
-}
+using test::kernel_data;
 
 // predicted / measured - 1 for one measured point of a stack with input width `in`, as the
 // dgx-h100 preset prices its forward and backward.
@@ -46,7 +42,7 @@ struct Errors {
 
 Errors h100_errors() {
   Errors e;
-  const nlohmann::json data = measured("h100_mlp_batch_sweep.json");  // outlives the loop
+  const nlohmann::json data = kernel_data("h100_mlp_batch_sweep.json");  // outlives the loop
   for (const auto& point : data.at("graph").at("mlp")) {
     const auto width = point.at("width").get<std::uint32_t>();
     const double batch = point.at("batch").get<double>();
@@ -97,7 +93,7 @@ TEST(MlpH100Validation, NarrowLayersAreUnderpredictedAKnownGap) {
 // docs/validation/kernels.md, "Whole stacks". If the gap closes, this test says so.
 TEST(MlpH100Validation, WholeStacksWideWithinTenPercentNarrowAKnownGap) {
   int wide = 0, narrow = 0;
-  const nlohmann::json data = measured("h100_mlp_stacks.json");  // outlives the loop
+  const nlohmann::json data = kernel_data("h100_mlp_stacks.json");  // outlives the loop
   for (const auto& point : data.at("stacks")) {
     const auto widths = point.at("stack").get<std::vector<std::uint32_t>>();
     const std::vector<std::uint32_t> layers(widths.begin() + 1, widths.end());

@@ -38,11 +38,11 @@ struct CostParams {
   double offset_bytes_per_output = 8;
   // Bytes of index traffic per lookup in the backward: linearise, sort by row (radix passes over
   // key + position) and segment, before the fused backward-optimizer kernel. GUESS.
-  double backward_index_bytes_per_lookup = 32;
+  double backward_index_bytes_per_lookup = 176;
   // Kernel launches of one embedding forward (fused TBE: one for all tables of a GPU, Neo §5.1).
   int kernels_per_embedding_op = 1;
   // Kernel launches of one fused embedding backward + optimizer (sort, segment, update). GUESS.
-  int kernels_per_embedding_backward = 4;
+  int kernels_per_embedding_backward = 20;
   // HBM efficiency of the embedding kernels (docs/model.md, "Embedding kernel efficiency"): the
   // kernels move their bytes at hbm_achievable_Bps · η, η = η_max · η_dim · η_pool · η_distinct
   // per shard and η_tables per fused kernel. Every default is neutral (η = 1); `shardsim
@@ -55,7 +55,7 @@ struct CostParams {
 
   // --- Dense kernels ---
   // The dot interaction runs at this fraction of the achievable HBM bandwidth. GUESS.
-  double interaction_hbm_efficiency = 0.5;
+  double interaction_hbm_efficiency = 0.14;
 
   // --- Collectives (α-β) ---
   // Fraction of link bandwidth a collective achieves (protocol overheads). GUESS.

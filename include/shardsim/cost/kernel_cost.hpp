@@ -81,12 +81,13 @@ double dense_optimizer_step_s(const GpuSpec& gpu, std::uint64_t parameters, Dens
 // FLOPs / (peak(precision) · mlp_efficiency), whichever is larger, plus one launch.
 // Forward per sample: read V·dim, write V(V-1)/2 + dim (pairwise dots and the dense vector);
 // 2·V²·dim FLOPs. Backward: read the output gradient and the inputs, write the input gradients;
-// the same FLOPs. See docs/model.md (GUESS: the efficiency).
+// the same FLOPs. See docs/model.md; the efficiency is fitted to an H100 (docs/validation/
+// kernels.md, "Small kernels").
 // The concatenating interaction (model.interaction: concat) of `width` elements per sample: a
-// copy, forward and backward alike: batch · 2 · width · e bytes over
-// (hbm_achievable_Bps · interaction_hbm_efficiency), plus one launch; no FLOPs.
+// copy, forward and backward alike: batch · 2 · width · e bytes over hbm_achievable_Bps (a
+// copy reaches it: docs/validation/kernels.md), plus one launch; no FLOPs.
 double concat_interaction_s(const GpuSpec& gpu, double batch, std::uint64_t width,
-                            Precision precision, const CostParams& p);
+                            Precision precision);
 
 double interaction_forward_s(const GpuSpec& gpu, double batch, std::uint64_t vectors,
                              std::uint32_t dim, Precision precision, const CostParams& p);
