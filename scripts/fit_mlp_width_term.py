@@ -19,11 +19,11 @@ import json
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEAK = {"tf32": 494.5e12, "bf16": 989.5e12}  # H100 SXM datasheet, dense
-ELEMENT_BYTES = {"tf32": 4, "bf16": 2}
+PEAK = {"tf32": 494.5e12, "bf16": 989.5e12, "fp16": 989.5e12}  # H100 SXM datasheet, dense
+ELEMENT_BYTES = {"tf32": 4, "bf16": 2, "fp16": 2}
 LAUNCH_S = 4e-6  # the dgx-h100 preset's kernel_launch_us
 HBM_BPS = 2.8e12  # the dgx-h100 preset's hbm_achievable_GBps
-PRESET_EFF = {"tf32": 0.604, "bf16": 0.695}
+PRESET_EFF = {"tf32": 0.604, "bf16": 0.695, "fp16": 0.694}
 PRESET_BATCH_HALF = 470
 
 
@@ -95,6 +95,18 @@ def main():
             if best is None or e < best[0]:
                 best = (e, form)
     forms["width"] = best[1]
+
+    # The same with the presets' batch half held (the A100 presets derive theirs from it).
+    best = None
+    for width_half in range(0, 3000, 20):
+        eff = fitted_efficiencies(fit, PRESET_BATCH_HALF, width_half)
+        if max(eff.values()) > 1:
+            continue
+        form = dict(eff=eff, batch_half=PRESET_BATCH_HALF, width_half=width_half)
+        e = errors(fit, **form)[0]
+        if best is None or e < best[0]:
+            best = (e, form)
+    forms["width, b½ held"] = best[1]
 
     for name, form in forms.items():
         shown = {k: (round(v, 6) if isinstance(v, float) else

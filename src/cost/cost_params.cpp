@@ -20,6 +20,7 @@ enum class Range {
   fraction,         // (0, 1]
   fraction_closed,  // [0, 1]
   nonnegative,      // >= 0
+  positive,         // > 0
   at_least_one,     // >= 1 (a factor that only slows)
   launch_count,     // integer in [0, kMaxLaunches]
   flow_count,       // integer in [1, kMaxFlowsPerConnection]
@@ -40,8 +41,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 55>& fields() {
-  static const std::array<Field, 55> kFields = {{
+const std::array<Field, 56>& fields() {
+  static const std::array<Field, 56> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -57,6 +58,7 @@ const std::array<Field, 55>& fields() {
       {"kernel_distinct_penalty", &CostParams::kernel_distinct_penalty, Range::nonnegative},
       {"kernel_tables_half", &CostParams::kernel_tables_half, Range::nonnegative},
       {"interaction_hbm_efficiency", &CostParams::interaction_hbm_efficiency, Range::fraction},
+      {"dense_arch_layer_width", &CostParams::dense_arch_layer_width, Range::positive},
       {"collective_bandwidth_efficiency", &CostParams::collective_bandwidth_efficiency,
        Range::fraction},
       {"collective_launch_s", &CostParams::collective_launch_s, Range::nonnegative},
@@ -139,6 +141,7 @@ void check_keys(const YamlValue& node) {
                     "kernel_distinct_penalty",
                     "kernel_tables_half",
                     "interaction_hbm_efficiency",
+                    "dense_arch_layer_width",
                     "collective_bandwidth_efficiency",
                     "collective_launch_s",
                     "small_message_half_bytes_scale_up",
@@ -210,6 +213,8 @@ double read_double(const YamlValue& v, Range range) {
       }
       return x;
     }
+    case Range::positive:
+      return v.as_positive_double();
     case Range::nonnegative:
     case Range::launch_count:
     case Range::flow_count:

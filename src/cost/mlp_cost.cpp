@@ -1,4 +1,6 @@
 // Roofline costs of the dense MLP layers (docs/model.md, "MLPs").
+#include <algorithm>
+
 #include "checks.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 
@@ -30,11 +32,22 @@ double mlp_s(const GpuSpec& gpu, std::uint64_t input_width, std::span<const std:
   const double flops = flops_factor * mlp_forward_flops(input_width, layers, batch);
   if (flops <= 0) return 0;  // no work: no launch
   const int launches = launches_per_layer * working_layers(input_width, layers);
-  // Small batches fill the GPU's GEMM tiles less (docs/model.md, "MLPs"): b / (b + b½), fitted
-  // on forward + backward together, so it scales both.
+  // Small batches and narrow layers fill the GPU's GEMM tiles less (docs/model.md, "MLPs"):
+  // b / (b + b½) for the stack and w / (w + w½) for each layer of width w = min(in, out), both
+  // fitted on forward + backward together, so they scale both.
   const double batch_half = gpu.mlp_batch_half_for(precision);
   const double batch_factor = batch_half > 0 ? batch / (batch + batch_half) : 1.0;
-  return flops / (achievable_flops_per_s(gpu, precision) * batch_factor) +
+  double width_scaled_flops = 0;  // Σ layer FLOPs / its width factor
+  std::uint64_t in = input_width;
+  for (std::uint32_t out : layers) {
+    const double layer_flops = flops_factor * 2.0 * batch * static_cast<double>(in) * out;
+    if (layer_flops > 0) {
+      width_scaled_flops +=
+          layer_flops / gpu.mlp_width_factor(static_cast<double>(std::min<std::uint64_t>(in, out)));
+    }
+    in = out;
+  }
+  return width_scaled_flops / (achievable_flops_per_s(gpu, precision) * batch_factor) +
          launches * gpu.kernel_launch_s;
 }
 
@@ -67,19 +80,22 @@ double mlp_backward_s(const GpuSpec& gpu, std::uint64_t input_width,
 }
 
 double dense_arch_forward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
-                            Precision precision) {
+                            Precision precision, const CostParams& p) {
   require_work(batch, "dense arch batch");
   const double flops = flops_per_sample * batch;
   if (flops <= 0) return 0;
-  return flops / achievable_flops_per_s(gpu, precision) + gpu.kernel_launch_s;
+  return flops / (achievable_flops_per_s(gpu, precision) *
+                  gpu.mlp_width_factor(p.dense_arch_layer_width)) +
+         gpu.kernel_launch_s;
 }
 
 double dense_arch_backward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
-                             Precision precision) {
+                             Precision precision, const CostParams& p) {
   require_work(batch, "dense arch batch");
   const double flops = kBackwardFlopsFactor * flops_per_sample * batch;
   if (flops <= 0) return 0;
-  return flops / achievable_flops_per_s(gpu, precision) +
+  return flops / (achievable_flops_per_s(gpu, precision) *
+                  gpu.mlp_width_factor(p.dense_arch_layer_width)) +
          kBackwardLaunchesPerLayer * gpu.kernel_launch_s;
 }
 

@@ -75,4 +75,8 @@ double GpuSpec::mlp_batch_half_for(Precision p) const {
   return own > 0 ? own : mlp_batch_half;
 }
 
+double GpuSpec::mlp_width_factor(double width) const {
+  return mlp_width_half > 0 ? width / (width + mlp_width_half) : 1.0;
+}
+
 }  // namespace shardsim

@@ -97,6 +97,7 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
                     "mlp_batch_half_tf32",
                     "mlp_batch_half_fp16",
                     "mlp_batch_half_bf16",
+                    "mlp_width_half",
                     "kernel_launch_us",
                     "l2_MiB"});
   field(node, "name", required, [&](const YamlValue& v) { gpu.name = v.as_string(); });
@@ -130,6 +131,8 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
     double* slot = &(gpu.*member);  // as above
     field(node, key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
   }
+  field(node, "mlp_width_half", false,
+        [&](const YamlValue& v) { gpu.mlp_width_half = v.as_nonnegative_double(); });
   field(node, "kernel_launch_us", required,
         [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
   field(node, "l2_MiB", required,
@@ -272,6 +275,7 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
   for (const auto& [key, member] : kMlpBatchHalfKeys) {
     nonnegative(g.*member, (std::string("gpu.") + key).c_str(), "MLP batch half");  // 0: not given
   }
+  nonnegative(g.mlp_width_half, "gpu.mlp_width_half", "MLP width half");
   nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
   nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
   if (p.gpus_per_node < 1) {

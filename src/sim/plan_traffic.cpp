@@ -190,11 +190,11 @@ DenseTimes dense_times(const SimulationInputs& in) {
   // counted in the top MLP's phases.
   d.top_fwd_s =
       mlp_forward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost) +
-      dense_arch_forward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
+      dense_arch_forward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision, cost);
   if (in.workload.mode != Mode::training) return d;
   d.top_bwd_s =
       mlp_backward_s(gpu, m.interaction_output_width(), m.top_mlp, batch, m.mlp_precision, cost) +
-      dense_arch_backward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision);
+      dense_arch_backward_s(gpu, m.dense_arch.flops_per_sample, batch, m.mlp_precision, cost);
   d.interaction_bwd_s =
       concat ? concat_s
              : interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost);

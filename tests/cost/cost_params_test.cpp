@@ -32,6 +32,7 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_EQ(p.kernels_per_embedding_op, 1);
   EXPECT_EQ(p.kernels_per_embedding_backward, 20);
   EXPECT_DOUBLE_EQ(p.interaction_hbm_efficiency, 0.14);
+  EXPECT_DOUBLE_EQ(p.dense_arch_layer_width, 3072);
   EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 0.85);
   EXPECT_DOUBLE_EQ(p.collective_launch_s, 10e-6);
   EXPECT_DOUBLE_EQ(p.one_sided_bandwidth_efficiency, 0.85);
@@ -48,7 +49,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 55u);
+  EXPECT_EQ(names.size(), 56u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
@@ -126,6 +127,7 @@ TEST(CostParams, OutOfRangeAndMalformedValuesAreInputErrors) {
       {"cost:\n  collective_bandwidth_efficiency: 1.5\n", "cost.collective_bandwidth_efficiency"},
       {"cost:\n  collective_bandwidth_efficiency: 0\n", "cost.collective_bandwidth_efficiency"},
       {"cost:\n  interaction_hbm_efficiency: -0.5\n", "cost.interaction_hbm_efficiency"},
+      {"cost:\n  dense_arch_layer_width: 0\n", "cost.dense_arch_layer_width"},
       {"cost:\n  repeat_lookup_hbm_fraction: 1.01\n", "cost.repeat_lookup_hbm_fraction"},
       {"cost:\n  index_bytes_per_lookup: eight\n", "cost.index_bytes_per_lookup"},
       {"cost:\n  index_bytes_per_lookup: [8]\n", "cost.index_bytes_per_lookup"},

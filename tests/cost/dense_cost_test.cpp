@@ -37,6 +37,26 @@ TEST(MlpCost, PrecisionSelectsThePeak) {
               21.81984e-6, 1e-12);
 }
 
+TEST(MlpCost, EachLayerRunsAtItsWidthFactor) {
+  // Width half 256: layer 13 -> 512 (w 13) at 13/269, 512 -> 256 (w 256) at 1/2, 256 -> 128
+  // (w 128) at 1/3. fp32 FLOPs per layer: 2 · 1000 · (6656, 131072, 32768) = 13.312e6,
+  // 262.144e6, 65.536e6; divided by the factors: 275.456e6 + 524.288e6 + 196.608e6 = 996.352e6
+  // over 10e12 · 0.5 = 199.2704 us; + 3 launches x 5 us = 214.2704 us.
+  GpuSpec gpu = round_gpu();
+  gpu.mlp_width_half = 256;
+  EXPECT_NEAR(mlp_forward_s(gpu, 13, kLayers, 1000, Precision::fp32, default_cost_params()),
+              214.2704e-6, 1e-12);
+}
+
+TEST(DenseArchCost, RunsAtTheWidthFactorOfTheCostFilesLayerWidth) {
+  // Width half 3072 = dense_arch_layer_width: factor 1/2, so the 58 ms of the test below
+  // doubles: 116 ms + 5 us.
+  GpuSpec gpu = round_gpu();
+  gpu.mlp_width_half = 3072;
+  EXPECT_NEAR(dense_arch_forward_s(gpu, 2.9e9, 1000, Precision::tf32, default_cost_params()),
+              116.005e-3, 1e-12);
+}
+
 TEST(MlpCost, APrecisionsOwnEfficiencyReplacesTheCommonOne) {
   // bf16 at 80%: 340.992e6 / (200e12 · 0.8) = 2.1312 us + 15 us = 17.1312 us; fp16 keeps 50%:
   // 340.992e6 / (200e12 · 0.5) = 3.40992 us + 15 us = 18.40992 us.
@@ -162,13 +182,19 @@ namespace {
 TEST(DenseArchCost, ForwardAndBackwardFollowTheMlpRoofline) {
   // 2.9e9 FLOPs/sample x 1000 samples = 2.9e12 FLOPs at tf32: 2.9e12 / (100e12 · 0.5) = 58 ms,
   // + 1 launch (5 us) = 58.005 ms; backward twice the FLOPs and 2 launches: 116.01 ms.
-  EXPECT_NEAR(dense_arch_forward_s(test::round_gpu(), 2.9e9, 1000, Precision::tf32), 58.005e-3,
-              1e-12);
-  EXPECT_NEAR(dense_arch_backward_s(test::round_gpu(), 2.9e9, 1000, Precision::tf32), 116.01e-3,
-              1e-12);
+  EXPECT_NEAR(
+      dense_arch_forward_s(test::round_gpu(), 2.9e9, 1000, Precision::tf32, default_cost_params()),
+      58.005e-3, 1e-12);
+  EXPECT_NEAR(
+      dense_arch_backward_s(test::round_gpu(), 2.9e9, 1000, Precision::tf32, default_cost_params()),
+      116.01e-3, 1e-12);
   // No dense arch: nothing, not even a launch.
-  EXPECT_EQ(dense_arch_forward_s(test::round_gpu(), 0, 1000, Precision::tf32), 0.0);
-  EXPECT_EQ(dense_arch_backward_s(test::round_gpu(), 0, 1000, Precision::tf32), 0.0);
+  EXPECT_EQ(
+      dense_arch_forward_s(test::round_gpu(), 0, 1000, Precision::tf32, default_cost_params()),
+      0.0);
+  EXPECT_EQ(
+      dense_arch_backward_s(test::round_gpu(), 0, 1000, Precision::tf32, default_cost_params()),
+      0.0);
 }
 
 TEST(ConcatInteractionCost, IsACopyOfTheOutputWidth) {

@@ -17,6 +17,15 @@ int count_lines_starting_with(const std::string& text, const std::string& prefix
   return n;
 }
 
+// The H100 presets' MLP width half (docs/validation/kernels.md, "Narrow MLPs"); the A100 ones
+// have none and show no line for it.
+TEST(DescribePreset, ShowsTheMlpWidthHalfWhereThePresetHasOne) {
+  const std::string h100 = describe_preset(builtin_preset("dgx-h100"));
+  EXPECT_NE(h100.find("MLP width half      1420"), std::string::npos) << h100;
+  const std::string a100 = describe_preset(builtin_preset("dgx-a100"));
+  EXPECT_EQ(a100.find("MLP width half"), std::string::npos) << a100;
+}
+
 TEST(DescribePreset, ShowsEveryFieldWithUnits) {
   const std::string s = describe_preset(builtin_preset("dgx-a100"));
   for (const char* expected : {"preset dgx-a100",

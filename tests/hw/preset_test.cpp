@@ -113,12 +113,17 @@ TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
   EXPECT_DOUBLE_EQ(h100.scale_up.bandwidth_Bps, 450e9);  // NVLink4: 900 GB/s bidirectional
   EXPECT_DOUBLE_EQ(h100.nic.bandwidth_Bps, 400e9 / 8);
   EXPECT_EQ(h100.nics_per_node, 8);
-  // MLP efficiencies and batch half fitted to an H100 SXM5 (docs/validation/kernels.md, "MLPs").
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.604);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.695);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.694);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.604);  // not measured apart
+  // MLP efficiencies, batch half and width half fitted to an H100 SXM5
+  // (docs/validation/kernels.md, "MLPs", "Narrow MLPs").
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.879);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.957);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.971);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.879);  // not measured apart
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half, 470);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_half, 1420);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_factor(1420), 0.5);
+  // The A100 presets have no width term (no narrow-layer measurement on an A100).
+  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_width_factor(64), 1.0);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half_for(Precision::fp32), 64);  // ridge-scaled GUESS
 
   const HardwarePreset hpc = builtin_preset("hpc-a100x4");  // OPER §6.1 multi-node platform
@@ -300,6 +305,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "positive"},
         BadPresetCase{"negative_batch_half", "mlp_efficiency: 0.7",
                       "mlp_efficiency: 0.7\n  mlp_batch_half: -5", "gpu.mlp_batch_half", ">= 0"},
+        BadPresetCase{"negative_width_half", "mlp_efficiency: 0.7",
+                      "mlp_efficiency: 0.7\n  mlp_width_half: -1", "gpu.mlp_width_half", ">= 0"},
         BadPresetCase{"precision_batch_half_zero", "mlp_efficiency: 0.7",
                       "mlp_efficiency: 0.7\n  mlp_batch_half_tf32: 0", "gpu.mlp_batch_half_tf32",
                       "positive"},
@@ -426,7 +433,7 @@ TEST(PresetOverrides, MergeAnySubsetOfKeys) {
   const HardwarePreset h =
       with_overrides(builtin_preset("dgx-h100"), "gpu: {mlp_efficiency_bf16: 0.5}\n");
   EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::bf16), 0.5);
-  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.694);
+  EXPECT_DOUBLE_EQ(h.gpu.mlp_efficiency_for(Precision::fp16), 0.971);
 }
 
 TEST(PresetOverrides, TiersListReplacesTheWholeList) {

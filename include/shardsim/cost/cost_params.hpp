@@ -54,8 +54,10 @@ struct CostParams {
   double kernel_tables_half = 0;       // η_tables = T / (T + this), T tables fused; 0: off
 
   // --- Dense kernels ---
-  // The dot interaction runs at this fraction of the achievable HBM bandwidth. GUESS.
+  // The dot interaction runs at this fraction of the achievable HBM bandwidth (fitted, H100).
   double interaction_hbm_efficiency = 0.14;
+  // The layer width an opaque dense arch's GEMMs are priced at, for gpu.mlp_width_half. GUESS.
+  double dense_arch_layer_width = 3072;
 
   // --- Collectives (α-β) ---
   // Fraction of link bandwidth a collective achieves (protocol overheads). GUESS.

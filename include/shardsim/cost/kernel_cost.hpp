@@ -61,12 +61,13 @@ double mlp_backward_s(const GpuSpec& gpu, std::uint64_t input_width,
                       const CostParams& p);
 
 // An opaque dense arch (model.dense_arch) of `flops_per_sample` forward FLOPs per sample:
-// batch · FLOPs / (peak(precision) · mlp_efficiency) plus one launch; backward twice the FLOPs
-// and two launches (as an MLP layer's data- and weight-gradient GEMMs). 0 without FLOPs.
+// batch · FLOPs / (peak(precision) · mlp_efficiency · width factor) plus one launch, the width
+// factor taken at p.dense_arch_layer_width (1 without gpu.mlp_width_half); backward twice the
+// FLOPs and two launches (as an MLP layer's data- and weight-gradient GEMMs). 0 without FLOPs.
 double dense_arch_forward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
-                            Precision precision);
+                            Precision precision, const CostParams& p);
 double dense_arch_backward_s(const GpuSpec& gpu, double flops_per_sample, double batch,
-                             Precision precision);
+                             Precision precision, const CostParams& p);
 
 // The dense optimizer's step after the gradient AllReduce (docs/model.md, "Dense optimizer
 // step"): one memory-bound elementwise pass over every dense parameter that reads the fp32
