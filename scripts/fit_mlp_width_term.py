@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Which extra MLP term explains the H100's narrow stacks (docs/validation/kernels.md, "Whole
-stacks")? An analysis, not a calibration: nothing in shardsim reads its output.
+stacks")? The fit the H100 presets' MLP figures come from (the "width, b½ held" form: their
+mlp_efficiency*, mlp_width_half); nothing in shardsim reads its output.
 
 Fits three forms of the MLP time to the CUDA-graph batch sweep of
 tests/data/kernels/h100_mlp_batch_sweep.json (20 layers of width w at batch b, TF32 and BF16),
@@ -8,9 +9,10 @@ on batches 128/512/2048/8192, and judges them on batches 256/1024/4096 and on th
 tests/data/kernels/h100_mlp_stacks.json and the square stacks of widths 64-2048 of
 tests/data/kernels/h100_small_kernels.json (none of them fitted):
 
-  now      the presets' form: FLOPs / (peak · eff · b/(b + b½)) + 3 launches a layer;
-  layer    now + a fixed time a layer + k · (bias and ReLU bytes, 6·b·w·s) / HBM bandwidth;
-  width    now with a width factor w/(w + w½), w = min(in, out) of the layer, the efficiencies
+  batch    the presets' form before the width term: FLOPs / (peak · eff · b/(b + b½)) + 3
+           launches a layer;
+  layer    batch + a fixed time a layer + k · (bias and ReLU bytes, 6·b·w·s) / HBM bandwidth;
+  width    batch with a width factor w/(w + w½), w = min(in, out) of the layer, the efficiencies
            refitted and held at most 1 (an unbounded fit trades them off against w½).
 
 Usage: python3 scripts/fit_mlp_width_term.py   (standard library only; about 10 s)
@@ -23,7 +25,7 @@ PEAK = {"tf32": 494.5e12, "bf16": 989.5e12, "fp16": 989.5e12}  # H100 SXM datash
 ELEMENT_BYTES = {"tf32": 4, "bf16": 2, "fp16": 2}
 LAUNCH_S = 4e-6  # the dgx-h100 preset's kernel_launch_us
 HBM_BPS = 2.8e12  # the dgx-h100 preset's hbm_achievable_GBps
-PRESET_EFF = {"tf32": 0.604, "bf16": 0.695, "fp16": 0.694}
+PRESET_EFF = {"tf32": 0.604, "bf16": 0.695, "fp16": 0.694}  # before the width term
 PRESET_BATCH_HALF = 470
 
 
@@ -64,6 +66,22 @@ def fitted_efficiencies(points, batch_half, width_half):
     return eff
 
 
+def best_width_form(fit, batch_halves, width_halves):
+    """The width form with the smallest fitted median error over the grid, its efficiencies
+    refitted at each point and held at most 1."""
+    best = None
+    for batch_half in batch_halves:
+        for width_half in width_halves:
+            eff = fitted_efficiencies(fit, batch_half, width_half)
+            if max(eff.values()) > 1:
+                continue
+            form = dict(eff=eff, batch_half=batch_half, width_half=width_half)
+            e = errors(fit, **form)[0]
+            if best is None or e < best[0]:
+                best = (e, form)
+    return best[1]
+
+
 def main():
     pts = [p for p in load("h100_mlp_batch_sweep.json")["graph"]["mlp"] if p["precision"] in PEAK]
     fit = [p for p in pts if p["batch"] in (128, 512, 2048, 8192)]
@@ -72,7 +90,7 @@ def main():
     # Square stacks of widths 64-2048 at batches 2048-32768 from a later H100 machine, none
     # of them fitted (tests/data/kernels/h100_small_kernels.json).
     squares = [p for p in load("h100_small_kernels.json")["mlp"] if p["precision"] in PEAK]
-    forms = {"now": dict(eff=PRESET_EFF, batch_half=PRESET_BATCH_HALF)}
+    forms = {"batch": dict(eff=PRESET_EFF, batch_half=PRESET_BATCH_HALF)}
 
     best = None
     for layer_us in range(0, 60, 2):
@@ -84,29 +102,9 @@ def main():
                 best = (e, form)
     forms["layer"] = best[1]
 
-    best = None
-    for batch_half in range(200, 900, 20):
-        for width_half in range(0, 2000, 40):
-            eff = fitted_efficiencies(fit, batch_half, width_half)
-            if max(eff.values()) > 1:
-                continue
-            form = dict(eff=eff, batch_half=batch_half, width_half=width_half)
-            e = errors(fit, **form)[0]
-            if best is None or e < best[0]:
-                best = (e, form)
-    forms["width"] = best[1]
-
+    forms["width"] = best_width_form(fit, range(200, 900, 20), range(0, 2000, 40))
     # The same with the presets' batch half held (the A100 presets derive theirs from it).
-    best = None
-    for width_half in range(0, 3000, 20):
-        eff = fitted_efficiencies(fit, PRESET_BATCH_HALF, width_half)
-        if max(eff.values()) > 1:
-            continue
-        form = dict(eff=eff, batch_half=PRESET_BATCH_HALF, width_half=width_half)
-        e = errors(fit, **form)[0]
-        if best is None or e < best[0]:
-            best = (e, form)
-    forms["width, b½ held"] = best[1]
+    forms["width, b½ held"] = best_width_form(fit, [PRESET_BATCH_HALF], range(0, 3000, 20))
 
     for name, form in forms.items():
         shown = {k: (round(v, 6) if isinstance(v, float) else
