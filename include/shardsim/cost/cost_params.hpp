@@ -143,7 +143,7 @@ struct CostParams {
   // The host's time per iteration, per GPU process: the framework's training step (dispatching
   // every op, the optimizer's bookkeeping, the synchronisation the AlltoAllv splits need).
   // An iteration lasts at least this long. GUESS, eager and with CUDA graphs.
-  double host_eager_iteration_s = 500e-6;
+  double host_eager_iteration_s = 2.7e-3;
   double host_graph_iteration_s = 50e-6;
 };
 
