@@ -37,11 +37,13 @@ struct CostParams {
   // Bytes of offset data read per pooled output (one int64 offset per bag).
   double offset_bytes_per_output = 8;
   // Bytes of index traffic per lookup in the backward: linearise, sort by row (radix passes over
-  // key + position) and segment, before the fused backward-optimizer kernel. GUESS.
+  // key + position) and segment, before the fused backward-optimizer kernel. Fitted to cub's
+  // sort on an H100 (docs/validation/kernels.md, "The backward's sort").
   double backward_index_bytes_per_lookup = 176;
   // Kernel launches of one embedding forward (fused TBE: one for all tables of a GPU, Neo §5.1).
   int kernels_per_embedding_op = 1;
-  // Kernel launches of one fused embedding backward + optimizer (sort, segment, update). GUESS.
+  // Kernel launches of one fused embedding backward + optimizer (sort, segment, update): the
+  // backward's fixed time in launches. Fitted with the bytes above.
   int kernels_per_embedding_backward = 20;
   // HBM efficiency of the embedding kernels (docs/model.md, "Embedding kernel efficiency"): the
   // kernels move their bytes at hbm_achievable_Bps · η, η = η_max · η_dim · η_pool · η_distinct
@@ -142,7 +144,8 @@ struct CostParams {
   HostLaunchMode host_launch_mode = HostLaunchMode::eager;
   // The host's time per iteration, per GPU process: the framework's training step (dispatching
   // every op, the optimizer's bookkeeping, the synchronisation the AlltoAllv splits need).
-  // An iteration lasts at least this long. GUESS, eager and with CUDA graphs.
+  // An iteration lasts at least this long. Eager: measured on H100 machines (a floor; docs/
+  // model.md, "Host overhead"); with CUDA graphs: GUESS.
   double host_eager_iteration_s = 2.7e-3;
   double host_graph_iteration_s = 50e-6;
 };
