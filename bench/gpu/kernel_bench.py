@@ -192,11 +192,13 @@ def embedding_points(args, out_dir):
 
 
 def mlp_points(args):
-    torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
     out = []
     for precision in args.mlp_precisions:
-        dtype = {"tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+        # fp32: CUDA-core GEMMs (TF32 off); tf32: fp32 tensors on the tensor cores.
+        torch.backends.cuda.matmul.allow_tf32 = precision != "fp32"
+        dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
+                 "fp16": torch.float16}[precision]
         for width in args.mlp_widths:
             layers = []
             for _ in range(args.mlp_layers):
@@ -225,10 +227,11 @@ def mlp_points(args):
 def stack_points(args):
     """DLRM-shaped MLP stacks (input width, then each layer's output), forward + backward as
     CUDA-graph replays, at each of --mlp-batches."""
-    torch.backends.cuda.matmul.allow_tf32 = True
     out = []
     for precision in args.mlp_precisions:
-        dtype = {"tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+        torch.backends.cuda.matmul.allow_tf32 = precision != "fp32"
+        dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
+                 "fp16": torch.float16}[precision]
         for spec in args.mlp_stacks:
             widths = [int(w) for w in spec.split(",")]
             layers = []
@@ -410,7 +413,7 @@ def main():
     ap.add_argument("--mlp-graph", action="store_true",
                     help="time the MLPs as CUDA-graph replays (GPU time alone)")
     ap.add_argument("--mlp-precisions", nargs="+", default=["tf32", "bf16", "fp16"],
-                    choices=["tf32", "bf16", "fp16"])
+                    choices=["fp32", "tf32", "bf16", "fp16"])
     ap.add_argument("--optimizers", nargs="*", default=[],
                     choices=sorted(OPTIMIZER_BYTES),
                     help="time torch.optim steps over fp32 parameters (docs/model.md, "

@@ -43,7 +43,8 @@ double mlp_s(const GpuSpec& gpu, std::uint64_t input_width, std::span<const std:
     const double layer_flops = flops_factor * 2.0 * batch * static_cast<double>(in) * out;
     if (layer_flops > 0) {
       width_scaled_flops +=
-          layer_flops / gpu.mlp_width_factor(static_cast<double>(std::min<std::uint64_t>(in, out)));
+          layer_flops /
+          gpu.mlp_width_factor(static_cast<double>(std::min<std::uint64_t>(in, out)), precision);
     }
     in = out;
   }
@@ -85,7 +86,7 @@ double dense_arch_forward_s(const GpuSpec& gpu, double flops_per_sample, double 
   const double flops = flops_per_sample * batch;
   if (flops <= 0) return 0;
   return flops / (achievable_flops_per_s(gpu, precision) *
-                  gpu.mlp_width_factor(p.dense_arch_layer_width)) +
+                  gpu.mlp_width_factor(p.dense_arch_layer_width, precision)) +
          gpu.kernel_launch_s;
 }
 
@@ -95,7 +96,7 @@ double dense_arch_backward_s(const GpuSpec& gpu, double flops_per_sample, double
   const double flops = kBackwardFlopsFactor * flops_per_sample * batch;
   if (flops <= 0) return 0;
   return flops / (achievable_flops_per_s(gpu, precision) *
-                  gpu.mlp_width_factor(p.dense_arch_layer_width)) +
+                  gpu.mlp_width_factor(p.dense_arch_layer_width, precision)) +
          kBackwardLaunchesPerLayer * gpu.kernel_launch_s;
 }
 

@@ -67,6 +67,11 @@ std::string describe_preset(const HardwarePreset& p) {
     line("  MLP width half      {:g} (a layer of width w = min(in, out): x w / (w + {:g}))",
          g.mlp_width_half, g.mlp_width_half);
   }
+  for (Precision p : kMathPrecisions) {
+    if (g.mlp_width_half_for(p) != g.mlp_width_half) {
+      line("    {:<17} {:g}", to_string(p), g.mlp_width_half_for(p));
+    }
+  }
   line("  kernel launch       {:g} us", g.kernel_launch_s / units::us);
   line("  L2 cache            {:g} MiB", g.l2_bytes / units::MiB);
   line("  reserved memory     {:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,

@@ -75,8 +75,15 @@ double GpuSpec::mlp_batch_half_for(Precision p) const {
   return own > 0 ? own : mlp_batch_half;
 }
 
-double GpuSpec::mlp_width_factor(double width) const {
-  return mlp_width_half > 0 ? width / (width + mlp_width_half) : 1.0;
+double GpuSpec::mlp_width_half_for(Precision p) const {
+  const double own = by_math_precision(p, mlp_width_half_fp32, mlp_width_half_tf32,
+                                       mlp_width_half_fp16, mlp_width_half_bf16);
+  return own > 0 ? own : mlp_width_half;
+}
+
+double GpuSpec::mlp_width_factor(double width, Precision p) const {
+  const double half = mlp_width_half_for(p);
+  return half > 0 ? width / (width + half) : 1.0;
 }
 
 }  // namespace shardsim

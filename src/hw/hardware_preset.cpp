@@ -67,6 +67,14 @@ constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpBatchHalf
     {"mlp_batch_half_bf16", &GpuSpec::mlp_batch_half_bf16},
 }};
 
+// The optional per-precision MLP width halves under `gpu:`, by key (GpuSpec::mlp_width_half_for).
+constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpWidthHalfKeys{{
+    {"mlp_width_half_fp32", &GpuSpec::mlp_width_half_fp32},
+    {"mlp_width_half_tf32", &GpuSpec::mlp_width_half_tf32},
+    {"mlp_width_half_fp16", &GpuSpec::mlp_width_half_fp16},
+    {"mlp_width_half_bf16", &GpuSpec::mlp_width_half_bf16},
+}};
+
 // Calls `apply` with the value of `key` when present; a missing key is an error only when
 // `required` (a preset file needs every key; overrides give any subset).
 template <class Apply>
@@ -98,6 +106,10 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
                     "mlp_batch_half_fp16",
                     "mlp_batch_half_bf16",
                     "mlp_width_half",
+                    "mlp_width_half_fp32",
+                    "mlp_width_half_tf32",
+                    "mlp_width_half_fp16",
+                    "mlp_width_half_bf16",
                     "kernel_launch_us",
                     "l2_MiB"});
   field(node, "name", required, [&](const YamlValue& v) { gpu.name = v.as_string(); });
@@ -133,6 +145,10 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   }
   field(node, "mlp_width_half", false,
         [&](const YamlValue& v) { gpu.mlp_width_half = v.as_nonnegative_double(); });
+  for (const auto& [key, member] : kMlpWidthHalfKeys) {
+    double* slot = &(gpu.*member);  // as above
+    field(node, key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
+  }
   field(node, "kernel_launch_us", required,
         [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
   field(node, "l2_MiB", required,
@@ -276,6 +292,9 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
     nonnegative(g.*member, (std::string("gpu.") + key).c_str(), "MLP batch half");  // 0: not given
   }
   nonnegative(g.mlp_width_half, "gpu.mlp_width_half", "MLP width half");
+  for (const auto& [key, member] : kMlpWidthHalfKeys) {
+    nonnegative(g.*member, (std::string("gpu.") + key).c_str(), "MLP width half");  // 0: not given
+  }
   nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
   nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
   if (p.gpus_per_node < 1) {

@@ -118,13 +118,15 @@ TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::tf32), 0.879);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::bf16), 0.957);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp16), 0.971);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.879);  // not measured apart
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_efficiency_for(Precision::fp32), 0.767);  // CUDA cores
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half, 470);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_half, 1420);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_factor(1420), 0.5);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_factor(1420, Precision::tf32), 0.5);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_factor(1420, Precision::bf16), 0.5);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_half_for(Precision::fp32), 168);  // CUDA cores: measured
   // The A100 presets have no width term (no narrow-layer measurement on an A100).
-  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_width_factor(64), 1.0);
-  EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half_for(Precision::fp32), 64);  // ridge-scaled GUESS
+  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_width_factor(64, Precision::tf32), 1.0);
+  EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half_for(Precision::fp32), 104);  // measured
 
   const HardwarePreset hpc = builtin_preset("hpc-a100x4");  // OPER §6.1 multi-node platform
   EXPECT_EQ(hpc.gpus_per_node, 4);
@@ -307,6 +309,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "mlp_efficiency: 0.7\n  mlp_batch_half: -5", "gpu.mlp_batch_half", ">= 0"},
         BadPresetCase{"negative_width_half", "mlp_efficiency: 0.7",
                       "mlp_efficiency: 0.7\n  mlp_width_half: -1", "gpu.mlp_width_half", ">= 0"},
+        BadPresetCase{"precision_width_half_zero", "mlp_efficiency: 0.7",
+                      "mlp_efficiency: 0.7\n  mlp_width_half_fp32: 0", "gpu.mlp_width_half_fp32",
+                      "positive"},
         BadPresetCase{"precision_batch_half_zero", "mlp_efficiency: 0.7",
                       "mlp_efficiency: 0.7\n  mlp_batch_half_tf32: 0", "gpu.mlp_batch_half_tf32",
                       "positive"},

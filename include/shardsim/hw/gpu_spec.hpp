@@ -26,8 +26,12 @@ struct GpuSpec {
   double mlp_batch_half_fp32 = 0, mlp_batch_half_tf32 = 0;
   double mlp_batch_half_fp16 = 0, mlp_batch_half_bf16 = 0;
   // The layer width at which an MLP layer's GEMMs reach half their efficiency: a layer of
-  // width w = min(in, out) runs at w / (w + mlp_width_half) of it. 0: no width dependence.
+  // width w = min(in, out) runs at w / (w + mlp_width_half_for(p)) of it. 0: no width
+  // dependence.
   double mlp_width_half = 0;
+  // The same for one math precision where the preset gives it apart (0: mlp_width_half).
+  double mlp_width_half_fp32 = 0, mlp_width_half_tf32 = 0;
+  double mlp_width_half_fp16 = 0, mlp_width_half_bf16 = 0;
   double kernel_launch_s = 0;  // fixed overhead per kernel
   double l2_bytes = 0;
 
@@ -36,8 +40,10 @@ struct GpuSpec {
   double mlp_efficiency_for(Precision p) const;
   // The batch half of MLPs in precision p: the precision's own figure, else mlp_batch_half.
   double mlp_batch_half_for(Precision p) const;
-  // w / (w + mlp_width_half) for a layer of width w; 1 without a width half.
-  double mlp_width_factor(double width) const;
+  // The width half of MLPs in precision p: the precision's own figure, else mlp_width_half.
+  double mlp_width_half_for(Precision p) const;
+  // w / (w + mlp_width_half_for(p)) for a layer of width w; 1 without a width half.
+  double mlp_width_factor(double width, Precision p) const;
 };
 
 }  // namespace shardsim
