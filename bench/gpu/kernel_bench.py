@@ -31,6 +31,11 @@ import time
 import torch
 
 
+# The tensor type of each precision name (tf32: fp32 tensors, TF32 math where allowed).
+DTYPES = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
+          "fp16": torch.float16}
+
+
 def median(xs):
     s = sorted(xs)
     n = len(s)
@@ -141,7 +146,7 @@ def embedding_points(args, out_dir):
     cdf_cache = {}
     rows = []
     for precision in args.precisions:
-        dtype = {"fp32": torch.float32, "fp16": torch.float16}[precision]
+        dtype = DTYPES[precision]
         elem = 4 if precision == "fp32" else 2
         lines = [f"# source: bench/gpu/kernel_bench.py on {torch.cuda.get_device_name(0)}, "
                  f"{time.strftime('%Y-%m-%d')} (torch {torch.__version__})",
@@ -197,8 +202,7 @@ def mlp_points(args):
     for precision in args.mlp_precisions:
         # fp32: CUDA-core GEMMs (TF32 off); tf32: fp32 tensors on the tensor cores.
         torch.backends.cuda.matmul.allow_tf32 = precision != "fp32"
-        dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
-                 "fp16": torch.float16}[precision]
+        dtype = DTYPES[precision]
         for width in args.mlp_widths:
             layers = []
             for _ in range(args.mlp_layers):
@@ -230,8 +234,7 @@ def stack_points(args):
     out = []
     for precision in args.mlp_precisions:
         torch.backends.cuda.matmul.allow_tf32 = precision != "fp32"
-        dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
-                 "fp16": torch.float16}[precision]
+        dtype = DTYPES[precision]
         for spec in args.mlp_stacks:
             widths = [int(w) for w in spec.split(",")]
             layers = []
@@ -315,7 +318,7 @@ def interaction_points(args):
     torch.backends.cuda.matmul.allow_tf32 = True
     out = []
     for precision in args.interaction_precisions:
-        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+        dtype = DTYPES[precision]
         e = 4 if precision == "fp32" else 2
         for V in args.interaction_vectors:
             li, lj = torch.tril_indices(V, V, offset=-1, device="cuda")

@@ -16,40 +16,31 @@ using cost_detail::require_work;
 constexpr double kBackwardFlopsFactor = 2.0;
 constexpr int kBackwardLaunchesPerLayer = 2;
 
-// Layers that do work (in·out > 0), each one kernel launch.
-int working_layers(std::uint64_t input_width, std::span<const std::uint32_t> layers) {
-  int n = 0;
-  std::uint64_t in = input_width;
-  for (std::uint32_t out : layers) {
-    if (in > 0 && out > 0) ++n;
-    in = out;
-  }
-  return n;
-}
-
 double mlp_s(const GpuSpec& gpu, std::uint64_t input_width, std::span<const std::uint32_t> layers,
              double batch, Precision precision, double flops_factor, int launches_per_layer) {
-  const double flops = flops_factor * mlp_forward_flops(input_width, layers, batch);
-  if (flops <= 0) return 0;  // no work: no launch
-  const int launches = launches_per_layer * working_layers(input_width, layers);
-  // Small batches and narrow layers fill the GPU's GEMM tiles less (docs/model.md, "MLPs"):
-  // b / (b + b½) for the stack and w / (w + w½) for each layer of width w = min(in, out), both
-  // fitted on forward + backward together, so they scale both.
-  const double batch_half = gpu.mlp_batch_half_for(precision);
-  const double batch_factor = batch_half > 0 ? batch / (batch + batch_half) : 1.0;
+  require_work(batch, "MLP batch");
+  // One pass over the layers that do work (in·out > 0), each one kernel launch. Small batches
+  // and narrow layers fill the GPU's GEMM tiles less (docs/model.md, "MLPs"): w / (w + w½) for
+  // each layer of width w = min(in, out) here and b / (b + b½) for the stack below, both fitted
+  // on forward + backward together, so they scale both.
+  int working_layers = 0;
   double width_scaled_flops = 0;  // Σ layer FLOPs / its width factor
   std::uint64_t in = input_width;
   for (std::uint32_t out : layers) {
-    const double layer_flops = flops_factor * 2.0 * batch * static_cast<double>(in) * out;
-    if (layer_flops > 0) {
+    if (in > 0 && out > 0) {
+      ++working_layers;
+      const double layer_flops = flops_factor * 2.0 * batch * static_cast<double>(in) * out;
       width_scaled_flops +=
           layer_flops /
           gpu.mlp_width_factor(static_cast<double>(std::min<std::uint64_t>(in, out)), precision);
     }
     in = out;
   }
+  if (width_scaled_flops <= 0) return 0;  // no work: no launch
+  const double batch_half = gpu.mlp_batch_half_for(precision);
+  const double batch_factor = batch_half > 0 ? batch / (batch + batch_half) : 1.0;
   return width_scaled_flops / (achievable_flops_per_s(gpu, precision) * batch_factor) +
-         launches * gpu.kernel_launch_s;
+         launches_per_layer * working_layers * gpu.kernel_launch_s;
 }
 
 }  // namespace

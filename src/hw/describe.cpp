@@ -64,12 +64,13 @@ std::string describe_preset(const HardwarePreset& p) {
     }
   }
   if (g.mlp_width_half > 0) {
-    line("  MLP width half      {:g} (a layer of width w = min(in, out): x w / (w + {:g}))",
-         g.mlp_width_half, g.mlp_width_half);
+    line(
+        "  MLP width half      {:g} features (a layer of width w = min(in, out): x w / (w + {:g}))",
+        g.mlp_width_half, g.mlp_width_half);
   }
   for (Precision p : kMathPrecisions) {
     if (g.mlp_width_half_for(p) != g.mlp_width_half) {
-      line("    {:<17} {:g}", to_string(p), g.mlp_width_half_for(p));
+      line("    {:<17} {:g} features", to_string(p), g.mlp_width_half_for(p));
     }
   }
   line("  kernel launch       {:g} us", g.kernel_launch_s / units::us);

@@ -59,20 +59,22 @@ constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpEfficienc
     {"mlp_efficiency_bf16", &GpuSpec::mlp_efficiency_bf16},
 }};
 
-// The optional per-precision MLP batch halves under `gpu:`, by key (GpuSpec::mlp_batch_half_for).
-constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpBatchHalfKeys{{
-    {"mlp_batch_half_fp32", &GpuSpec::mlp_batch_half_fp32},
-    {"mlp_batch_half_tf32", &GpuSpec::mlp_batch_half_tf32},
-    {"mlp_batch_half_fp16", &GpuSpec::mlp_batch_half_fp16},
-    {"mlp_batch_half_bf16", &GpuSpec::mlp_batch_half_bf16},
-}};
-
-// The optional per-precision MLP width halves under `gpu:`, by key (GpuSpec::mlp_width_half_for).
-constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpWidthHalfKeys{{
-    {"mlp_width_half_fp32", &GpuSpec::mlp_width_half_fp32},
-    {"mlp_width_half_tf32", &GpuSpec::mlp_width_half_tf32},
-    {"mlp_width_half_fp16", &GpuSpec::mlp_width_half_fp16},
-    {"mlp_width_half_bf16", &GpuSpec::mlp_width_half_bf16},
+// The optional per-precision MLP batch and width halves under `gpu:`, by key
+// (GpuSpec::mlp_batch_half_for, mlp_width_half_for), with what each one is for messages.
+struct MlpHalfKey {
+  const char* key;
+  double GpuSpec::*member;
+  const char* what;
+};
+constexpr std::array<MlpHalfKey, 8> kMlpHalfKeys{{
+    {"mlp_batch_half_fp32", &GpuSpec::mlp_batch_half_fp32, "MLP batch half"},
+    {"mlp_batch_half_tf32", &GpuSpec::mlp_batch_half_tf32, "MLP batch half"},
+    {"mlp_batch_half_fp16", &GpuSpec::mlp_batch_half_fp16, "MLP batch half"},
+    {"mlp_batch_half_bf16", &GpuSpec::mlp_batch_half_bf16, "MLP batch half"},
+    {"mlp_width_half_fp32", &GpuSpec::mlp_width_half_fp32, "MLP width half"},
+    {"mlp_width_half_tf32", &GpuSpec::mlp_width_half_tf32, "MLP width half"},
+    {"mlp_width_half_fp16", &GpuSpec::mlp_width_half_fp16, "MLP width half"},
+    {"mlp_width_half_bf16", &GpuSpec::mlp_width_half_bf16, "MLP width half"},
 }};
 
 // Calls `apply` with the value of `key` when present; a missing key is an error only when
@@ -139,15 +141,11 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
   }
   field(node, "mlp_batch_half", false,
         [&](const YamlValue& v) { gpu.mlp_batch_half = v.as_nonnegative_double(); });
-  for (const auto& [key, member] : kMlpBatchHalfKeys) {
-    double* slot = &(gpu.*member);  // as above
-    field(node, key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
-  }
   field(node, "mlp_width_half", false,
         [&](const YamlValue& v) { gpu.mlp_width_half = v.as_nonnegative_double(); });
-  for (const auto& [key, member] : kMlpWidthHalfKeys) {
-    double* slot = &(gpu.*member);  // as above
-    field(node, key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
+  for (const MlpHalfKey& k : kMlpHalfKeys) {
+    double* slot = &(gpu.*k.member);
+    field(node, k.key, false, [slot](const YamlValue& v) { *slot = v.as_positive_double(); });
   }
   field(node, "kernel_launch_us", required,
         [&](const YamlValue& v) { gpu.kernel_launch_s = v.as_nonnegative_double() * units::us; });
@@ -284,16 +282,13 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
     if (!(value >= 0 && value <= 1)) {  // 0: not given (the loader takes positive values only)
       throw fail(std::string("gpu.") + key,
                  fmt::format("MLP efficiency must be in (0, 1], found {}", value),
-                 "a fraction of that precision's peak, e.g. 0.604 for H100 TF32");
+                 "a fraction of that precision's peak, e.g. 0.879 for H100 TF32");
     }
   }
   nonnegative(g.mlp_batch_half, "gpu.mlp_batch_half", "MLP batch half");
-  for (const auto& [key, member] : kMlpBatchHalfKeys) {
-    nonnegative(g.*member, (std::string("gpu.") + key).c_str(), "MLP batch half");  // 0: not given
-  }
   nonnegative(g.mlp_width_half, "gpu.mlp_width_half", "MLP width half");
-  for (const auto& [key, member] : kMlpWidthHalfKeys) {
-    nonnegative(g.*member, (std::string("gpu.") + key).c_str(), "MLP width half");  // 0: not given
+  for (const MlpHalfKey& k : kMlpHalfKeys) {
+    nonnegative(g.*k.member, (std::string("gpu.") + k.key).c_str(), k.what);  // 0: not given
   }
   nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
   nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
