@@ -166,6 +166,7 @@ std::vector<KernelMeasured> kernel_points_of(const CalibrateFlags& f) {
       w.pooled_outputs = no_bag ? w.lookups : row.batch;
       w.distinct_rows = distinct_rows_of(row.rows, m.alpha, w.lookups, where);
       w.cols = static_cast<std::uint32_t>(std::lround(row.dim));
+      w.rows = row.rows;
       w.precision = precision_of(precision, row.precision ? where : s.at("weights-precision"));
       m.point.works.assign(static_cast<std::size_t>(row.tables), w);
       m.point.pass = row.pass == "Forward"    ? KernelPass::forward

@@ -24,6 +24,7 @@ enum class Range {
   at_least_one,     // >= 1 (a factor that only slows)
   launch_count,     // integer in [0, kMaxLaunches]
   flow_count,       // integer in [1, kMaxFlowsPerConnection]
+  radix_bits,       // integer in [1, 64]: key bits a radix sort pass resolves
   choice,           // a name (collective_model: ideal or nccl; host_launch_mode)
 };
 
@@ -41,14 +42,17 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 56>& fields() {
-  static const std::array<Field, 56> kFields = {{
+const std::array<Field, 58>& fields() {
+  static const std::array<Field, 58> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
       {"offset_bytes_per_output", &CostParams::offset_bytes_per_output, Range::nonnegative},
       {"backward_index_bytes_per_lookup", &CostParams::backward_index_bytes_per_lookup,
        Range::nonnegative},
+      {"backward_sort_pass_bytes_per_lookup", &CostParams::backward_sort_pass_bytes_per_lookup,
+       Range::nonnegative},
+      {"backward_sort_radix_bits", &CostParams::backward_sort_radix_bits, Range::radix_bits},
       {"kernels_per_embedding_op", &CostParams::kernels_per_embedding_op, Range::launch_count},
       {"kernels_per_embedding_backward", &CostParams::kernels_per_embedding_backward,
        Range::launch_count},
@@ -133,6 +137,8 @@ void check_keys(const YamlValue& node) {
                     "index_bytes_per_lookup",
                     "offset_bytes_per_output",
                     "backward_index_bytes_per_lookup",
+                    "backward_sort_pass_bytes_per_lookup",
+                    "backward_sort_radix_bits",
                     "kernels_per_embedding_op",
                     "kernels_per_embedding_backward",
                     "kernel_hbm_efficiency",
@@ -218,6 +224,7 @@ double read_double(const YamlValue& v, Range range) {
     case Range::nonnegative:
     case Range::launch_count:
     case Range::flow_count:
+    case Range::radix_bits:
     case Range::choice:
       return v.as_nonnegative_double();
   }
@@ -265,6 +272,14 @@ void read_field(const Field& f, const YamlValue& v, CostParams& out) {
           fmt::format("expected a flow count in [1, {}], found {}", kMaxFlowsPerConnection, n),
           "flows (queue pairs) between two GPUs across the network: "
           "NCCL_NCHANNELS_PER_NET_PEER x NCCL_IB_QPS_PER_CONNECTION, 2 by default");
+    }
+    out.*(std::get<int CostParams::*>(f.member)) = static_cast<int>(n);
+    return;
+  }
+  if (f.range == Range::radix_bits) {
+    if (n < 1 || n > 64) {
+      throw v.error(fmt::format("expected key bits per radix pass in [1, 64], found {}", n),
+                    "cub's onesweep radix sort resolves 8 bits of the key per pass");
     }
     out.*(std::get<int CostParams::*>(f.member)) = static_cast<int>(n);
     return;

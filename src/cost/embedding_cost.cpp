@@ -1,6 +1,10 @@
 // Roofline costs of the embedding kernels (docs/model.md, "Embedding forward" and "Embedding
 // backward + optimizer").
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "checks.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
@@ -54,15 +58,38 @@ double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p) {
   return index_bytes + offset_bytes + row_bytes_read + output_bytes_written;
 }
 
+int sort_key_bits(double key_rows) {
+  require_work(key_rows, "the backward sort's key rows");
+  if (key_rows < 1) return 0;
+  // FBGEMM: int(log2(float(total_hash_size)) + 1); frexp gives it exactly for any double.
+  int exponent = 0;
+  std::frexp(std::floor(key_rows), &exponent);
+  return exponent;
+}
+
+int radix_sort_passes(int key_bits, const CostParams& p) {
+  if (key_bits <= 0) return 0;
+  const int digit = std::max(1, p.backward_sort_radix_bits);
+  return (key_bits + digit - 1) / digit;
+}
+
 // Backward fused with the optimizer (Neo §5.1: gradients sorted by row, aggregated in shared
 // memory, each touched row updated once; no gradient tensor is materialised):
-//   bytes = L·backward_index_bytes                    (linearise + sort + segment)
+//   bytes = L·(backward_index_bytes + passes·sort_pass_bytes)  (linearise + sort + segment;
+//           passes = ceil(key bits / radix bits), docs/model.md "Embedding backward")
 //         + (G + (L − G)·f)·vector_bytes, G = min(L, O)  (each lookup reads its bag's gradient)
 //         + 2·D·(row_bytes + state_bytes(row))        (read + write row and optimizer state)
 double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimizer,
-                                const CostParams& p) {
+                                const CostParams& p, double sort_key_rows) {
   const CheckedWork w = check(work);
-  const double index_bytes = w.lookups * p.backward_index_bytes_per_lookup;
+  const int passes = radix_sort_passes(sort_key_bits(sort_key_rows), p);
+  if (w.lookups > 0 && passes == 0) {
+    throw std::invalid_argument(
+        fmt::format("cost model: {} lookups sort keys over {} rows (EmbeddingWork.rows unset?)",
+                    w.lookups, sort_key_rows));
+  }
+  const double index_bytes = w.lookups * (p.backward_index_bytes_per_lookup +
+                                          passes * p.backward_sort_pass_bytes_per_lookup);
   const double first_gradient_reads = std::min(w.lookups, w.pooled_outputs);
   const double gradient_rows_read =
       first_gradient_reads + (w.lookups - first_gradient_reads) * p.repeat_lookup_hbm_fraction;
@@ -109,9 +136,12 @@ double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const 
 
 double embedding_backward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
                             OptimizerKind optimizer, const CostParams& p) {
+  // One sort over the linearised ids of every table of the fused kernel.
+  double key_rows = 0;
+  for (const EmbeddingWork& w : works) key_rows += require_work(w.rows, "EmbeddingWork.rows");
   return fused_kernel_s(
       gpu, works, p, p.kernels_per_embedding_backward,
-      [&](const EmbeddingWork& w) { return embedding_backward_bytes(w, optimizer, p); });
+      [&](const EmbeddingWork& w) { return embedding_backward_bytes(w, optimizer, p, key_rows); });
 }
 
 double embedding_backward_s(const GpuSpec& gpu, const EmbeddingWork& work, OptimizerKind optimizer,

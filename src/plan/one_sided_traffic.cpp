@@ -271,6 +271,8 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
         }
         w.pooled_outputs += received[i];
         w.lookups += updates;
+        // The rows the update's sort spans (a shard without updates is left out: log2-small).
+        w.rows += static_cast<double>(set.rows.size());
         w.distinct_rows += std::min(distinct(served_table[i]), updates);
       }
     }

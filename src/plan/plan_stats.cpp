@@ -92,6 +92,7 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       w.cols = set.cols.size();
       w.precision = model.table_precision;
       w.kernel = model.table_kernel;
+      w.rows = static_cast<double>(set.rows.size());
     }
   }
   for_each_pooled_transfer(plan, serving, n, [&](int owner, int g, double cols) {

@@ -21,6 +21,7 @@ EmbeddingWork expected_work(const PlanningContext& ctx, std::size_t table, RowRa
   w.cols = cols.size();
   w.precision = ctx.model.table_precision;
   w.kernel = ctx.model.table_kernel;
+  w.rows = static_cast<double>(rows.size());
   return w;
 }
 
@@ -65,8 +66,9 @@ ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, Se
   c.lookups = work.lookups;
   c.fwd_compute_s = embedding_forward_bytes(work, p) / gpu.hbm_achievable_Bps;
   if (training) {
+    // The shard alone: its GPU's other tables, which widen the sort's keys, are not known here.
     c.bwd_compute_s =
-        embedding_backward_bytes(work, ctx.model.optimizer, p) / gpu.hbm_achievable_Bps;
+        embedding_backward_bytes(work, ctx.model.optimizer, p, work.rows) / gpu.hbm_achievable_Bps;
   }
   // One pooled vector (or partial sum) per sample of every peer, forward; its gradient back.
   const double vector_bytes = static_cast<double>(ctx.workload.batch_per_gpu) * work.cols *

@@ -135,6 +135,7 @@ void kernel_times(const SimulationInputs& in, const PlanAnalysis& a, const Shard
     work.cols = sh.cols.size();
     work.precision = in.model.table_precision;
     work.kernel = in.model.table_kernel;
+    work.rows = static_cast<double>(sh.rows.size());
     works_by_gpu[sh.gpu].push_back(work);
     out.lookups_by_gpu[sh.gpu] += work.lookups;
   }

@@ -56,6 +56,7 @@ std::string synthetic_log() {
         w.pooled_outputs = batch;
         w.distinct_rows = -rows * std::expm1(w.lookups * std::log1p(-1 / rows));
         w.cols = dim;
+        w.rows = rows;
         KernelPoint p;
         p.works.assign(static_cast<std::size_t>(tables), w);
         p.pass =

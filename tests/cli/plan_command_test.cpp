@@ -216,7 +216,8 @@ model:
   top_mlp: [1]
 workload: {batch_per_gpu: 16, iterations: 1, warmup: 0}
 placement: {planner: hybrid, options: {schemes: [table_wise]}}
-cost: {backward_index_bytes_per_lookup: 32, kernels_per_embedding_backward: 4}
+cost: {backward_index_bytes_per_lookup: 32, backward_sort_pass_bytes_per_lookup: 0,
+       kernels_per_embedding_backward: 4}
 )";
   auto gpu_of = [&](const std::string& pipeline, const std::string& table) {
     const std::string out = dir + "/plan-" + pipeline + ".json";

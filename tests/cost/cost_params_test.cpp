@@ -28,7 +28,9 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 0.25);
   EXPECT_DOUBLE_EQ(p.index_bytes_per_lookup, 8);
   EXPECT_DOUBLE_EQ(p.offset_bytes_per_output, 8);
-  EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 176);
+  EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 36);
+  EXPECT_DOUBLE_EQ(p.backward_sort_pass_bytes_per_lookup, 35);
+  EXPECT_EQ(p.backward_sort_radix_bits, 8);
   EXPECT_EQ(p.kernels_per_embedding_op, 1);
   EXPECT_EQ(p.kernels_per_embedding_backward, 20);
   EXPECT_DOUBLE_EQ(p.interaction_hbm_efficiency, 0.14);
@@ -49,7 +51,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 56u);
+  EXPECT_EQ(names.size(), 58u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
@@ -68,6 +70,7 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 1);
   EXPECT_DOUBLE_EQ(p.backward_index_bytes_per_lookup, 1);
   EXPECT_EQ(p.kernels_per_embedding_backward, 1);
+  EXPECT_EQ(p.backward_sort_radix_bits, 1);
   EXPECT_DOUBLE_EQ(p.collective_launch_s, 1);
   EXPECT_EQ(p.collective_model, CollectiveModelKind::ideal);
   EXPECT_DOUBLE_EQ(p.alltoall_peer_scale_out_s, 1);
@@ -134,6 +137,11 @@ TEST(CostParams, OutOfRangeAndMalformedValuesAreInputErrors) {
       {"cost:\n  kernels_per_embedding_op: 1.5\n", "cost.kernels_per_embedding_op"},
       {"cost:\n  kernels_per_embedding_backward: -2\n", "cost.kernels_per_embedding_backward"},
       {"cost:\n  kernels_per_embedding_backward: 100000\n", "cost.kernels_per_embedding_backward"},
+      {"cost:\n  backward_sort_radix_bits: 0\n", "cost.backward_sort_radix_bits"},
+      {"cost:\n  backward_sort_radix_bits: 65\n", "cost.backward_sort_radix_bits"},
+      {"cost:\n  backward_sort_radix_bits: 7.5\n", "cost.backward_sort_radix_bits"},
+      {"cost:\n  backward_sort_pass_bytes_per_lookup: -1\n",
+       "cost.backward_sort_pass_bytes_per_lookup"},
       {"cost:\n  collective_launch_s: .nan\n", "cost.collective_launch_s"},
       {"cost:\n  ecmp_flows_per_connection: 0\n", "cost.ecmp_flows_per_connection"},
       {"cost:\n  ecmp_flows_per_connection: 2.5\n", "cost.ecmp_flows_per_connection"},

@@ -1,6 +1,7 @@
 // Embedding forward and fused backward + optimizer: roofline over HBM bytes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "round_presets.hpp"
@@ -12,8 +13,8 @@ namespace {
 using test::round_gpu;
 
 // L = 1e6 lookups touching D = 4e5 distinct rows, O = 1e5 pooled outputs, 64 fp32 columns
-// (row = 256 B). Default parameters: f = 0.25, 8 B index and offset, 176 B backward index, 20
-// backward launches.
+// (row = 256 B), 1e8 rows stored (27 key bits: 4 radix passes of 8 bits). Default parameters:
+// f = 0.25, 8 B index and offset, backward index 36 + 4 x 35 = 176 B, 20 backward launches.
 EmbeddingWork hand_work() {
   EmbeddingWork w;
   w.lookups = 1e6;
@@ -21,6 +22,7 @@ EmbeddingWork hand_work() {
   w.pooled_outputs = 1e5;
   w.cols = 64;
   w.precision = Precision::fp32;
+  w.rows = 1e8;
   return w;
 }
 
@@ -44,7 +46,7 @@ TEST(EmbeddingCost, BackwardMatchesHandCalculationRowwiseAdagrad) {
   // total                                                     = 467.2e6 B
   // time = 467.2 us + 20 launches x 5 us = 567.2 us
   const CostParams p = default_cost_params();
-  EXPECT_DOUBLE_EQ(embedding_backward_bytes(hand_work(), OptimizerKind::rowwise_adagrad, p),
+  EXPECT_DOUBLE_EQ(embedding_backward_bytes(hand_work(), OptimizerKind::rowwise_adagrad, p, 1e8),
                    467.2e6);
   EXPECT_NEAR(embedding_backward_s(round_gpu(), hand_work(), OptimizerKind::rowwise_adagrad, p),
               567.2e-6, 1e-12);
@@ -74,7 +76,7 @@ TEST(EmbeddingCost, QuantisedRowsCarryScaleAndBiasAndOutputFp16) {
   EmbeddingWork w = hand_work();
   w.precision = Precision::int8;
   EXPECT_DOUBLE_EQ(embedding_forward_bytes(w, p), 61.2e6);
-  EXPECT_DOUBLE_EQ(embedding_backward_bytes(w, OptimizerKind::adam, p), 684.8e6);
+  EXPECT_DOUBLE_EQ(embedding_backward_bytes(w, OptimizerKind::adam, p, 1e8), 684.8e6);
   // int4 in the inference TBE: row = round_up(32 + 4, 16) = 48 B:
   // 8.8e6 + 5.5e5 x 48 + 12.8e6 = 8.8e6 + 26.4e6 + 12.8e6 = 48e6 B.
   w.precision = Precision::int4;
@@ -86,7 +88,7 @@ TEST(EmbeddingCost, PartialRowwiseAdamStateInTheUpdate) {
   // fp32 rows 256 B, state 64 x 4 + 4 = 260 B: update 2 x 4e5 x 516 = 412.8e6 B;
   // total = 176e6 + 83.2e6 + 412.8e6 = 672e6 B.
   EXPECT_DOUBLE_EQ(embedding_backward_bytes(hand_work(), OptimizerKind::partial_rowwise_adam,
-                                            default_cost_params()),
+                                            default_cost_params(), 1e8),
                    672e6);
 }
 
@@ -158,6 +160,59 @@ TEST(EmbeddingCost, FusedShardsPayOneLaunch) {
   const std::vector<EmbeddingWork> with_empty = {hand_work(), EmbeddingWork{}};
   EXPECT_DOUBLE_EQ(embedding_forward_s(round_gpu(), with_empty, p),
                    embedding_forward_s(round_gpu(), hand_work(), p));
+}
+
+TEST(EmbeddingCost, SortKeyBitsAreFbgemmsTotalHashSizeBits) {
+  // int(log2(rows)) + 1, and 0 for no rows.
+  EXPECT_EQ(sort_key_bits(0), 0);
+  EXPECT_EQ(sort_key_bits(1), 1);
+  EXPECT_EQ(sort_key_bits(2), 2);
+  EXPECT_EQ(sort_key_bits(3), 2);
+  EXPECT_EQ(sort_key_bits(1000), 10);
+  EXPECT_EQ(sort_key_bits(1024), 11);
+  EXPECT_EQ(sort_key_bits(1e8), 27);
+  EXPECT_EQ(sort_key_bits(std::ldexp(1.0, 40) - 1), 40);
+  EXPECT_EQ(sort_key_bits(std::ldexp(1.0, 40)), 41);
+  const CostParams p = default_cost_params();  // 8 bits a pass
+  EXPECT_EQ(radix_sort_passes(0, p), 0);
+  EXPECT_EQ(radix_sort_passes(1, p), 1);
+  EXPECT_EQ(radix_sort_passes(8, p), 1);
+  EXPECT_EQ(radix_sort_passes(9, p), 2);
+  EXPECT_EQ(radix_sort_passes(27, p), 4);
+  EXPECT_EQ(radix_sort_passes(64, p), 8);
+}
+
+TEST(EmbeddingCost, FewerRowsSortFewerPasses) {
+  // 1e6 rows: 20 bits, 3 passes: index bytes 36 + 3 x 35 = 141 B a lookup, 35e6 B fewer than
+  // the hand work's 4 passes. 1000 rows: 10 bits, 2 passes, 70e6 B fewer.
+  const CostParams p = default_cost_params();
+  const double at_1e8 = embedding_backward_bytes(hand_work(), OptimizerKind::sgd, p, 1e8);
+  EXPECT_DOUBLE_EQ(at_1e8 - embedding_backward_bytes(hand_work(), OptimizerKind::sgd, p, 1e6),
+                   35e6);
+  EXPECT_DOUBLE_EQ(at_1e8 - embedding_backward_bytes(hand_work(), OptimizerKind::sgd, p, 1000),
+                   70e6);
+}
+
+TEST(EmbeddingCost, AFusedKernelSortsTheKeysOfAllItsRows) {
+  // Two shards of 2^23 rows: alone each sorts 24 bits (3 passes); fused, the ids span 2^24 rows,
+  // 25 bits, 4 passes: 35 B more a lookup over both shards' 2e6 lookups.
+  const CostParams p = default_cost_params();
+  EmbeddingWork w = hand_work();
+  w.rows = std::ldexp(1.0, 23);
+  const std::vector<EmbeddingWork> two = {w, w};
+  const double alone = embedding_backward_s(round_gpu(), w, OptimizerKind::sgd, p);
+  const double launches = 20 * 5e-6;
+  EXPECT_NEAR(embedding_backward_s(round_gpu(), two, OptimizerKind::sgd, p),
+              2 * (alone - launches) + 2e6 * 35 / 1e12 + launches, 1e-12);
+}
+
+TEST(EmbeddingCost, LookupsWithoutRowsAreABug) {
+  // A work that sorts lookups over no rows: the rows were not filled in upstream.
+  EmbeddingWork w = hand_work();
+  w.rows = 0;
+  EXPECT_THROW(embedding_backward_s(round_gpu(), w, OptimizerKind::sgd, default_cost_params()),
+               std::invalid_argument);
+  EXPECT_NO_THROW(embedding_forward_s(round_gpu(), w, default_cost_params()));
 }
 
 TEST(EmbeddingCost, NegativeWorkIsRejected) {

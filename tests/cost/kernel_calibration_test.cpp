@@ -24,6 +24,7 @@ KernelPoint kernel_config(int tables, std::uint32_t dim, double bag, KernelPass 
   w.pooled_outputs = batch;
   w.distinct_rows = -rows * std::expm1(w.lookups * std::log1p(-1 / rows));
   w.cols = dim;
+  w.rows = rows;
   KernelPoint p;
   p.works.assign(static_cast<std::size_t>(tables), w);
   p.pass = pass;

@@ -22,6 +22,7 @@ EmbeddingWork efficiency_work() {
   w.pooled_outputs = 1e5;
   w.cols = 64;
   w.precision = Precision::fp32;
+  w.rows = 1e8;
   return w;
 }
 
@@ -95,7 +96,8 @@ TEST(KernelEfficiency, EntersTheFusedKernelsTime) {
   EXPECT_DOUBLE_EQ(embedding_forward_s(round_gpu(), with_empty, p),
                    embedding_forward_s(round_gpu(), efficiency_work(), p));
   // The backward uses the same efficiency: its bytes / 0.8 / 0.5 + 20 launches.
-  const double bwd = embedding_backward_bytes(efficiency_work(), OptimizerKind::rowwise_adagrad, p);
+  const double bwd =
+      embedding_backward_bytes(efficiency_work(), OptimizerKind::rowwise_adagrad, p, 1e8);
   EXPECT_NEAR(
       embedding_backward_s(round_gpu(), efficiency_work(), OptimizerKind::rowwise_adagrad, p),
       bwd / 0.8 / 0.5e12 + 100e-6, 1e-12);

@@ -64,6 +64,7 @@ struct HandCase : Components {
         trace.profile(0).expected_distinct({0, 1'000'000}, RowSpace::row_id, w.lookups);
     w.pooled_outputs = 2 * b;
     w.cols = 64;
+    w.rows = 1'000'000;
     look = embedding_forward_s(g, w, cost);
     update = embedding_backward_s(g, w, model.optimizer, cost);
     const auto vec = model.bottom_mlp.back();

@@ -19,6 +19,7 @@ CostParams round_params() {
   p.index_bytes_per_lookup = 8;
   p.offset_bytes_per_output = 8;
   p.backward_index_bytes_per_lookup = 32;
+  p.backward_sort_pass_bytes_per_lookup = 0;
   return p;
 }
 

@@ -45,6 +45,7 @@ inline CostParams hand_cost_params() {
   // (configs/cost/default.yaml) and judged by tests/cost/*_h100_validation_test.cpp.
   c.interaction_hbm_efficiency = 0.5;
   c.backward_index_bytes_per_lookup = 32;
+  c.backward_sort_pass_bytes_per_lookup = 0;  // 32 B a lookup whatever the rows
   c.kernels_per_embedding_backward = 4;
   return c;
 }

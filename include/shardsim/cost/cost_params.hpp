@@ -36,10 +36,16 @@ struct CostParams {
   double index_bytes_per_lookup = 8;
   // Bytes of offset data read per pooled output (one int64 offset per bag).
   double offset_bytes_per_output = 8;
-  // Bytes of index traffic per lookup in the backward: linearise, sort by row (radix passes over
-  // key + position) and segment, before the fused backward-optimizer kernel. Fitted to cub's
-  // sort on an H100 (docs/validation/kernels.md, "The backward's sort").
-  double backward_index_bytes_per_lookup = 176;
+  // Bytes of index traffic per lookup in the backward that do not depend on the key bits:
+  // linearise the indices, the sort's fixed work per lookup, segment. Fitted to cub's sort on an
+  // H100 (docs/validation/kernels.md, "The backward's sort").
+  double backward_index_bytes_per_lookup = 36;
+  // Bytes per lookup of each radix pass of the backward's sort (key + position read and
+  // written); the passes are ceil(key bits / backward_sort_radix_bits), the key bits those of
+  // the rows the GPU's fused kernel holds (FBGEMM's total_hash_size_bits). Fitted with the above.
+  double backward_sort_pass_bytes_per_lookup = 35;
+  // Key bits the sort resolves per pass (cub's onesweep digit: the measured steps).
+  int backward_sort_radix_bits = 8;
   // Kernel launches of one embedding forward (fused TBE: one for all tables of a GPU, Neo §5.1).
   int kernels_per_embedding_op = 1;
   // Kernel launches of one fused embedding backward + optimizer (sort, segment, update): the

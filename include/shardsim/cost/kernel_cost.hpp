@@ -19,18 +19,29 @@ struct EmbeddingWork {
   std::uint32_t cols = 0;     // embedding columns of the shard
   Precision precision = Precision::fp32;       // of the stored table
   TableKernel kernel = TableKernel::training;  // the TBE storing it (row layout)
+  // Rows the shard stores (its row range; a table's all for column-wise and replicated shards):
+  // the ids the backward sorts span. A fused kernel's key bits are those of the sum.
+  double rows = 0;
 };
+
+// Bits of the backward sort's keys over `key_rows` linearised row ids: floor(log2 rows) + 1,
+// 0 for none (FBGEMM TBE's total_hash_size_bits; the sort resolves only these bits).
+int sort_key_bits(double key_rows);
+// Radix passes of the backward sort over `key_bits` bits: ceil(bits / backward_sort_radix_bits).
+int radix_sort_passes(int key_bits, const CostParams& p);
 
 // HBM bytes of the forward: indices + offsets read, rows read (distinct rows fully, repeated
 // lookups x repeat_lookup_hbm_fraction) at embedding_row_bytes (a quantised row with its scale
 // and bias), pooled outputs written at cols x pooled_bytes_per_element (core/precision.hpp).
 double embedding_forward_bytes(const EmbeddingWork& work, const CostParams& p);
-// HBM bytes of the fused backward + optimizer: index sort, output-gradient reads (first read of
+// HBM bytes of the fused backward + optimizer: index sort (its passes over the key bits of
+// `sort_key_rows`, the rows of the whole fused kernel), output-gradient reads (first read of
 // each bag fully, further lookups of the bag x repeat_lookup_hbm_fraction; gradients at the
 // pooled output's element), and read + write of each distinct stored row and its optimizer
-// state (optimizer_state_bytes_per_row).
+// state (optimizer_state_bytes_per_row). Lookups over fewer than one key row are a bug upstream
+// (std::invalid_argument).
 double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimizer,
-                                const CostParams& p);
+                                const CostParams& p, double sort_key_rows);
 
 // Forward: bytes / hbm_achievable_Bps + kernels_per_embedding_op launches.
 double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const CostParams& p);
@@ -40,7 +51,7 @@ double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> wo
                            const CostParams& p);
 
 // Backward fused with the optimizer (Neo §5.1): bytes / hbm_achievable_Bps +
-// kernels_per_embedding_backward launches.
+// kernels_per_embedding_backward launches; the sort's keys span the rows of all `works`.
 double embedding_backward_s(const GpuSpec& gpu, const EmbeddingWork& work, OptimizerKind optimizer,
                             const CostParams& p);
 double embedding_backward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
