@@ -1,10 +1,10 @@
 // A sweep's finished points under --out DIR/points (run/point_store.hpp).
 #include <signal.h>
 
-#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <system_error>
 
 #include "shardsim/core/log.hpp"
@@ -44,7 +44,11 @@ Fault fault_from_environment() {
   return {};
 }
 
-std::atomic<long> stored_points{0};
+// Checkpoints are written one at a time (sweep workers store from several threads): a count and
+// a write that cannot interleave make the injected faults exact (the K-th store is torn after
+// K - 1 complete ones and before any other starts), and cost nothing next to a simulation.
+std::mutex store_mutex;
+long stored_points = 0;  // guarded by store_mutex
 
 // A checkpoint's temporary ("<name>.point.tmp.<pid>") whose writer is gone: another process
 // still writing into the same folder keeps its own.
@@ -126,6 +130,7 @@ void CheckpointDir::store(const Scenario& scenario, const std::string& label,
   fs::create_directories(folder_, ec);  // write_file_atomically names the failure if this failed
   const fs::path path = folder_ / point_checkpoint_name(scenario.hashes, label);
   const std::string bytes = encode_point_checkpoint(scenario.hashes, label, reports);
+  const std::lock_guard<std::mutex> lock(store_mutex);
   const long k = ++stored_points;
   if (fault.kind == Fault::Kind::tear && k == fault.at) {
     std::ofstream(temporary_path_for(path.string()), std::ios::binary)
