@@ -53,12 +53,20 @@ double gpu_alltoall_share_s(const Cluster& cluster, const CostParams& p, double 
 }
 
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
-                              RowSpace space, ColRange cols, double served_gpus,
-                              ServedPeers peers) {
-  return cost_of_work(ctx, expected_work(ctx, table, rows, space, cols, served_gpus), peers);
+                              RowSpace space, ColRange cols, double served_gpus, ServedPeers peers,
+                              double sort_key_rows) {
+  return cost_of_work(ctx, expected_work(ctx, table, rows, space, cols, served_gpus), peers,
+                      sort_key_rows);
 }
 
-ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers) {
+double expected_gpu_rows(const PlanningContext& ctx) {
+  double rows = 0;
+  for (const EmbeddingTable& t : ctx.model.tables) rows += static_cast<double>(t.rows);
+  return rows / std::max(1, ctx.cluster.num_gpus());
+}
+
+ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers,
+                       double sort_key_rows) {
   const CostParams& p = ctx.cost_params();
   const GpuSpec& gpu = ctx.cluster.gpu();
   const bool training = ctx.workload.mode == Mode::training;
@@ -66,9 +74,9 @@ ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, Se
   c.lookups = work.lookups;
   c.fwd_compute_s = embedding_forward_bytes(work, p) / gpu.hbm_achievable_Bps;
   if (training) {
-    // The shard alone: its GPU's other tables, which widen the sort's keys, are not known here.
     c.bwd_compute_s =
-        embedding_backward_bytes(work, ctx.model.optimizer, p, work.rows) / gpu.hbm_achievable_Bps;
+        embedding_backward_bytes(work, ctx.model.optimizer, p, std::max(work.rows, sort_key_rows)) /
+        gpu.hbm_achievable_Bps;
   }
   // One pooled vector (or partial sum) per sample of every peer, forward; its gradient back.
   const double vector_bytes = static_cast<double>(ctx.workload.batch_per_gpu) * work.cols *

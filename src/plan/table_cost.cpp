@@ -70,7 +70,8 @@ double column_block_cost(const PlanningContext& ctx, std::size_t table, ColRange
       return dim * pooling * std::log10(std::max(10.0, rows));
     case TableCost::estimated:
       return estimate_shard_cost(ctx, table, RowRange{0, t.rows}, RowSpace::row_id, cols,
-                                 ctx.cluster.num_gpus(), all_gpu_peers(ctx.cluster))
+                                 ctx.cluster.num_gpus(), all_gpu_peers(ctx.cluster),
+                                 expected_gpu_rows(ctx))
           .total_s();
   }
   return 0;

@@ -406,19 +406,40 @@ TEST(ShardEstimate, InputAlltoAllShareIsTheIndicesThePeersSend) {
   PlanFixture f(testing::hand_preset(4), 2, model_of({{1000, 16, 10}}));
   const auto peers = all_gpu_peers(f.cluster);
   const ShardCost on =
-      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers);
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers, 0);
   EXPECT_DOUBLE_EQ(on.lookups, 1280);
   EXPECT_NEAR(on.input_comm_s, 5632 / 10e9, 1e-18);
   f.input_alltoall = false;
   const ShardCost off =
-      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers);
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers, 0);
   EXPECT_EQ(off.input_comm_s, 0);
   // Beside the embedding time, not in it.
   EXPECT_EQ(on.total_s(), off.total_s());
   // A replica serving only its own GPU receives nothing.
   f.input_alltoall = true;
   EXPECT_EQ(
-      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 1, {}).input_comm_s, 0);
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 1, {}, 0).input_comm_s,
+      0);
+}
+
+TEST(ShardEstimate, TheSortSpansTheRowsExpectedOnTheGpu) {
+  // 1000 rows alone: 10 key bits, 2 passes of 8. With the GPU's expected 1e8 rows: 27 bits, 4
+  // passes: 2 more passes x 35 B x 1280 lookups at 1e12 B/s.
+  PlanFixture f(testing::hand_preset(4), 2, model_of({{1000, 16, 10}}));
+  f.cost.backward_sort_pass_bytes_per_lookup = 35;
+  const auto peers = all_gpu_peers(f.cluster);
+  const ShardCost alone =
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers, 0);
+  const ShardCost among =
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers, 1e8);
+  EXPECT_NEAR(among.bwd_compute_s - alone.bwd_compute_s, 2 * 35 * 1280 / 1e12, 1e-18);
+  EXPECT_EQ(among.fwd_compute_s, alone.fwd_compute_s);
+  // Fewer expected rows than the shard's own: the shard's own count.
+  const ShardCost fewer =
+      estimate_shard_cost(f.ctx(), 0, {0, 1000}, RowSpace::row_id, {0, 16}, 8, peers, 10);
+  EXPECT_EQ(fewer.bwd_compute_s, alone.bwd_compute_s);
+  // The expectation: every table's rows once, over the GPUs.
+  EXPECT_DOUBLE_EQ(expected_gpu_rows(f.ctx()), 1000.0 / 8);
 }
 
 // --- packing helper

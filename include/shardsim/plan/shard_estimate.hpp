@@ -66,8 +66,16 @@ struct ShardCost {
 //   lookups / (P + 1) · index_bytes_per_lookup + B · offset_bytes_per_output
 // (its batch's lookups of the shard's rows and one offset per bag, as sim/iteration_draw.cpp
 // moves them), received at the shard's links: input_comm_s = gpu_alltoall_share_s(received).
+//
+// The backward's sort spans the rows of every shard on the shard's GPU, which is not known
+// before the plan is made: `sort_key_rows` is the caller's expectation of them (usually
+// expected_gpu_rows), and the shard's own rows where they are more.
 ShardCost estimate_shard_cost(const PlanningContext& ctx, std::size_t table, RowRange rows,
-                              RowSpace space, ColRange cols, double served_gpus, ServedPeers peers);
+                              RowSpace space, ColRange cols, double served_gpus, ServedPeers peers,
+                              double sort_key_rows);
+// The rows a GPU holds on average: every table's rows once, over the cluster's GPUs (replicas
+// and a plan's imbalance left out). O(tables): callers compute it once per plan.
+double expected_gpu_rows(const PlanningContext& ctx);
 // A shard in host memory (Shard::storage; docs/model.md "Memory tiers") also waits for its
 // expected host-link bytes (plan/host_tier.hpp): bytes / link bandwidth added to its forward and
 // backward compute (the link latency, once per GPU's kernel, is left out of a shard's share).
@@ -76,6 +84,7 @@ void add_host_tier_cost(const PlanningContext& ctx, const Shard& shard, double s
                         ShardCost& cost);
 // The same from an expected work already computed (column blocks of one row range share it:
 // only `work.cols` differs).
-ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers);
+ShardCost cost_of_work(const PlanningContext& ctx, const EmbeddingWork& work, ServedPeers peers,
+                       double sort_key_rows);
 
 }  // namespace shardsim

@@ -17,7 +17,8 @@ CandidateBuilder::CandidateBuilder(const PlanningContext& ctx, const MemoryBudge
       n_(ctx.cluster.num_gpus()),
       peers_(all_gpu_peers(ctx.cluster)),
       table_row_wise_peers_(table_row_wise_peers(ctx.cluster)),
-      clustered_(ctx.workload.trace.layout == HotRowLayout::clustered) {}
+      clustered_(ctx.workload.trace.layout == HotRowLayout::clustered),
+      gpu_rows_(expected_gpu_rows(ctx)) {}
 
 Candidate CandidateBuilder::table_wise(std::size_t t) const {
   return make(Scheme::table_wise, t, whole_rows(t), {{0, dim(t)}}, ShardKind::table_wise);
@@ -58,7 +59,7 @@ Candidate CandidateBuilder::data_parallel(std::size_t t) const {
            storage_[t]};
   // Each replica serves its own GPU's batch: no pooled-embedding traffic, but the whole
   // table's gradient is AllReduced over all GPUs in training (what the engine simulates).
-  ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {});
+  ShardCost one = estimate_shard_cost(ctx_, t, sh.rows, sh.row_space, sh.cols, 1, {}, gpu_rows_);
   add_host_tier_cost(ctx_, sh, 1, one);
   double sync_s = 0;
   if (ctx_.workload.mode == Mode::training && n_ > 1) {
@@ -97,7 +98,7 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
     for (const ColRange& col : cols) {
       Shard sh{t, r, ranges.space, col, -1, 0, whole ? ShardKind::table_wise : kind, storage_[t]};
       work.cols = col.size();
-      ShardCost cost = cost_of_work(ctx_, work, peers != nullptr ? *peers : peers_);
+      ShardCost cost = cost_of_work(ctx_, work, peers != nullptr ? *peers : peers_, gpu_rows_);
       add_host_tier_cost(ctx_, sh, n_, cost);
       // Under two_d with `sync_aware`, the replica sync this shard adds to its GPU.
       const double sync_s = peer_sync_time_s(ctx_, t, r, ranges.space, col.size());

@@ -75,6 +75,7 @@ class CandidateBuilder {
   ServedPeers peers_;
   ServedPeers table_row_wise_peers_;
   bool clustered_;
+  double gpu_rows_;  // expected_gpu_rows: the backward sort's key rows of any candidate's GPU
   mutable std::optional<AllReduceTimes> allreduce_all_;
 };
 
