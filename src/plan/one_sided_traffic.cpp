@@ -271,7 +271,8 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
         }
         w.pooled_outputs += received[i];
         w.lookups += updates;
-        // The rows the update's sort spans (a shard without updates is left out: log2-small).
+        // The rows the update's sort spans. A shard with no updates is not counted: its rows
+        // would widen the keys only where they are a large share of the GPU's (an approximation).
         w.rows += static_cast<double>(set.rows.size());
         w.distinct_rows += std::min(distinct(served_table[i]), updates);
       }
