@@ -25,6 +25,7 @@ class ColumnWisePlanner final : public Planner {
     MemoryBudget budget(ctx, headroom_);
     LoadTracker loads(n);
     std::vector<PackItem> items;
+    const TableCosts costs(ctx, cost_);
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
       const std::vector<ColRange> blocks =
@@ -37,7 +38,7 @@ class ColumnWisePlanner final : public Planner {
         sh.cols = c;
         sh.kind = blocks.size() > 1 ? ShardKind::column_wise : ShardKind::table_wise;
         items.push_back(PackItem{
-            sh, column_block_cost(ctx, t, c, cost_), static_cast<double>(n),
+            sh, costs.column_block(t, c), static_cast<double>(n),
             fmt::format("column_wise: table '{}' columns [{}, {})", table.name, c.begin, c.end)});
       }
     }

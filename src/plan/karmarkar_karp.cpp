@@ -76,7 +76,8 @@ class KarmarkarKarpPlanner final : public Planner {
     const int n = ctx.cluster.num_gpus();
     const auto un = static_cast<std::size_t>(n);
     std::vector<double> cost(tables.size());
-    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = table_cost(ctx, t, cost_);
+    const TableCosts costs(ctx, cost_);
+    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = costs.table(t);
 
     // Largest differencing: a max-heap of partitions by spread (ties: by first table id).
     std::vector<Partition> parts;

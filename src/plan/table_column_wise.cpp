@@ -21,7 +21,8 @@ class TableColumnWisePlanner final : public Planner {
   Plan plan(const PlanningContext& ctx) const override {
     const auto& tables = ctx.model.tables;
     const auto gpn = static_cast<std::uint32_t>(ctx.cluster.gpus_per_node());
-    const std::vector<std::size_t> order = tables_by_cost_desc(ctx, cost_);
+    const TableCosts costs(ctx, cost_);
+    const std::vector<std::size_t> order = costs.by_cost_desc();
     const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
       const auto blocks = column_blocks(tables[t].dim, gpn);
       std::vector<PlacedShard> out;
@@ -32,7 +33,7 @@ class TableColumnWisePlanner final : public Planner {
         sh.cols = blocks[i];
         sh.gpu = gpus[i];
         sh.kind = blocks.size() > 1 ? ShardKind::column_wise : ShardKind::table_wise;
-        out.push_back(PlacedShard{sh, column_block_cost(ctx, t, blocks[i], cost_)});
+        out.push_back(PlacedShard{sh, costs.column_block(t, blocks[i])});
       }
       return out;
     };

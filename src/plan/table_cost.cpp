@@ -34,15 +34,19 @@ TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost)
   return TableCost::lookup;
 }
 
-double table_cost(const PlanningContext& ctx, std::size_t table, TableCost cost) {
-  const EmbeddingTable& t = ctx.model.tables[table];
-  return column_block_cost(ctx, table, ColRange{0, t.dim}, cost);
+TableCosts::TableCosts(const PlanningContext& ctx, TableCost cost)
+    : ctx_(ctx),
+      cost_(cost),
+      gpu_rows_(cost == TableCost::estimated ? expected_gpu_rows(ctx) : 0) {}
+
+double TableCosts::table(std::size_t table) const {
+  return column_block(table, ColRange{0, ctx_.model.tables[table].dim});
 }
 
-std::vector<std::size_t> tables_by_cost_desc(const PlanningContext& ctx, TableCost cost) {
-  const std::size_t n = ctx.model.tables.size();
+std::vector<std::size_t> TableCosts::by_cost_desc() const {
+  const std::size_t n = ctx_.model.tables.size();
   std::vector<double> c(n);
-  for (std::size_t t = 0; t < n; ++t) c[t] = table_cost(ctx, t, cost);
+  for (std::size_t t = 0; t < n; ++t) c[t] = table(t);
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -50,14 +54,13 @@ std::vector<std::size_t> tables_by_cost_desc(const PlanningContext& ctx, TableCo
   return order;
 }
 
-double column_block_cost(const PlanningContext& ctx, std::size_t table, ColRange cols,
-                         TableCost cost) {
-  const EmbeddingTable& t = ctx.model.tables[table];
+double TableCosts::column_block(std::size_t table, ColRange cols) const {
+  const EmbeddingTable& t = ctx_.model.tables[table];
   const double dim = cols.size();
   const double pooling = t.pooling.expected();
   const double rows = static_cast<double>(t.rows);
   // NeuroShard App. E (cost functions of the greedy baselines).
-  switch (cost) {
+  switch (cost_) {
     case TableCost::size:
       return rows * dim;
     case TableCost::dim:
@@ -69,9 +72,8 @@ double column_block_cost(const PlanningContext& ctx, std::size_t table, ColRange
       // size"); clamped at 10 rows so a tiny table keeps a positive cost.
       return dim * pooling * std::log10(std::max(10.0, rows));
     case TableCost::estimated:
-      return estimate_shard_cost(ctx, table, RowRange{0, t.rows}, RowSpace::row_id, cols,
-                                 ctx.cluster.num_gpus(), all_gpu_peers(ctx.cluster),
-                                 expected_gpu_rows(ctx))
+      return estimate_shard_cost(ctx_, table, RowRange{0, t.rows}, RowSpace::row_id, cols,
+                                 ctx_.cluster.num_gpus(), all_gpu_peers(ctx_.cluster), gpu_rows_)
           .total_s();
   }
   return 0;

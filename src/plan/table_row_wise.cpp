@@ -21,9 +21,10 @@ class TableRowWisePlanner final : public Planner {
 
   Plan plan(const PlanningContext& ctx) const override {
     const auto& tables = ctx.model.tables;
+    const TableCosts costs(ctx, cost_);
     std::vector<double> cost(tables.size());
-    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = table_cost(ctx, t, cost_);
-    const std::vector<std::size_t> order = tables_by_cost_desc(ctx, cost_);
+    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = costs.table(t);
+    const std::vector<std::size_t> order = costs.by_cost_desc();
     // Rows in id order across the node's GPUs in id order (the first range on the first GPU).
     const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
       std::vector<int> by_id = gpus;

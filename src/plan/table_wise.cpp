@@ -21,10 +21,11 @@ class TableWisePlanner final : public Planner {
     MemoryBudget budget(ctx, headroom_);
     LoadTracker loads(n);
     std::vector<PackItem> items;
+    const TableCosts costs(ctx, cost_);
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
       const Shard sh = whole_table_shard(t, table.rows, table.dim);
-      items.push_back(PackItem{sh, table_cost(ctx, t, cost_), static_cast<double>(n),
+      items.push_back(PackItem{sh, costs.table(t), static_cast<double>(n),
                                fmt::format("table_wise: table '{}'", table.name)});
     }
     sort_largest_first(items, budget);

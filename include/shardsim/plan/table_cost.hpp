@@ -17,19 +17,29 @@ std::string to_string(TableCost c);
 // The `cost` option (one of lookup, size, dim, size_lookup, estimated).
 TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost);
 
+// The costs of one plan's tables, by one of the functions above:
 //   size        = rows x dim
 //   dim         = dim
 //   lookup      = dim x E[pooling]
 //   size_lookup = dim x E[pooling] x log10(max(rows, 10))
 //   estimated   = estimate_shard_cost(whole table, served by all GPUs).total_s()
-double table_cost(const PlanningContext& ctx, std::size_t table, TableCost cost);
+// `estimated` prices the backward sort over the rows a GPU is expected to hold
+// (expected_gpu_rows), an O(tables) sum made once here, not once per table.
+class TableCosts {
+ public:
+  TableCosts(const PlanningContext& ctx, TableCost cost);
 
-// Table indices by table_cost, largest first (ties in index order).
-std::vector<std::size_t> tables_by_cost_desc(const PlanningContext& ctx, TableCost cost);
+  double table(std::size_t table) const;
+  // Columns [cols) of `table`: the static functions scale with the share of columns (they are
+  // linear in dim); `estimated` is recomputed for the column block.
+  double column_block(std::size_t table, ColRange cols) const;
+  // Table indices by cost, largest first (ties in index order).
+  std::vector<std::size_t> by_cost_desc() const;
 
-// The cost of columns [cols) of `table`: the static functions scale with the share of columns
-// (they are linear in dim); `estimated` is recomputed for the column block.
-double column_block_cost(const PlanningContext& ctx, std::size_t table, ColRange cols,
-                         TableCost cost);
+ private:
+  const PlanningContext& ctx_;
+  TableCost cost_;
+  double gpu_rows_;  // expected_gpu_rows(ctx_), for `estimated`
+};
 
 }  // namespace shardsim
