@@ -35,22 +35,22 @@ TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost)
 }
 
 TableCosts::TableCosts(const PlanningContext& ctx, TableCost cost)
-    : ctx_(ctx),
-      cost_(cost),
-      gpu_rows_(cost == TableCost::estimated ? expected_gpu_rows(ctx) : 0) {}
+    : ctx_(ctx), cost_(cost), gpu_rows_(cost == TableCost::estimated ? expected_gpu_rows(ctx) : 0) {
+  whole_.reserve(ctx.model.tables.size());
+  for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
+    whole_.push_back(column_block(t, ColRange{0, ctx.model.tables[t].dim}));
+  }
+}
 
 double TableCosts::table(std::size_t table) const {
-  return column_block(table, ColRange{0, ctx_.model.tables[table].dim});
+  return whole_.at(table);
 }
 
 std::vector<std::size_t> TableCosts::by_cost_desc() const {
-  const std::size_t n = ctx_.model.tables.size();
-  std::vector<double> c(n);
-  for (std::size_t t = 0; t < n; ++t) c[t] = table(t);
-  std::vector<std::size_t> order(n);
+  std::vector<std::size_t> order(whole_.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return c[a] > c[b]; });
+                   [&](std::size_t a, std::size_t b) { return whole_[a] > whole_[b]; });
   return order;
 }
 

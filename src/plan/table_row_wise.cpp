@@ -22,8 +22,6 @@ class TableRowWisePlanner final : public Planner {
   Plan plan(const PlanningContext& ctx) const override {
     const auto& tables = ctx.model.tables;
     const TableCosts costs(ctx, cost_);
-    std::vector<double> cost(tables.size());
-    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = costs.table(t);
     const std::vector<std::size_t> order = costs.by_cost_desc();
     // Rows in id order across the node's GPUs in id order (the first range on the first GPU).
     const NodeSplit split = [&](std::size_t t, const std::vector<int>& gpus) {
@@ -40,7 +38,7 @@ class TableRowWisePlanner final : public Planner {
         sh.kind = ranges.size() > 1 ? ShardKind::row_wise : ShardKind::table_wise;
         const double share =
             static_cast<double>(ranges[i].size()) / static_cast<double>(tables[t].rows);
-        out.push_back(PlacedShard{sh, cost[t] * share});
+        out.push_back(PlacedShard{sh, costs.table(t) * share});
       }
       return out;
     };

@@ -24,7 +24,8 @@ TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost)
 //   size_lookup = dim x E[pooling] x log10(max(rows, 10))
 //   estimated   = estimate_shard_cost(whole table, served by all GPUs).total_s()
 // `estimated` prices the backward sort over the rows a GPU is expected to hold
-// (expected_gpu_rows), an O(tables) sum made once here, not once per table.
+// (expected_gpu_rows), an O(tables) sum made once here, not once per table. Whole tables are
+// priced once, on construction; column blocks on each call.
 class TableCosts {
  public:
   TableCosts(const PlanningContext& ctx, TableCost cost);
@@ -39,7 +40,8 @@ class TableCosts {
  private:
   const PlanningContext& ctx_;
   TableCost cost_;
-  double gpu_rows_;  // expected_gpu_rows(ctx_), for `estimated`
+  double gpu_rows_;            // expected_gpu_rows(ctx_), for `estimated`
+  std::vector<double> whole_;  // table(t), in table order
 };
 
 }  // namespace shardsim
