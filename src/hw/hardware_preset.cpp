@@ -162,9 +162,10 @@ void read_link(LinkSpec& link, const YamlValue& node, bool required, std::string
         [&](const YamlValue& v) { link.latency_s = v.as_nonnegative_double() * units::us; });
 }
 
-// `host:` (docs/hardware.md): all three keys in a preset file, any subset in overrides.
+// `host:` (docs/hardware.md): the first three keys in a preset file, any subset in overrides;
+// `frontend_Gbitps` is optional everywhere.
 void read_host(HostSpec& host, const YamlValue& node, bool required) {
-  node.expect_keys({"memory_GiB", "link_GBps", "link_latency_us"});
+  node.expect_keys({"memory_GiB", "link_GBps", "link_latency_us", "frontend_Gbitps"});
   field(node, "memory_GiB", required, [&](const YamlValue& v) {
     host.memory_bytes_per_node = v.as_positive_double() * units::GiB;
   });
@@ -172,6 +173,9 @@ void read_host(HostSpec& host, const YamlValue& node, bool required) {
         [&](const YamlValue& v) { host.link.bandwidth_Bps = v.as_positive_double() * units::GB; });
   field(node, "link_latency_us", required,
         [&](const YamlValue& v) { host.link.latency_s = v.as_nonnegative_double() * units::us; });
+  field(node, "frontend_Gbitps", false, [&](const YamlValue& v) {
+    host.frontend_Bps = v.as_positive_double() * units::gbit_per_s_to_Bps(1.0);
+  });
 }
 
 std::vector<TierSpec> read_tiers(const YamlValue& node) {
@@ -376,6 +380,11 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
   } else if (p.host.link.bandwidth_Bps > 0) {
     throw fail("host.memory_GiB", "a host link without host memory",
                "give host.memory_GiB (the node's DRAM usable for tables)");
+  }
+  if (p.host.frontend_Bps < 0 || (p.host.frontend_Bps > 0 && !p.host.present())) {
+    throw fail("host.frontend_Gbitps", "a frontend network without the host it delivers to",
+               "give the host's memory_GiB, link_GBps and link_latency_us: the inputs cross the "
+               "frontend network, then the GPU's host link (docs/model.md \"Data ingestion\")");
   }
 }
 

@@ -36,6 +36,8 @@ const char* thread_name(Stream s) {
       return "comm: input AlltoAll";
     case Stream::host:
       return "host: framework step";
+    case Stream::ingest:
+      return "host: input delivery (frontend network, PCIe)";
   }
   return "?";
 }

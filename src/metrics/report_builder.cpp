@@ -70,9 +70,11 @@ double union_length(std::vector<Interval> iv) {
 
 // Which work owns an instant where several overlap (docs/report.md, "Exposed time"): kernels
 // (dense compute, then embedding), then collectives moving data (sparse, dense, input
-// streams), then collectives waiting for their peers (same order), then the host's step.
+// streams), then collectives waiting for their peers (same order), then the host's step, then
+// the delivery of the inputs.
 int attribution_rank(Stream s, bool waiting) {
   if (s == Stream::host) return 2 * kNumStreams;
+  if (s == Stream::ingest) return 2 * kNumStreams + 1;
   return static_cast<int>(s) + (waiting ? kNumStreams : 0);
 }
 
@@ -356,11 +358,17 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
     finish.push_back(end);
   }
   const int total = static_cast<int>(result.iterations.size());
-  // When each iteration's tasks run: from its first start to its last end.
+  // When each iteration's tasks run: from its first start to its last end. The input delivery
+  // is left out of the start: it runs ahead of training by up to the whole run (docs/model.md,
+  // "Data ingestion"), and the GPU can only wait for its own batch's, which ends inside.
   std::vector<Interval> extent;
   for (const IterationTasks& it : result.iterations) {
     Interval e{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
     for (int id = it.first_task; id < it.end_task; ++id) {
+      if (tasks[id].stream == Stream::ingest) {
+        e.end = std::max(e.end, spans[id].end_s);
+        continue;
+      }
       e.begin = std::min(e.begin, spans[id].start_s);
       e.begin = std::min(e.begin, spans[id].ready_s);
       e.end = std::max(e.end, spans[id].end_s);
@@ -451,7 +459,7 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
         if (o.waits) {
           waiting[g][p] += x;
           sh.comm_wait_s += x;
-        } else if (o.stream == Stream::host) {
+        } else if (o.stream == Stream::host || o.stream == Stream::ingest) {
           sh.host_s += x;
         } else if (is_comm(o.stream)) {
           sh.comm_s += x;

@@ -6,6 +6,7 @@
 #include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/collective_tail.hpp"
+#include "shardsim/cost/input_delivery_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
 
 namespace shardsim {
@@ -34,9 +35,9 @@ class Emitter {
   double f(int g) const { return factor_[static_cast<std::size_t>(g)]; }
   const IterationTasks* previous() const { return previous_; }
 
-  // The previous iteration's last task of every stream of `g`.
+  // The previous iteration's last task of every stream of `g`, and this batch's delivery.
   std::vector<int> barrier(int g) const {
-    std::vector<int> deps;
+    std::vector<int> deps = delivered(g);
     if (previous_) {
       for (int id : previous_->last_by_gpu[g]) {
         if (id >= 0) deps.push_back(id);
@@ -44,6 +45,14 @@ class Emitter {
     }
     return deps;
   }
+
+  // This batch's input delivery to `g` (docs/model.md, "Data ingestion"): nothing of the batch
+  // starts before it. Empty when the inputs are not modelled.
+  std::vector<int> delivered(int g) const {
+    if (ingest_.empty()) return {};
+    return {ingest_[g]};
+  }
+  void set_delivery(std::vector<int> ingest) { ingest_ = std::move(ingest); }
 
   int local(int g, Stream stream, Phase phase, double d, std::vector<int> deps) {
     Task t;
@@ -102,6 +111,7 @@ class Emitter {
   std::span<const double> factor_;
   const IterationTasks* previous_;
   IterationTasks& out_;
+  std::vector<int> ingest_;  // per GPU, this batch's input delivery; empty: not modelled
 };
 
 // Input AlltoAll of this batch: serial (after the previous iteration), or overlapped with the
@@ -120,7 +130,12 @@ std::vector<int> input_alltoall(Emitter& e, IterationDraw& draw) {
     const IterationTasks* previous = e.previous();
     const bool overlap = in.options.input_alltoall == InputAlltoall::overlapped && previous &&
                          previous->interaction_fwd_by_gpu[g] >= 0;
-    deps_by_gpu[g] = overlap ? std::vector<int>{previous->interaction_fwd_by_gpu[g]} : e.barrier(g);
+    if (overlap) {
+      deps_by_gpu[g] = e.delivered(g);
+      deps_by_gpu[g].push_back(previous->interaction_fwd_by_gpu[g]);
+    } else {
+      deps_by_gpu[g] = e.barrier(g);
+    }
   }
   for (std::size_t k = 0; k < e.traffic().a2a_groups.size(); ++k) {
     CollectiveDemand d = alltoall_demand(in, e.traffic().a2a_groups[k], draw.input_traffic[k],
@@ -296,9 +311,23 @@ IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
       out.shared_demands.push_back(graph.add_demand(d));
   }
   Emitter e(graph, in, traffic, factor, previous, out);
+  // The batch's inputs (docs/model.md, "Data ingestion"): delivered on their own stream, which
+  // runs ahead of training (the readers stream batches continuously), so a delivery slower than
+  // the GPU's iteration sets the pace and a faster one hides.
+  if (const double ingest_s =
+          input_delivery(in.cluster, in.model, in.workload.batch_per_gpu, in.cost).time_s();
+      ingest_s > 0) {
+    std::vector<int> ingest(n);
+    for (int g = 0; g < n; ++g) {
+      ingest[g] = e.local(g, Stream::ingest, Phase::input_ingest, ingest_s, {});
+    }
+    e.set_delivery(std::move(ingest));
+  }
   const Forward fw = forward(e, draw);
   out.interaction_fwd_by_gpu = fw.inter;
-  out.last_by_gpu.assign(n, {-1, -1, -1, -1, -1, -1});
+  std::array<int, kNumStreams> none{};
+  none.fill(-1);
+  out.last_by_gpu.assign(n, none);
   // The host's step (docs/model.md, "Host overhead"): it starts when the previous iteration has
   // ended on this GPU (the host waits for it) and runs while the GPU works; the next iteration
   // waits for it, so an iteration lasts at least the host's time.

@@ -16,6 +16,8 @@ std::string to_string(Stream s) {
       return "input_comm";
     case Stream::host:
       return "host";
+    case Stream::ingest:
+      return "ingest";
   }
   return "?";
 }
@@ -54,6 +56,8 @@ std::string to_string(Phase p) {
       return "embedding_replica_sync";
     case Phase::host_step:
       return "host_step";
+    case Phase::input_ingest:
+      return "input_ingest";
   }
   return "?";
 }

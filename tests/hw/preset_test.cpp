@@ -545,6 +545,29 @@ TEST(PresetHost, OverridesAndBadValues) {
                InputError);
 }
 
+TEST(PresetHost, FrontendNetworkIsOptionalAndNeedsAHost) {
+  // Neo Table 2: ZionEX's "Host NW" is 4 x 100 Gbps per node; no other preset gives one.
+  EXPECT_DOUBLE_EQ(builtin_preset("zionex").host.frontend_Bps, 400e9 / 8);
+  for (const std::string& name : builtin_preset_names()) {
+    EXPECT_EQ(builtin_preset(name).host.delivers_inputs(), name == "zionex") << name;
+  }
+  YAML::Node o = YAML::Load("host: {frontend_Gbitps: 100}");
+  const HardwarePreset p =
+      apply_preset_overrides(builtin_preset("dgx-a100"), YamlValue(o, "s.yaml", "overrides"));
+  EXPECT_DOUBLE_EQ(p.host.frontend_Bps, 12.5e9);
+  EXPECT_DOUBLE_EQ(p.host.link.bandwidth_Bps, 25e9);  // kept
+  // Without a host the inputs have no link to cross after the frontend: an error naming the key.
+  try {
+    apply_preset_overrides(builtin_preset("rtx2080ti-8"), YamlValue(o, "s.yaml", "overrides"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("host.frontend_Gbitps"), std::string::npos) << e.what();
+  }
+  YAML::Node zero = YAML::Load("host: {frontend_Gbitps: 0}");
+  EXPECT_THROW(apply_preset_overrides(builtin_preset("dgx-a100"), YamlValue(zero, "s.yaml", "o")),
+               InputError);
+}
+
 }  // namespace preset_host_test
 
 namespace preset_protocol_test {

@@ -78,8 +78,11 @@ TEST(ChromeTrace, ProcessesThreadsSpansAndCounters) {
   EXPECT_EQ(pids.size(), 10u);
   EXPECT_TRUE(process_names.count("table_wise gpu3 (node 1)"));
   EXPECT_TRUE(process_names.count("row_wise network (link utilisation)"));
-  EXPECT_EQ(thread_names.size(), 6u);  // the five GPU streams and the host's
+  // The five GPU streams, the host's and the input delivery's (named even when, as here, the
+  // preset has no frontend network and the stream stays empty).
+  EXPECT_EQ(thread_names.size(), 7u);
   EXPECT_TRUE(thread_names.count("host: framework step"));
+  EXPECT_TRUE(thread_names.count("host: input delivery (frontend network, PCIe)"));
   EXPECT_TRUE(thread_names.count("comm: pooled-embedding AlltoAll"));
   for (const char* p : {"embedding_lookup_fwd", "alltoall_fwd", "alltoall_bwd", "mlp_allreduce",
                         "input_alltoall", "top_mlp_fwd"}) {

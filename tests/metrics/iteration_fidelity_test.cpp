@@ -287,6 +287,48 @@ TEST(IterationFidelity, AnIterationLastsAtLeastTheHostsStep) {
   for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
 }
 
+TEST(IterationFidelity, AnInputDeliverySlowerThanTheIterationSetsThePace) {
+  // docs/model.md, "Data ingestion": each batch's inputs (236 B a sample here: 2 x 10 int64 ids,
+  // 2 lengths, 16 dense features and the label; 241,664 B per GPU) cross the node's frontend
+  // (shared by its 2 GPUs) and the GPU's host link, on a stream that runs ahead of training.
+  const SimulationOptions o = eq1_options(LinkSharing::aggregated);
+  HandCase c;
+  const double eq1 = c.eq1();
+  const auto with_host = [&](double frontend_Bps) {
+    HardwarePreset h = c.cluster.preset();
+    h.host.memory_bytes_per_node = 100e9;
+    h.host.link = LinkSpec{100e9, 0};
+    h.host.frontend_Bps = frontend_Bps;
+    c.cluster = Cluster(h, 1);
+  };
+  // A host without a frontend: nothing changes.
+  with_host(0);
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, eq1, 1e-12 * eq1);
+  // A fast frontend (4.8 us a batch; PCIe 2.4 us): hidden behind the GPU's work.
+  with_host(100e9);
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, eq1, 1e-12 * eq1);
+  // A slow one (483.328 us a batch at 1 GB/s): every measured iteration lasts the delivery.
+  with_host(1e9);
+  const double deliver = 2 * 1024 * 236 / 1e9;
+  ASSERT_GT(deliver, eq1);
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, deliver, 1e-12 * deliver);
+  // The report: the breakdown shows the delivery, exposed where the GPU's work does not cover
+  // it (the GPU waits for its batch), and the wait counts as the host's share, not as work.
+  const std::vector<GpuMemory> memory = plan_memory(c.plan, c.cluster, c.model, c.wl);
+  const SimulationInputs in{c.cluster, c.model, c.wl, c.plan, c.trace, c.cost, o};
+  const Report r = build_report({"s", "s", ""}, in, simulate(in), memory);
+  EXPECT_NEAR(r.iteration_time.mean_s, deliver, 1e-12 * deliver);
+  const auto ingest = std::find_if(r.breakdown.begin(), r.breakdown.end(),
+                                   [](const PhaseTime& p) { return p.phase == "input_ingest"; });
+  ASSERT_NE(ingest, r.breakdown.end());
+  EXPECT_NEAR(ingest->serialized_s, deliver, 1e-12 * deliver);
+  EXPECT_NEAR(ingest->exposed_s, deliver - eq1, 1e-9 * deliver);
+  for (const GpuReport& g : r.per_gpu) {
+    EXPECT_NEAR(g.shares.host_s, deliver - eq1, 1e-9 * deliver);
+    EXPECT_NEAR(g.busy_s, eq1, 1e-9 * eq1);
+  }
+}
+
 TEST(IterationFidelity, WholeIterationsAgreeBetweenAggregatedAndPerFlowOn64Gpus) {
   // 8 nodes x 8 GPUs (NVSwitch 100 GB/s, NICs 10 GB/s, one rack), 16 tables, every collective
   // of the iteration (input, pooled and gradient AlltoAlls, MLP AllReduce) in both models:

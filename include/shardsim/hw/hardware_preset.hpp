@@ -30,10 +30,17 @@ struct TierSpec {
 // The host a node's GPUs sit in, for tables kept outside HBM (FBGEMM's UVM and UVM-caching
 // kernels; docs/hardware.md "host", docs/model.md "Memory tiers"). Optional in a preset: without
 // it (memory_bytes_per_node == 0) no table can leave HBM.
+//
+// `frontend_Bps` is the node's frontend network, which delivers each batch's inputs from the
+// data-ingestion service (Neo §6.2: "Data ingestion goes through the regular frontend network
+// and PCIe"); 0 = not given, and then the inputs arrive for free (docs/model.md "Data
+// ingestion").
 struct HostSpec {
   double memory_bytes_per_node = 0;  // host DRAM usable for tables, per node
   LinkSpec link;                     // GPU <-> host (PCIe), per GPU per direction, achievable
+  double frontend_Bps = 0;           // the node's frontend NICs together, per direction; 0 = none
   bool present() const { return memory_bytes_per_node > 0; }
+  bool delivers_inputs() const { return frontend_Bps > 0; }
 };
 
 struct HardwarePreset {

@@ -44,7 +44,7 @@ struct GpuTimeShares {
   double dense_compute_s = 0;  // MLPs and interaction (dense compute stream)
   double comm_s = 0;           // a collective of its was moving data, no kernel ran
   double comm_wait_s = 0;      // it had arrived at a collective whose peers had not
-  double host_s = 0;           // only the host's step was running
+  double host_s = 0;           // only the host's step or the input delivery was running
   double idle_s = 0;           // none of the above
 };
 

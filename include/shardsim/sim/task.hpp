@@ -14,23 +14,26 @@ namespace shardsim {
 // dense compute (MLPs, interaction), sparse compute (embedding kernels), sparse communication
 // (pooled-embedding AlltoAlls), dense communication (gradient AllReduces) and input
 // communication (the index AlltoAll of the next batch, "using a separate stream", Neo §4.2).
-// A sixth holds the host's work per iteration (docs/model.md, "Host overhead"): not the GPU's.
+// A sixth holds the host's work per iteration (docs/model.md, "Host overhead"), a seventh the
+// delivery of each batch's inputs over the frontend network and PCIe (docs/model.md, "Data
+// ingestion"): neither is the GPU's.
 enum class Stream : std::uint8_t {
   dense_compute,
   sparse_compute,
   sparse_comm,
   dense_comm,
   input_comm,
-  host
+  host,
+  ingest
 };
-inline constexpr int kNumStreams = 6;
+inline constexpr int kNumStreams = 7;
 std::string to_string(Stream s);
 inline bool is_comm(Stream s) {
   return s == Stream::sparse_comm || s == Stream::dense_comm || s == Stream::input_comm;
 }
 // Whether a task on `s` occupies the GPU (every stream but the host's).
 inline bool on_gpu(Stream s) {
-  return s != Stream::host;
+  return s != Stream::host && s != Stream::ingest;
 }
 
 enum class Phase : std::uint8_t {
@@ -50,8 +53,9 @@ enum class Phase : std::uint8_t {
   embedding_replica_allreduce,  // gradients of data-parallel replicas, before the update
   embedding_replica_sync,       // 2D: weights + optimizer state across groups, after the update
   host_step,                    // the host's time per iteration (CostParams host_iteration_s)
+  input_ingest,                 // the batch's inputs over the frontend network and PCIe
 };
-inline constexpr int kNumPhases = 16;
+inline constexpr int kNumPhases = 17;
 std::string to_string(Phase p);
 
 struct Task {
