@@ -555,6 +555,21 @@ def draw_paper_bars(ax, categories, series: dict, paper: dict, colour: dict, yla
         ax.set_yscale("log")
 
 
+def draw_stacked_bars(ax, categories, series: dict, colour: dict, ylabel: str = "") -> None:
+    """Stacked bars: one bar per category, the series ({label: values}, one value per category,
+    None for none) stacked in the order given (Neo Fig. 10's layout: one bar per case, one slice
+    per operator)."""
+    bottoms = [0.0] * len(categories)
+    for label, values in series.items():
+        heights = [0.0 if v is None else v for v in values]
+        ax.bar(range(len(categories)), heights, 0.6, bottom=bottoms, color=colour[label],
+               label=label)
+        bottoms = [b + h for b, h in zip(bottoms, heights)]
+    ax.set_xticks(range(len(categories)))
+    ax.set_xticklabels([str(c) for c in categories], fontsize=8)
+    ax.set_ylabel(ylabel)
+
+
 def draw_paper_lines(ax, series: dict, paper: dict, colour: dict, xlabel: str = "",
                      ylabel: str = "", logx: bool = False, logy: bool = False,
                      paper_lines: bool = True) -> None:

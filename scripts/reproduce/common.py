@@ -107,6 +107,9 @@ class Reproduction:
     def figure_lines(self, name, series, paper=None, xlabel="", ylabel="", title="", **kw):
         return figure_lines(self.experiment_dir(name), series, paper, xlabel, ylabel, title, **kw)
 
+    def figure_stacked(self, name, categories, series, ylabel="", title="", **kw):
+        return figure_stacked(self.experiment_dir(name), categories, series, ylabel, title, **kw)
+
     def finish(self, title, preamble):
         write_checks(self.out, self.args.paper,
                      [(e, c, ok, d) for e, c, ok, d in self.checks])
@@ -192,6 +195,17 @@ def figure_bars(out_dir, categories, series, paper=None, ylabel="", title="", lo
         return None
     fig, ax = plt.subplots(figsize=FIGURE_SIZE)
     plot.draw_paper_bars(ax, categories, series, paper, colour, ylabel, logy)
+    return _save(plt, fig, ax, out_dir, title, filename)
+
+
+def figure_stacked(out_dir, categories, series, ylabel="", title="", filename="figure.png"):
+    """Stacked bars of ours alone (plot.draw_stacked_bars), for a figure whose values the paper
+    does not print. Saves out_dir/filename and returns its path, or None without matplotlib."""
+    plt, _, colour = _figure_setup(series, None)
+    if plt is None:
+        return None
+    fig, ax = plt.subplots(figsize=FIGURE_SIZE)
+    plot.draw_stacked_bars(ax, categories, series, colour, ylabel)
     return _save(plt, fig, ax, out_dir, title, filename)
 
 
