@@ -82,6 +82,12 @@ std::string describe_preset(const HardwarePreset& p) {
     line("  host memory         {:g} GiB per node, link {:g} GB/s per GPU per direction, {:g} us",
          p.host.memory_bytes_per_node / units::GiB, p.host.link.bandwidth_Bps / units::GB,
          p.host.link.latency_s / units::us);
+    if (p.host.delivers_inputs()) {
+      line(
+          "  frontend network    {:g} Gbit/s per node (delivers the inputs: docs/model.md, "
+          "\"Data ingestion\")",
+          p.host.frontend_Bps * 8 / 1e9);
+    }
   } else {
     line("  host memory         not described (tables stay in HBM)");
   }

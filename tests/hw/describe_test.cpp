@@ -68,6 +68,9 @@ TEST(DescribePreset, NamesAHashedTierAndItsPorts) {
   // zionex's rack: 16 nodes x 8 NICs x 200 Gbit/s over 200 Gbit/s ports = 128 ports.
   const std::string s = describe_preset(builtin_preset("zionex"));
   EXPECT_NE(s.find("uplink 25600 Gbit/s (3200 GB/s), ECMP over 128 ports"), std::string::npos) << s;
+  // Its frontend network (Neo Table 2), which only zionex describes.
+  EXPECT_NE(s.find("frontend network    400 Gbit/s per node"), std::string::npos) << s;
+  EXPECT_EQ(describe_preset(builtin_preset("dgx-a100")).find("frontend"), std::string::npos);
 }
 
 TEST(DescribePreset, MarksUnsupportedPrecisions) {
