@@ -155,7 +155,11 @@ RunFootprint run_footprint(const Scenario& s) {
     const double replicated_tables = bound.may_replicate ? t : 0;
     // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member.
     const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
-    const double tasks_per_gpu = (training ? 11 + (bound.may_replicate ? 1 : 0) : 5) + input_a2a;
+    // A preset with a frontend network delivers each batch's inputs as one more task
+    // (docs/model.md, "Data ingestion").
+    const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
+    const double tasks_per_gpu =
+        (training ? 11 + (bound.may_replicate ? 1 : 0) : 5) + input_a2a + delivery;
     const double tasks = iterations * n * tasks_per_gpu;
     const double blocks = bound.max_blocks_per_table;
     const double plan_bytes =

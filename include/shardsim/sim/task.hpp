@@ -31,7 +31,7 @@ std::string to_string(Stream s);
 inline bool is_comm(Stream s) {
   return s == Stream::sparse_comm || s == Stream::dense_comm || s == Stream::input_comm;
 }
-// Whether a task on `s` occupies the GPU (every stream but the host's).
+// Whether a task on `s` occupies the GPU (every stream but the host's and the input delivery's).
 inline bool on_gpu(Stream s) {
   return s != Stream::host && s != Stream::ingest;
 }
