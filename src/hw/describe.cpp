@@ -86,7 +86,7 @@ std::string describe_preset(const HardwarePreset& p) {
       line(
           "  frontend network    {:g} Gbit/s per node (delivers the inputs: docs/model.md, "
           "\"Data ingestion\")",
-          p.host.frontend_Bps * 8 / 1e9);
+          to_Gbitps(p.host.frontend_Bps));
     }
   } else {
     line("  host memory         not described (tables stay in HBM)");

@@ -75,15 +75,13 @@ class KarmarkarKarpPlanner final : public Planner {
     const auto& tables = ctx.model.tables;
     const int n = ctx.cluster.num_gpus();
     const auto un = static_cast<std::size_t>(n);
-    std::vector<double> cost(tables.size());
     const TableCosts costs(ctx, cost_);
-    for (std::size_t t = 0; t < tables.size(); ++t) cost[t] = costs.table(t);
 
     // Largest differencing: a max-heap of partitions by spread (ties: by first table id).
     std::vector<Partition> parts;
     parts.reserve(tables.size());
     for (std::size_t t = 0; t < tables.size(); ++t) {
-      parts.push_back(Partition{{Partition::Subset{cost[t], {t}}}});
+      parts.push_back(Partition{{Partition::Subset{costs.table(t), {t}}}});
     }
     auto key = [&](std::size_t i) {
       return std::make_pair(parts[i].spread(un), -static_cast<double>(i));
@@ -123,7 +121,7 @@ class KarmarkarKarpPlanner final : public Planner {
       sh.kind = ShardKind::table_wise;
       bytes[t] = budget.shard_bytes(sh, n);
       budget.add(sh.gpu, bytes[t]);
-      loads.add(sh.gpu, cost[t]);
+      loads.add(sh.gpu, costs.table(t));
       on_gpu[sh.gpu].push_back(t);
     }
     for (int g = 0; g < n; ++g) {
@@ -134,7 +132,7 @@ class KarmarkarKarpPlanner final : public Planner {
       for (std::size_t k = 0; k < held.size() && budget.free_bytes(g) < 0; ++k) {
         const std::size_t t = held[k];
         budget.add(g, -bytes[t]);
-        loads.add(g, -cost[t]);
+        loads.add(g, -costs.table(t));
         const int to = loads.least_loaded_fitting(budget, bytes[t]);
         if (to < 0) {
           budget.add(g, bytes[t]);
@@ -142,7 +140,7 @@ class KarmarkarKarpPlanner final : public Planner {
         }
         shards[t].gpu = to;
         budget.add(to, bytes[t]);
-        loads.add(to, cost[t]);
+        loads.add(to, costs.table(t));
       }
     }
     Plan plan;

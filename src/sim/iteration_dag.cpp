@@ -6,7 +6,6 @@
 #include "shardsim/core/rng.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/collective_tail.hpp"
-#include "shardsim/cost/input_delivery_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
 
 namespace shardsim {
@@ -314,9 +313,7 @@ IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
   // The batch's inputs (docs/model.md, "Data ingestion"): delivered on their own stream, which
   // runs ahead of training (the readers stream batches continuously), so a delivery slower than
   // the GPU's iteration sets the pace and a faster one hides.
-  if (const double ingest_s =
-          input_delivery(in.cluster, in.model, in.workload.batch_per_gpu, in.cost).time_s();
-      ingest_s > 0) {
+  if (const double ingest_s = traffic.input_delivery_s; ingest_s > 0) {
     std::vector<int> ingest(n);
     for (int g = 0; g < n; ++g) {
       ingest[g] = e.local(g, Stream::ingest, Phase::input_ingest, ingest_s, {});

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/input_delivery_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/sim/network_model.hpp"
@@ -237,6 +238,8 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
         share(in, t, b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, in.cost, granularity)));
   }
   t.dense = dense_times(in);
+  t.input_delivery_s =
+      input_delivery(in.cluster, in.model, in.workload.batch_per_gpu, in.cost).time_s();
   if (training) {
     // DDP's gradients (Neo §7.2), in the dense_grads format: QComms covers the embedding
     // traffic only (Neo §8.4 quantizes the AlltoAlls).

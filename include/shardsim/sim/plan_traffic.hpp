@@ -41,6 +41,8 @@ struct PlanTraffic {
   SharedCollective mlp_allreduce;
   std::vector<CollectiveDemand> shared_demands;  // added to the task graph once
   DenseTimes dense;
+  // Each batch's delivery to a GPU (docs/model.md, "Data ingestion"); 0: not modelled.
+  double input_delivery_s = 0;
   CommTraffic comm;                       // what the reports show, per iteration
   std::vector<double> link_capacity_Bps;  // bandwidth x collective efficiency, per link
 };
