@@ -155,7 +155,8 @@ TEST(MlpH100Validation, Fp32HeldOutBatchesWithinTwelvePercentMedianWideWithinFif
 // 3.35. The A100 presets' batch halves come from the H100's by the ridge-point rule (b½
 // proportional to bytes per element x peak / peak HBM bandwidth; docs/validation/kernels.md,
 // "A100"); between these two GPUs only the bandwidth changes, so the H200 judges the rule's
-// bandwidth half: b½ 470 -> 328 (FP32 104 -> 73), everything else the H100's.
+// bandwidth half: b½ 470 -> 328 (FP32 104 -> 73), everything else the H100's. The same
+// command on an H100 the same session (h100_same_day_as_h200.json) is the anchor.
 GpuSpec h100_figures_on_an_h200(bool ridge_rule) {
   GpuSpec gpu = builtin_preset("dgx-h100").gpu;
   const double h200_hbm_peak_Bps = 4.8e12;
@@ -170,46 +171,79 @@ GpuSpec h100_figures_on_an_h200(bool ridge_rule) {
   return gpu;
 }
 
-struct H200Errors {
-  std::vector<double> all_abs;           // every point, |error|
-  std::vector<double> wide_small_batch;  // widths 3840/4096 at batches <= 1024, signed
-};
-
-H200Errors h200_errors(bool ridge_rule, bool fp32) {
-  const GpuSpec gpu = h100_figures_on_an_h200(ridge_rule);
-  const nlohmann::json data = kernel_data("h200_mlp_batch_sweep.json");  // outlives the loop
-  H200Errors e;
-  for (const auto& point : data.at("mlp")) {
-    if ((point.at("precision").get<std::string>() == "fp32") != fp32) continue;
-    const auto width = point.at("width").get<std::uint32_t>();
-    const std::vector<std::uint32_t> layers(point.at("layers").get<std::size_t>(), width);
-    const double error = error_of(point, width, layers, gpu);
-    e.all_abs.push_back(std::abs(error));
-    if (width >= 3840 && point.at("batch").get<double>() <= 1024) {
-      e.wide_small_batch.push_back(error);
-    }
-  }
-  return e;
+bool is_fp32(const nlohmann::json& point) {
+  return point.at("precision").get<std::string>() == "fp32";
 }
 
-// With the rule, the H100's tensor-core figures predict the H200's wide layers (3840, 4096) at
-// batches 128-1024 within 10% median (today: -3.0% signed; all 105 points 7.9% median); without
-// it (the H100's b½ kept, as if the batch half were a property of the compute alone) they come
-// out too slow (today +16.0%; all points 14.5%). FP32 on CUDA cores likewise: +0.4% with the
-// rule, +9.6% without (all 35 points 6.8% and 7.6%). docs/validation/kernels.md, "H200".
-TEST(MlpH200Validation, RidgePointRuleCarriesTheH100BatchHalfToTheH200) {
-  for (bool fp32 : {false, true}) {
-    SCOPED_TRACE(fp32 ? "fp32" : "tf32/bf16/fp16");
-    const H200Errors rule = h200_errors(true, fp32);
-    const H200Errors kept = h200_errors(false, fp32);
-    ASSERT_EQ(rule.all_abs.size(), fp32 ? 35u : 105u);  // 5 widths x 7 batches per precision
-    ASSERT_EQ(rule.wide_small_batch.size(), fp32 ? 8u : 24u);
-    const double with_rule = median(rule.wide_small_batch);
-    EXPECT_LT(std::abs(with_rule), 0.10);
-    // Without the rule, at least 5 points further off, on the slow side.
-    EXPECT_GT(median(kept.wide_small_batch) - std::abs(with_rule), 0.05);
-    EXPECT_LT(median(rule.all_abs), 0.10);
+// Wide layers (3840, 4096) at batches 128-1024: where the batch half matters most.
+bool wide_small_batch(const nlohmann::json& point) {
+  return point.at("width").get<std::uint32_t>() >= 3840 && point.at("batch").get<double>() <= 1024;
+}
+
+// Signed errors of `gpu`'s prediction over the wide small-batch points of `file` (its "mlp").
+std::vector<double> wide_small_batch_errors(const std::string& file, bool fp32,
+                                            const GpuSpec& gpu) {
+  const nlohmann::json data = kernel_data(file);  // outlives the loop
+  std::vector<double> errors;
+  for (const auto& point : data.at("mlp")) {
+    if (is_fp32(point) != fp32 || !wide_small_batch(point)) continue;
+    const auto width = point.at("width").get<std::uint32_t>();
+    const std::vector<std::uint32_t> layers(point.at("layers").get<std::size_t>(), width);
+    errors.push_back(error_of(point, width, layers, gpu));
   }
+  return errors;
+}
+
+// Tensor cores (TF32/BF16/FP16). The H100 preset predicts its own GPU's wide small-batch layers
+// within 5% median (same-day anchor: +1.2%), so an error on the H200 is the rule's. With the
+// rule it predicts the H200's within 10% median (today -3.0%; all 105 points 7.9%); with the
+// H100's b½ kept they come out too slow (today +16.0%): the H200 runs those layers 1.07-1.21x
+// the H100's rate. The rule overstates the gain a little (b½ 365 fits the measured speedups,
+// 0.78 of 470 where the rule says 0.70). docs/validation/kernels.md, "H200".
+TEST(MlpH200Validation, TensorCoresFollowTheRidgePointRuleOnTheH200) {
+  const GpuSpec h100 = builtin_preset("dgx-h100").gpu;
+  const std::vector<double> anchor =
+      wide_small_batch_errors("h100_same_day_as_h200.json", false, h100);
+  const std::vector<double> rule =
+      wide_small_batch_errors("h200_mlp_batch_sweep.json", false, h100_figures_on_an_h200(true));
+  const std::vector<double> kept =
+      wide_small_batch_errors("h200_mlp_batch_sweep.json", false, h100_figures_on_an_h200(false));
+  ASSERT_EQ(anchor.size(), 24u);  // 2 widths x 4 batches x 3 precisions
+  ASSERT_EQ(rule.size(), 24u);
+  EXPECT_LT(std::abs(median(anchor)), 0.05);
+  EXPECT_LT(std::abs(median(rule)), 0.10);
+  EXPECT_GT(median(kept) - std::abs(median(rule)), 0.05);  // kept: further off, on the slow side
+  EXPECT_GT(median(kept), 0.10);
+}
+
+// FP32 on CUDA cores does not follow it: the H200 runs wide FP32 layers at batches 128-1024 only
+// 1.01-1.04x the H100's rate (median 1.03x, measured the same session), where the rule's b½
+// (104 -> 73) predicts 1.09x median and about 1.15x at batch 128. The test holds the measured and
+// predicted speedups apart, so that a change of either says so. (The preset is 4% slow on the H100
+// itself there, which is why the rule's absolute error on the H200 looks small.)
+// docs/validation/kernels.md, "H200".
+TEST(MlpH200Validation, Fp32GainsLittleOnTheH200WhereTheRulePredictsMore) {
+  const nlohmann::json h100 = kernel_data("h100_same_day_as_h200.json");
+  const nlohmann::json h200 = kernel_data("h200_mlp_batch_sweep.json");
+  const GpuSpec h100_gpu = builtin_preset("dgx-h100").gpu;
+  const GpuSpec h200_gpu = h100_figures_on_an_h200(true);
+  std::vector<double> measured, predicted;
+  for (const auto& a : h100.at("mlp")) {
+    if (!is_fp32(a) || !wide_small_batch(a)) continue;
+    for (const auto& b : h200.at("mlp")) {
+      if (!is_fp32(b) || b.at("width") != a.at("width") || b.at("batch") != a.at("batch")) {
+        continue;
+      }
+      const auto width = a.at("width").get<std::uint32_t>();
+      const std::vector<std::uint32_t> layers(a.at("layers").get<std::size_t>(), width);
+      measured.push_back(a.at("time_s").get<double>() / b.at("time_s").get<double>());
+      predicted.push_back((1 + error_of(a, width, layers, h100_gpu)) /
+                          (1 + error_of(b, width, layers, h200_gpu)) * measured.back());
+    }
+  }
+  ASSERT_EQ(measured.size(), 8u);  // 2 widths x 4 batches
+  EXPECT_LT(median(measured), 1.05);
+  EXPECT_GT(median(predicted), 1.07);
 }
 
 }  // namespace
