@@ -71,6 +71,23 @@ PlanShapeBound columns_in_a_node(const PlanShapeInput& in) {
 PlanShapeBound cuts_where_a_gpu_is_full(const PlanShapeInput& in) {
   return {in.tables + in.gpus, in.gpus, false};
 }
+// Whole tables, or with `split_oversized` the tables above a GPU's share cut into at most
+// (bytes / share) + 1 ranges each: T + N shards, N ranges a table.
+PlanShapeBound whole_or_oversized_split(const PlanShapeInput& in) {
+  bool split = true;  // a malformed value: the planner reports it; bound the larger shape
+  if (in.options.is_map()) {
+    try {
+      if (auto v = in.options.find("split_oversized"); v && v->is_scalar())
+        split = v->as_bool();
+      else
+        split = false;
+    } catch (const InputError&) {
+    }
+  } else {
+    split = false;
+  }
+  return split ? cuts_where_a_gpu_is_full(in) : whole_tables(in);
+}
 // A chunk ends by access carrying at least 1/(chunks_per_gpu N) of the lookups, or by memory
 // holding max_rows rows, at least half of its 1/chunks_per_gpu of a GPU's free bytes; plus each
 // table's last chunk: T + c N + 2 c table_bytes / free per GPU chunks (merged neighbours only
@@ -123,7 +140,7 @@ const std::vector<PlannerInfo>& planner_registry() {
       {"table_wise",
        "whole tables, largest cost first, to the least-loaded GPU with room (Neo §4.1; "
        "NeuroShard App. E costs)",
-       with_common(make_table_wise_planner), shape::whole_tables},
+       with_common(make_table_wise_planner), shape::whole_or_oversized_split},
       {"row_wise", "every table split into contiguous row ranges across all GPUs (Neo §4.1)",
        with_common(make_row_wise_planner), shape::rows_across_all_gpus},
       {"column_wise", "every table split into column blocks placed greedily (Neo §4.1)",

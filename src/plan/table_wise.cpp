@@ -1,10 +1,21 @@
 // Table-wise placement: whole tables to GPUs, largest cost first, each to the least-loaded GPU
 // that still has room. Neo §4.1's greedy heuristic with the cost functions of NeuroShard App. E
 // (table_cost.hpp); ties to the lower GPU id.
+//
+// With `split_oversized: true`, a table whose weights and optimizer state exceed a GPU's even
+// share of all tables' (their sum / N) is cut into the fewest even row ranges that are each at
+// most that share; the ranges are packed like whole tables, with the table's cost split by
+// rows. It is the minimal row split a placement of whole tables needs when one table is larger
+// than a GPU (a choice of ours, docs/planners.md: the seeds do not say how their table-wise
+// baselines split such tables). Every other table stays whole.
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
+#include "shardsim/plan/splits.hpp"
 #include "shardsim/plan/table_cost.hpp"
 
 namespace shardsim {
@@ -13,20 +24,49 @@ namespace {
 
 class TableWisePlanner final : public Planner {
  public:
-  TableWisePlanner(TableCost cost, double headroom) : cost_(cost), headroom_(headroom) {}
+  TableWisePlanner(TableCost cost, double headroom, bool split_oversized)
+      : cost_(cost), headroom_(headroom), split_oversized_(split_oversized) {}
   std::string name() const override { return "table_wise"; }
 
   Plan plan(const PlanningContext& ctx) const override {
     const int n = ctx.cluster.num_gpus();
+    const auto& tables = ctx.model.tables;
     MemoryBudget budget(ctx, headroom_);
     LoadTracker loads(n);
     std::vector<PackItem> items;
     const TableCosts costs(ctx, cost_);
-    for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
-      const auto& table = ctx.model.tables[t];
-      const Shard sh = whole_table_shard(t, table.rows, table.dim);
-      items.push_back(PackItem{sh, costs.table(t), static_cast<double>(n),
-                               fmt::format("table_wise: table '{}'", table.name)});
+    std::vector<double> stored_bytes(tables.size(), 0.0);
+    double share_bytes = 0;  // a GPU's even share of all tables' stored bytes
+    if (split_oversized_) {
+      for (std::size_t t = 0; t < tables.size(); ++t) {
+        stored_bytes[t] = shard_hbm_stored_bytes(
+            whole_table_shard(t, tables[t].rows, tables[t].dim), ctx.model, ctx.workload.mode);
+        share_bytes += stored_bytes[t];
+      }
+      share_bytes /= n;
+    }
+    for (std::size_t t = 0; t < tables.size(); ++t) {
+      const auto& table = tables[t];
+      const Shard whole = whole_table_shard(t, table.rows, table.dim);
+      const double parts =
+          split_oversized_ && stored_bytes[t] > share_bytes && share_bytes > 0
+              ? std::min(std::ceil(stored_bytes[t] / share_bytes), static_cast<double>(n))
+              : 1.0;
+      if (parts <= 1) {
+        items.push_back(PackItem{whole, costs.table(t), static_cast<double>(n),
+                                 fmt::format("table_wise: table '{}'", table.name)});
+        continue;
+      }
+      for (const RowRange& r : even_row_ranges(table.rows, static_cast<std::uint64_t>(parts))) {
+        Shard piece = whole;
+        piece.rows = r;
+        piece.kind = ShardKind::row_wise;
+        const double fraction =
+            static_cast<double>(r.end - r.begin) / static_cast<double>(table.rows);
+        items.push_back(PackItem{
+            piece, costs.table(t) * fraction, static_cast<double>(n),
+            fmt::format("table_wise: table '{}' rows [{}, {})", table.name, r.begin, r.end)});
+      }
     }
     sort_largest_first(items, budget);
     Plan plan;
@@ -38,14 +78,17 @@ class TableWisePlanner final : public Planner {
  private:
   TableCost cost_;
   double headroom_;
+  bool split_oversized_;
 };
 
 }  // namespace
 
 std::unique_ptr<Planner> make_table_wise_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"cost"});
+  const PlannerOptions opts(options, {"cost", "split_oversized"});
+  bool split = false;
+  if (auto v = opts.find("split_oversized")) split = v->as_bool();
   return std::make_unique<TableWisePlanner>(read_table_cost(opts, TableCost::lookup),
-                                            opts.headroom(0));
+                                            opts.headroom(0), split);
 }
 
 }  // namespace shardsim

@@ -59,6 +59,7 @@ TEST(PlanShapeBound, HoldsForEveryRegisteredPlanner) {
     expect_within_bound(f, info.name, options_for(info.name));
   }
   expect_within_bound(f, "oper", "{threshold: 0.01}");
+  expect_within_bound(f, "table_wise", "{split_oversized: true}");  // cuts the two largest tables
   expect_within_bound(f, "access_greedy", "{chunks_per_gpu: 64}");
   expect_within_bound(f, "access_greedy", "{chunks_per_gpu: 4096, headroom: 0.5}");
 }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan_validation.hpp"
@@ -81,6 +83,51 @@ TEST(TableWise, RejectsUnknownOptions) {
   EXPECT_THROW(run_planner("table_wise", c, m, w, "{costt: size}"), InputError);
   EXPECT_THROW(run_planner("table_wise", c, m, w, "{cost: sizes}"), InputError);
   EXPECT_NO_THROW(run_planner("table_wise", c, m, w, "{cost: size_lookup}"));
+}
+
+// split_oversized (docs/planners.md): a table above a GPU's even share of all tables' bytes is
+// cut into the fewest even row ranges of at most that share; the other tables stay whole.
+TEST(TableWise, SplitOversizedCutsOnlyTheTableAboveTheShare) {
+  HardwarePreset preset = testing::hand_preset(2);
+  preset.gpu.hbm_capacity_bytes = 600e3;
+  const Cluster c(preset, 1);
+  // 10000 x 16 x 4 B = 640 KB + 40 KB of row-wise state = 680 KB: larger than a GPU. With the
+  // two 68 KB tables the share is 816 / 2 = 408 KB, so the big table becomes 2 ranges of 340 KB.
+  const DlrmModel m = model_with({{10000, 16}, {1000, 16}, {1000, 16}});
+  Workload w;
+  w.batch_per_gpu = 1;
+  EXPECT_THROW(run_planner("table_wise", c, m, w), DoesNotFitError);
+  const Plan p = run_planner("table_wise", c, m, w, "{split_oversized: true}");
+  validate_plan(p, c, m, "test");
+  std::vector<Shard> big;
+  for (const Shard& s : p.shards) {
+    if (s.table == 0) {
+      big.push_back(s);
+    } else {
+      EXPECT_EQ(s.kind, ShardKind::table_wise);
+      EXPECT_EQ(s.rows.end - s.rows.begin, 1000u);
+    }
+  }
+  ASSERT_EQ(big.size(), 2u);
+  std::sort(big.begin(), big.end(),
+            [](const Shard& a, const Shard& b) { return a.rows.begin < b.rows.begin; });
+  EXPECT_EQ(big[0].rows.begin, 0u);
+  EXPECT_EQ(big[0].rows.end, 5000u);
+  EXPECT_EQ(big[1].rows.begin, 5000u);
+  EXPECT_EQ(big[1].rows.end, 10000u);
+  EXPECT_NE(big[0].gpu, big[1].gpu);
+  for (const Shard& s : big) EXPECT_EQ(s.kind, ShardKind::row_wise);
+  for (const GpuMemory& g : plan_memory(p, c, m, w)) EXPECT_LE(g.total_bytes(), 600e3);
+  // Tables at or below the share are never cut, with or without the option.
+  const DlrmModel even = model_with({{1000, 16}, {1000, 16}, {1000, 16}});
+  const Plan whole = run_planner("table_wise", c, even, w, "{split_oversized: true}");
+  EXPECT_EQ(whole.shards.size(), 3u);
+  try {
+    (void)run_planner("table_wise", c, m, w, "{split_oversized: sometimes}");
+    ADD_FAILURE() << "a non-boolean split_oversized was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("split_oversized"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RowWise, EvenContiguousRangesCoverEveryRow) {
