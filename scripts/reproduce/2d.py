@@ -11,7 +11,9 @@ markdown table with the paper's numbers beside ours and the paper's trends check
                (plus what-if rows beyond the paper: touched-rows sync, a sync every 4 iterations,
                an inner planner unaware of the sync, the skew-aware `hybrid` inside)
     2d-table2  Table 2, ExFM: 256 -> 4096 GPUs, 256 GPUs per group: memory, QPS, scaling factor
-               (plus a what-if: `hybrid` limited to table-wise and row-wise shards in both)
+               (full MP and 2D's inner planner: `table_wise` on its heuristic cost; what-ifs:
+               the skew-aware `hybrid` in both, and `hybrid` limited to table-wise and row-wise
+               shards in both)
     2d-fig6    Fig. 6: per-phase maximum kernel costs vs groups (from the 2d-table1 runs)
 
 Output: <out>/<name>/results.csv, results.md, reports.json, figure.png (with matplotlib);
@@ -32,6 +34,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import figure_bars, figure_lines, write_checks  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Table 2's full model parallelism (and 2D's inner planner, in the scenario): a production-style
+# greedy on a heuristic cost (docs/reproductions/2d.md, "2d-table2").
+MP_TABLE2 = "table_wise"
 
 # --- The paper's numbers (Tables 1 and 2, §4.2-4.3, Fig. 6 text) -----------------------------
 
@@ -321,7 +327,7 @@ def table2(exe, out_dir, jobs):
     rows, md_rows = [], []
     ours = {}
     for gpus in sorted(PAPER_TABLE2):
-        for planner, label, paper in (("hybrid", "full MP", PAPER_TABLE2[gpus][0]),
+        for planner, label, paper in ((MP_TABLE2, "full MP", PAPER_TABLE2[gpus][0]),
                                       ("two_d", "2D", PAPER_TABLE2[gpus][1])):
             r = by[(planner, gpus)]
             fits = simulated(r)
@@ -355,21 +361,21 @@ def table2(exe, out_dir, jobs):
     two_d_mem = [ours[("two_d", g)][1] for g in sorted(PAPER_TABLE2)]
     checks = [
         ("full model parallelism does not fit beyond 1024 GPUs",
-         not fits("hybrid", 2048) and not fits("hybrid", 4096),
-         f"ours: 2048 {'fits' if fits('hybrid', 2048) else 'OOM'}, "
-         f"4096 {'fits' if fits('hybrid', 4096) else 'OOM'}"),
+         not fits(MP_TABLE2, 2048) and not fits(MP_TABLE2, 4096),
+         f"ours: 2048 {'fits' if fits(MP_TABLE2, 2048) else 'OOM'}, "
+         f"4096 {'fits' if fits(MP_TABLE2, 4096) else 'OOM'}"),
         ("2D scales at 90% or better up to 4096 GPUs",
          all(s is not None and s >= 89.5 for s in two_d_sf),
          ", ".join(fmt(s, 1, "%") for s in two_d_sf)),
         ("2D is faster than full model parallelism at 512 and 1024 GPUs",
-         all(qps("two_d", g) and qps("hybrid", g) and qps("two_d", g) > qps("hybrid", g)
+         all(qps("two_d", g) and qps(MP_TABLE2, g) and qps("two_d", g) > qps(MP_TABLE2, g)
              for g in (512, 1024)),
-         ", ".join(f"{g}: {fmt_qps(qps('two_d', g))} vs {fmt_qps(qps('hybrid', g))}"
+         ", ".join(f"{g}: {fmt_qps(qps('two_d', g))} vs {fmt_qps(qps(MP_TABLE2, g))}"
                    for g in (512, 1024))),
         ("full model parallelism scales worse than 2D at 1024 GPUs",
-         sf("hybrid", 1024) is not None and sf("two_d", 1024) is not None
-         and sf("hybrid", 1024) < sf("two_d", 1024),
-         f"{fmt(sf('hybrid', 1024), 1, '%')} vs {fmt(sf('two_d', 1024), 1, '%')}"),
+         sf(MP_TABLE2, 1024) is not None and sf("two_d", 1024) is not None
+         and sf(MP_TABLE2, 1024) < sf("two_d", 1024),
+         f"{fmt(sf(MP_TABLE2, 1024), 1, '%')} vs {fmt(sf('two_d', 1024), 1, '%')}"),
         ("2D's peak memory stays flat (within 3 points) as GPUs grow",
          max(two_d_mem) - min(two_d_mem) <= 3.0, ", ".join(fmt(m, 1) for m in two_d_mem)),
         ("2D scales less well at 4096 than at 2048 GPUs (cross-building traffic)",
@@ -377,51 +383,61 @@ def table2(exe, out_dir, jobs):
          and sf("two_d", 4096) < sf("two_d", 2048),
          f"{fmt(sf('two_d', 2048), 1, '%')} -> {fmt(sf('two_d', 4096), 1, '%')}"),
     ]
-    # What-if beyond the paper's table: `hybrid` limited to table-wise and row-wise shards (the
-    # row-wise shards of a table over all GPUs each serve the global batch, so their lookup
-    # activations grow with the GPU count, §2.2), in both strategies alike, and without its
-    # last-resort packing of rows at equal bytes per GPU (`pack_fallback: false`), which a
-    # production planner of table-wise and row-wise shards does not have.
-    schemes = "[table_wise, row_wise]"
-    inner = "{headroom: 0, pack_fallback: false, schemes: " + schemes + "}"
-    whatif = run_sweep(exe, "scenarios/papers/2d-table2.yaml", jobs, [
-        "placement.options={hybrid: " + inner + ", two_d: "
-        "{group_size: 256, inner: hybrid, inner_options: " + inner + "}}"])
-    wby = {(r["planner"], r["num_gpus"]): r for r in whatif}
+    # What-ifs beyond the paper's table, both with `hybrid` as full MP and as 2D's inner planner:
+    #  - "hybrid": the skew-aware planner with every scheme (this driver's baseline until
+    #    2026-11-28), sync-aware inside 2D;
+    #  - "TW+RW": `hybrid` limited to table-wise and row-wise shards (the row-wise shards of a
+    #    table over all GPUs each serve the global batch, so their lookup activations grow with
+    #    the GPU count, §2.2), without its last-resort packing of rows at equal bytes per GPU
+    #    (`pack_fallback: false`), which a production planner of table-wise and row-wise shards
+    #    does not have.
+    def hybrid_whatif(inner):
+        return run_sweep(exe, "scenarios/papers/2d-table2.yaml", jobs, [
+            "placement.planner=[hybrid, two_d]",
+            "placement.options={hybrid: " + inner + ", two_d: "
+            "{group_size: 256, inner: hybrid, inner_options: " + inner + "}}"])
+    whatifs = [("hybrid", hybrid_whatif("{headroom: 0}")),
+               ("TW+RW", hybrid_whatif("{headroom: 0, pack_fallback: false, "
+                                       "schemes: [table_wise, row_wise]}"))]
     what_rows = []
-    for gpus in sorted(PAPER_TABLE2):
-        cells = [gpus]
-        for planner in ("hybrid", "two_d"):
-            r = wby[(planner, gpus)]
-            if simulated(r):
-                sf = r.get("scaling_factor")
-                cells += [fmt(percent(r, "max")), fmt_qps(r["qps"]),
-                          fmt(100 * sf, 1, "%") if sf is not None else "-"]
-            else:
-                cells += [f"OOM (needs {r['memory_bytes']['max'] / 1e9:.1f} GB)", "N/A", "N/A"]
-        what_rows.append(cells)
-        rows.append([gpus, "full MP (TW+RW)", None,
-                     percent(wby[("hybrid", gpus)], "max"), None,
-                     wby[("hybrid", gpus)]["qps"] if simulated(wby[("hybrid", gpus)]) else None,
-                     None, None, simulated(wby[("hybrid", gpus)])])
-        rows.append([gpus, "2D (TW+RW)", None, percent(wby[("two_d", gpus)], "max"), None,
-                     wby[("two_d", gpus)]["qps"] if simulated(wby[("two_d", gpus)]) else None,
-                     None, None, simulated(wby[("two_d", gpus)])])
-    w_fits = {g: simulated(wby[("hybrid", g)]) for g in PAPER_TABLE2}
-    checks.append((
-        "what-if (TW+RW): full model parallelism runs out of memory beyond 1024 GPUs",
-        not w_fits[2048] and not w_fits[4096],
-        ", ".join(f"{g}: {'fits' if w_fits[g] else 'OOM'}" for g in sorted(PAPER_TABLE2))))
+    for tag, whatif in whatifs:
+        wby = {(r["planner"], r["num_gpus"]): r for r in whatif}
+        for gpus in sorted(PAPER_TABLE2):
+            cells = [tag, gpus]
+            for planner, label in (("hybrid", "full MP"), ("two_d", "2D")):
+                r = wby[(planner, gpus)]
+                fits_here = simulated(r)
+                if fits_here:
+                    sf = r.get("scaling_factor")
+                    cells += [fmt(percent(r, "max")), fmt_qps(r["qps"]),
+                              fmt(100 * sf, 1, "%") if sf is not None else "-"]
+                else:
+                    cells += [f"OOM (needs {r['memory_bytes']['max'] / 1e9:.1f} GB)", "N/A", "N/A"]
+                sf = r.get("scaling_factor") if fits_here else None
+                rows.append([gpus, f"{label} ({tag})", None, percent(r, "max"), None,
+                             r["qps"] if fits_here else None, None,
+                             100 * sf if sf is not None else None, fits_here])
+            what_rows.append(cells)
+        if tag == "TW+RW":
+            w_fits = {g: simulated(wby[("hybrid", g)]) for g in PAPER_TABLE2}
+            checks.append((
+                "what-if (TW+RW): full model parallelism runs out of memory beyond 1024 GPUs",
+                not w_fits[2048] and not w_fits[4096],
+                ", ".join(f"{g}: {'fits' if w_fits[g] else 'OOM'}" for g in sorted(PAPER_TABLE2))))
+    whatif = [r for _, rs in whatifs for r in rs]
     reports = reports + whatif
     md = "\n\n".join([
         "### 2d-table2: Table 2, ExFM scaling (batch 1152 per GPU, 256 GPUs per 2D group)",
         md_table(["GPUs", "strategy", "paper memory %", "paper QPS", "paper scaling",
                   "our peak memory %", "our QPS", "our scaling"], md_rows),
         "Scaling factor: (QPS / QPS at 256 GPUs) / (GPUs / 256), the report's `scaling_factor`.",
-        "What-if beyond the paper (same scenario; `hybrid` limited to `schemes: [table_wise, "
-        "row_wise]` in both strategies, so large tables are row-sharded over all GPUs of the "
-        "model-parallel domain and every row-wise shard serves that domain's whole batch):",
-        md_table(["GPUs", "full MP peak memory %", "full MP QPS", "full MP scaling",
+        "Full MP and 2D's inner planner are `table_wise` on its heuristic cost (dim x pooling). "
+        "What-ifs beyond the paper (same scenario, `hybrid` as full MP and inside 2D): "
+        "\"hybrid\", the skew-aware planner with every scheme (sync-aware inside 2D); "
+        "\"TW+RW\", `hybrid` limited to `schemes: [table_wise, row_wise]`, so large tables are "
+        "row-sharded over all GPUs of the model-parallel domain and every row-wise shard serves "
+        "that domain's whole batch:",
+        md_table(["what-if", "GPUs", "full MP peak memory %", "full MP QPS", "full MP scaling",
                   "2D peak memory %", "2D QPS", "2D scaling"], what_rows),
         "Trends (the paper's, checked on ours):",
         check_lines(checks),
@@ -430,7 +446,7 @@ def table2(exe, out_dir, jobs):
     gpu_list = sorted(PAPER_TABLE2)
     figure_lines(os.path.join(out_dir, "2d-table2"),
                  {label: [(g, qps(planner, g)) for g in gpu_list]
-                  for planner, label in (("hybrid", "full MP"), ("two_d", "2D"))},
+                  for planner, label in ((MP_TABLE2, "full MP"), ("two_d", "2D"))},
                  {label: [(g, PAPER_TABLE2[g][k][1] if PAPER_TABLE2[g][k] else None)
                           for g in gpu_list] for k, label in enumerate(["full MP", "2D"])},
                  "GPUs", "QPS", "2D Table 2: ExFM scaling (missing points: OOM)", logx=True,
