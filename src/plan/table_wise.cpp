@@ -53,6 +53,15 @@ class TableWisePlanner final : public Planner {
               ? std::min(std::ceil(stored_bytes[t] / share_bytes), static_cast<double>(n))
               : 1.0;
       if (parts <= 1) {
+        if (!split_oversized_) {  // a table no GPU can hold, even empty: say what would help
+          const double bytes = budget.shard_bytes(whole, n);
+          if (bytes > budget.capacity_bytes() - budget.base_bytes()) {
+            budget.fail(fmt::format("table_wise: table '{}', larger than an empty GPU (the option "
+                                    "split_oversized: true cuts such tables into row ranges),",
+                                    table.name),
+                        bytes);
+          }
+        }
         items.push_back(PackItem{whole, costs.table(t), static_cast<double>(n),
                                  fmt::format("table_wise: table '{}'", table.name)});
         continue;
