@@ -14,6 +14,7 @@
 
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/packing.hpp"
+#include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/splits.hpp"
 #include "shardsim/plan/table_cost.hpp"
@@ -35,6 +36,13 @@ class TableWisePlanner final : public Planner {
     LoadTracker loads(n);
     std::vector<PackItem> items;
     const TableCosts costs(ctx, cost_);
+    // Under two_d with `sync_aware`, a cost in seconds (`estimated`) takes the replica sync the
+    // shard adds to its GPU, as hybrid's and torchrec's do; the heuristic costs have no unit to
+    // add it to and ignore it (docs/planners.md).
+    const auto sync_s = [&](std::size_t t, RowRange rows, std::uint32_t dim) {
+      return cost_ == TableCost::estimated ? peer_sync_time_s(ctx, t, rows, RowSpace::row_id, dim)
+                                           : 0.0;
+    };
     std::vector<double> stored_bytes(tables.size(), 0.0);
     double share_bytes = 0;  // a GPU's even share of all tables' stored bytes
     if (split_oversized_) {
@@ -62,7 +70,8 @@ class TableWisePlanner final : public Planner {
                         bytes);
           }
         }
-        items.push_back(PackItem{whole, costs.table(t), static_cast<double>(n),
+        items.push_back(PackItem{whole, costs.table(t) + sync_s(t, whole.rows, table.dim),
+                                 static_cast<double>(n),
                                  fmt::format("table_wise: table '{}'", table.name)});
         continue;
       }
@@ -73,7 +82,7 @@ class TableWisePlanner final : public Planner {
         const double fraction =
             static_cast<double>(r.end - r.begin) / static_cast<double>(table.rows);
         items.push_back(PackItem{
-            piece, costs.table(t) * fraction, static_cast<double>(n),
+            piece, costs.table(t) * fraction + sync_s(t, r, table.dim), static_cast<double>(n),
             fmt::format("table_wise: table '{}' rows [{}, {})", table.name, r.begin, r.end)});
       }
     }

@@ -93,13 +93,14 @@ double max_gpu_sync_bytes(const PlanFixture& f, const Plan& p) {
 
 TEST(PeerSyncPricing, SyncAwareInnerPlannersBalanceTheSyncedBytes) {
   // Three large cold tables (3e6 rows, pooling 1) and eight smaller hot ones (2e5 rows, pooling
-  // 20): balancing lookups alone, both planners leave one GPU 1.28x the even share of synced
-  // bytes (4.49e8 of 3.50e8 B); aware of the sync, hybrid 3.96e8, torchrec exactly the even share.
+  // 20): balancing lookups alone, the planners leave one GPU 1.28x the even share of synced
+  // bytes (4.49e8 of 3.50e8 B); aware of the sync, hybrid 3.96e8, torchrec exactly the even share,
+  // table_wise on its `estimated` cost (seconds, so the sync can be added) 3.96e8.
   // 2 groups over 2 hosts x 4 GPUs; peers in a host.
   std::vector<testing::TableSpec> specs(3, testing::TableSpec{3000000, 32, 1});
   specs.insert(specs.end(), 8, testing::TableSpec{200000, 32, 20});
   const PlanFixture f(testing::hand_preset(4), 2, model_of(specs), 64);
-  for (const char* inner : {"hybrid", "torchrec"}) {
+  for (const char* inner : {"hybrid", "torchrec", "table_wise, inner_options: {cost: estimated}"}) {
     const std::string opts = std::string("{groups: 2, inner: ") + inner;
     const Plan aware = f.valid_plan("two_d", opts + "}");
     const Plan unaware = f.valid_plan("two_d", opts + ", sync_aware: false}");
