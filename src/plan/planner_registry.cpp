@@ -74,17 +74,12 @@ PlanShapeBound cuts_where_a_gpu_is_full(const PlanShapeInput& in) {
 // Whole tables, or with `split_oversized` the tables above a GPU's share cut into at most
 // (bytes / share) + 1 ranges each: T + N shards, N ranges a table.
 PlanShapeBound whole_or_oversized_split(const PlanShapeInput& in) {
+  const auto v = in.options.is_map() ? in.options.find("split_oversized") : std::nullopt;
+  if (!v || !v->is_scalar()) return whole_tables(in);
   bool split = true;  // a malformed value: the planner reports it; bound the larger shape
-  if (in.options.is_map()) {
-    try {
-      if (auto v = in.options.find("split_oversized"); v && v->is_scalar())
-        split = v->as_bool();
-      else
-        split = false;
-    } catch (const InputError&) {
-    }
-  } else {
-    split = false;
+  try {
+    split = v->as_bool();
+  } catch (const InputError&) {
   }
   return split ? cuts_where_a_gpu_is_full(in) : whole_tables(in);
 }
