@@ -177,6 +177,65 @@ void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget
   items = std::move(sorted);
 }
 
+void pack_two_shares(std::vector<PackItem> items, std::span<const double> second,
+                     MemoryBudget& budget, Plan& plan) {
+  const std::size_t n_items = items.size();
+  double total_first = 0, total_second = 0;
+  for (std::size_t i = 0; i < n_items; ++i) {
+    total_first += items[i].cost;
+    total_second += second[i];
+  }
+  const auto share = [](double v, double total) { return total > 0 ? v / total : 0.0; };
+  struct Keyed {
+    double dominant, first, second, bytes;
+    std::size_t index;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(n_items);
+  for (std::size_t i = 0; i < n_items; ++i) {
+    const double a = share(items[i].cost, total_first), b = share(second[i], total_second);
+    keyed.push_back(
+        {std::max(a, b), a, b, budget.shard_bytes(items[i].shard, items[i].served_gpus), i});
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const Keyed& x, const Keyed& y) {
+    if (x.dominant != y.dominant) return x.dominant > y.dominant;
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    const Shard& p = items[x.index].shard;
+    const Shard& q = items[y.index].shard;
+    return std::tie(p.table, p.rows.begin, p.cols.begin, x.index) <
+           std::tie(q.table, q.rows.begin, q.cols.begin, y.index);
+  });
+  const int n = budget.num_gpus();
+  std::vector<double> first_share(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> second_share(static_cast<std::size_t>(n), 0.0);
+  for (const Keyed& k : keyed) {
+    const PackItem& item = items[k.index];
+    int best = -1;
+    double best_after = 0, best_before = 0;
+    for (int g = 0; g < n; ++g) {
+      const auto i = static_cast<std::size_t>(g);
+      const double before = std::max(first_share[i], second_share[i]);
+      const double after = std::max(first_share[i] + k.first, second_share[i] + k.second);
+      // On a tie, the GPU whose dominant share rises less (the item fills the slack of its
+      // other load), then the lower id: g only wins when strictly better.
+      if (best >= 0 && (after > best_after || (after == best_after && before <= best_before))) {
+        continue;
+      }
+      if (!budget.fits_on(g, item.shard, item.served_gpus)) continue;
+      best = g;
+      best_after = after;
+      best_before = before;
+    }
+    if (best < 0) budget.fail(item.what, budget.shard_bytes(item.shard, item.served_gpus));
+    Shard s = item.shard;
+    s.gpu = best;
+    budget.place(best, s, item.served_gpus);
+    first_share[static_cast<std::size_t>(best)] += k.first;
+    second_share[static_cast<std::size_t>(best)] += k.second;
+    plan.shards.push_back(s);
+  }
+}
+
 Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
                           const NodeSplit& split, const std::string& planner, double headroom) {
   const Cluster& cluster = ctx.cluster;

@@ -8,6 +8,11 @@
 // rows. It is the minimal row split a placement of whole tables needs when one table is larger
 // than a GPU (a choice of ours, docs/planners.md: the seeds do not say how their table-wise
 // baselines split such tables). Every other table stays whole.
+//
+// Inside two_d with `sync_aware` (training), the replica sync each shard adds to its GPU
+// (plan/peer_sync_pricing.hpp) is balanced too, as issue 17 asks of 2D's inner planner: added to
+// a cost in seconds (`estimated`), or, beside a heuristic cost that has no unit for it, kept as a
+// second load, the two balanced as shares of their totals (pack_two_shares, plan/packing.hpp).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -37,11 +42,19 @@ class TableWisePlanner final : public Planner {
     std::vector<PackItem> items;
     const TableCosts costs(ctx, cost_);
     // Under two_d with `sync_aware`, a cost in seconds (`estimated`) takes the replica sync the
-    // shard adds to its GPU, as hybrid's and torchrec's do; the heuristic costs have no unit to
-    // add it to and ignore it (docs/planners.md).
+    // shard adds to its GPU, as hybrid's and torchrec's do. A heuristic cost has no unit to add
+    // seconds to: the sync is kept beside it as a second load (`sync_second`), and the two are
+    // balanced as shares of their totals (pack_two_shares; docs/planners.md).
+    const bool sync_added = cost_ == TableCost::estimated;
     const auto sync_s = [&](std::size_t t, RowRange rows, std::uint32_t dim) {
-      return cost_ == TableCost::estimated ? peer_sync_time_s(ctx, t, rows, RowSpace::row_id, dim)
-                                           : 0.0;
+      return sync_added ? peer_sync_time_s(ctx, t, rows, RowSpace::row_id, dim) : 0.0;
+    };
+    std::vector<double> sync_second;  // per item: its sync seconds, when kept beside the cost
+    double sync_second_total = 0;
+    const auto keep_sync_beside = [&](std::size_t t, RowRange rows, std::uint32_t dim) {
+      if (sync_added) return;
+      sync_second.push_back(peer_sync_time_s(ctx, t, rows, RowSpace::row_id, dim));
+      sync_second_total += sync_second.back();
     };
     std::vector<double> stored_bytes(tables.size(), 0.0);
     double share_bytes = 0;  // a GPU's even share of all tables' stored bytes
@@ -73,6 +86,7 @@ class TableWisePlanner final : public Planner {
         items.push_back(PackItem{whole, costs.table(t) + sync_s(t, whole.rows, table.dim),
                                  static_cast<double>(n),
                                  fmt::format("table_wise: table '{}'", table.name)});
+        keep_sync_beside(t, whole.rows, table.dim);
         continue;
       }
       for (const RowRange& r : even_row_ranges(table.rows, static_cast<std::uint64_t>(parts))) {
@@ -84,11 +98,16 @@ class TableWisePlanner final : public Planner {
         items.push_back(PackItem{
             piece, costs.table(t) * fraction + sync_s(t, r, table.dim), static_cast<double>(n),
             fmt::format("table_wise: table '{}' rows [{}, {})", table.name, r.begin, r.end)});
+        keep_sync_beside(t, r, table.dim);
       }
     }
-    sort_largest_first(items, budget);
     Plan plan;
     plan.planner = name();
+    if (sync_second_total > 0) {  // inside two_d, sync_aware, training, a heuristic cost
+      pack_two_shares(std::move(items), sync_second, budget, plan);
+      return plan;
+    }
+    sort_largest_first(items, budget);
     pack_least_loaded(items, budget, loads, plan);
     return plan;
   }

@@ -1,7 +1,7 @@
 // The 2D replica sync priced for two_d's inner planner (plan/peer_sync_pricing.hpp): Eq. 1's rate
 // per synced byte by hand, a shard's share under dense and touched_rows syncs, nothing outside
-// two_d, and the sync-aware inner planners (hybrid, torchrec) leaving the largest GPU fewer
-// synced bytes than the unaware ones.
+// two_d, and the sync-aware inner planners (hybrid, torchrec, table_wise) leaving the largest GPU
+// fewer synced bytes than the unaware ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,6 +111,37 @@ TEST(PeerSyncPricing, SyncAwareInnerPlannersBalanceTheSyncedBytes) {
     for (const auto& t : f.model.tables) total += t.rows * 132.0;
     EXPECT_GE(a, total / 4 * (1 - 1e-12)) << inner;
   }
+}
+
+TEST(PeerSyncPricing, TableWiseOnAHeuristicCostBalancesTheSyncAsASecondShare) {
+  // Three hot small tables (2e5 rows, pooling 20: lookup cost 640 each) and four cold large ones
+  // (1e6 rows, pooling 1: cost 32 each) on a group of 4 GPUs (2 groups over 2 hosts x 4 GPUs).
+  // Unaware, the greedy by cost puts the hot tables on GPUs 0-2 and all four cold ones on GPU 3
+  // (its load 32 ... 128 stays below 640): 4 x 1e6 x 132 B = 5.28e8 synced bytes there. Aware,
+  // the sync is a second share beside the cost (pack_two_shares): the hot tables (cost share
+  // 640 / 2048 = .3125) go first, to GPUs 0-2; the first cold one (sync share .25) to GPU 3; the
+  // next three to GPUs 0-2 (dominant share .328 there, .5 on GPU 3). The largest GPU holds one
+  // cold and one hot table, 1.32e8 + 2.64e7 B, and the lookup cost is 672 / 512 = 1.31x the mean
+  // where it was 640 / 512 = 1.25x: balance bought with a little lookup imbalance.
+  std::vector<testing::TableSpec> specs(3, testing::TableSpec{200000, 32, 20});
+  specs.insert(specs.end(), 4, testing::TableSpec{1000000, 32, 1});
+  const PlanFixture f(testing::hand_preset(4), 2, model_of(specs), 64);
+  const Plan aware = f.valid_plan("two_d", "{groups: 2, inner: table_wise}");
+  const Plan unaware = f.valid_plan("two_d", "{groups: 2, inner: table_wise, sync_aware: false}");
+  EXPECT_NEAR(max_gpu_sync_bytes(f, unaware), 4 * 1e6 * 132, 1);
+  EXPECT_NEAR(max_gpu_sync_bytes(f, aware), 1e6 * 132 + 2e5 * 132, 1);
+  // In inference nothing is synced, and the plan is the greedy by cost alone.
+  Workload inference = f.workload;
+  inference.mode = Mode::inference;
+  const YAML::Node opts = YAML::Load("{groups: 2, inner: table_wise}");
+  const auto planner = find_planner("two_d", {}, "test").make(YamlValue(opts, "t", "options"));
+  PlanningContext infer{f.cluster, f.model, inference, *f.trace, &f.cost};
+  const Plan served = planner->plan(infer);
+  std::vector<double> cold_on_gpu(8, 0.0);
+  for (const Shard& s : served.shards) {
+    if (s.table >= 3) cold_on_gpu[static_cast<std::size_t>(s.gpu)] += 1;
+  }
+  EXPECT_EQ(*std::max_element(cold_on_gpu.begin(), cold_on_gpu.end()), 4);
 }
 
 TEST(PeerSyncPricing, SyncAwareIsAnOptionOfTwoD) {

@@ -109,6 +109,17 @@ struct PackItem {
 void pack_least_loaded(std::span<const PackItem> items, MemoryBudget& budget, LoadTracker& loads,
                        Plan& plan, std::span<const int> gpus = {});
 
+// Places `items` balancing two loads at once, for a planner that has no common unit for them
+// (a heuristic lookup cost and the seconds of 2D's replica sync, plan/peer_sync_pricing.hpp):
+// `second[i]` is item i's second load. Each load is taken as a share of its own total, and a
+// GPU's load is the larger of its two shares (the dominant share). Items go largest dominant
+// share first (ties as sort_largest_first), each to the GPU with room where its dominant share
+// after placing is smallest (ties: the higher dominant share before it, so that an item fills
+// the slack of a GPU's other load, then the lower id). With one load (second all zero) this is
+// pack_least_loaded after sort_largest_first. A greedy, not an optimum. O(items · N).
+void pack_two_shares(std::vector<PackItem> items, std::span<const double> second,
+                     MemoryBudget& budget, Plan& plan);
+
 // Sorts items by cost, largest first; ties by bytes (largest first), then by table and rows, so
 // the order never depends on the sort's stability.
 void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget);
