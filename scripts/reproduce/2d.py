@@ -10,7 +10,7 @@ markdown table with the paper's numbers beside ours and the paper's trends check
                (--no-what-if: without the what-if sweeps below, as CI's smoke run)
                (plus what-if rows beyond the paper: touched-rows sync, a sync every 4 iterations,
                an inner planner unaware of the sync, the skew-aware `hybrid` inside, and
-               Table 2's `table_wise` inside)
+               TorchRec's planner inside)
     2d-table2  Table 2, ExFM: 256 -> 4096 GPUs, 256 GPUs per group: memory, QPS, scaling factor
                (full MP and 2D's inner planner: `table_wise` on its heuristic cost; what-ifs:
                the skew-aware `hybrid` in both, and `hybrid` limited to table-wise and row-wise
@@ -189,9 +189,9 @@ def table1(exe, out_dir, jobs, what_if=True):
         "sync_aware: false": run_sweep(exe, scenario, jobs, ["placement.options.sync_aware=false"]),
         "inner: hybrid (skew-aware)": run_sweep(exe, scenario, jobs,
                                                 ["placement.options.inner=hybrid"]),
-        # Table 2's baseline (docs/reproductions/2d.md): whole tables by dim x pooling.
-        "inner: table_wise (heuristic cost)": run_sweep(exe, scenario, jobs,
-                                                        ["placement.options.inner=table_wise"]),
+        # TorchRec's own planner, Table 1's baseline until 2026-11-28 (docs/reproductions/2d.md).
+        "inner: torchrec (TWRW)": run_sweep(exe, scenario, jobs,
+                                            ["placement.options.inner=torchrec"]),
     }
     by_m = {groups_of(r): r for r in base}
     mp = by_m[1]
@@ -260,8 +260,8 @@ def table1(exe, out_dir, jobs, what_if=True):
         "Trends (the paper's, checked on ours):",
         check_lines(checks),
         "What-if beyond the paper (same scenario, one option changed: §5's mitigations, the "
-        "inner planner unaware of the replica sync, and the skew-aware `hybrid` or Table 2's "
-        "whole-table `table_wise` as the inner planner, each compared with its own full MP):",
+        "inner planner unaware of the replica sync, and the skew-aware `hybrid` or TorchRec's "
+        "own planner as the inner planner, each compared with its own full MP):",
         md_table(["option", "groups", "our QPS", "our QPS / MP", "our imbalance",
                   "our peak memory %", "our sync ms per sync", "Eq. 1 sync ms"], what_rows)
         if what_if else "(skipped: --no-what-if)",
