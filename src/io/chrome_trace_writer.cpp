@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -59,6 +60,19 @@ void ChromeTrace::add(const std::string& label, const Cluster& cluster,
   };
   const int n = cluster.num_gpus();
   const int base = next_pid_;
+  const auto& tasks = result.graph.tasks;
+  const auto& spans = result.timeline.spans;
+  const auto drawn = [&](std::size_t id) { return spans[id].end_s > spans[id].start_s; };
+  // The streams each GPU uses: a thread is named only where it has a span to show, so a stream
+  // that stays empty (the input delivery without a frontend network, a host step of 0 s) adds no
+  // empty row to the viewer.
+  std::vector<std::array<bool, kNumStreams>> used(static_cast<std::size_t>(n));
+  for (auto& u : used) u.fill(false);
+  for (std::size_t id = 0; id < tasks.size(); ++id) {
+    if (drawn(id))
+      used[static_cast<std::size_t>(tasks[id].gpu)][static_cast<std::size_t>(tasks[id].stream)] =
+          true;
+  }
   for (int g = 0; g < n; ++g) {
     sep();
     fmt::format_to(out, R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":{}}}}})",
@@ -69,6 +83,7 @@ void ChromeTrace::add(const std::string& label, const Cluster& cluster,
         out, R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})",
         base + g, base + g);
     for (int s = 0; s < kNumStreams; ++s) {
+      if (!used[static_cast<std::size_t>(g)][static_cast<std::size_t>(s)]) continue;
       sep();
       fmt::format_to(out,
                      R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":{}}}}})",
@@ -76,18 +91,16 @@ void ChromeTrace::add(const std::string& label, const Cluster& cluster,
     }
   }
   // Which iteration each task belongs to.
-  const auto& tasks = result.graph.tasks;
   std::vector<int> iteration(tasks.size(), -1);
   for (std::size_t i = 0; i < result.iterations.size(); ++i) {
     for (int id = result.iterations[i].first_task; id < result.iterations[i].end_task; ++id) {
       iteration[static_cast<std::size_t>(id)] = static_cast<int>(i);
     }
   }
-  const auto& spans = result.timeline.spans;
   for (std::size_t id = 0; id < tasks.size(); ++id) {
     const Task& t = tasks[id];
     const TaskSpan& sp = spans[id];
-    if (!(sp.end_s > sp.start_s)) continue;  // nothing to draw
+    if (!drawn(id)) continue;  // nothing to draw
     sep();
     fmt::format_to(
         out,

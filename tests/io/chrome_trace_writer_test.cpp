@@ -1,4 +1,4 @@
-// Chrome trace output: valid trace-event JSON, one process per GPU with a thread per stream,
+// Chrome trace output: valid trace-event JSON, one process per GPU with a thread per used stream,
 // spans with bytes, link counters; byte-identical per seed; never overwrites without --force.
 #include "shardsim/io/chrome_trace_writer.hpp"
 
@@ -53,14 +53,19 @@ TEST(ChromeTrace, ProcessesThreadsSpansAndCounters) {
   ASSERT_TRUE(j.contains("traceEvents"));
   std::set<int> pids;
   std::set<std::string> process_names, thread_names, phases;
+  std::set<std::pair<int, int>> named_threads, drawn_threads;  // (pid, tid)
   int counters = 0, collectives_with_bytes = 0;
   for (const auto& e : j["traceEvents"]) {
     const std::string ph = e["ph"];
     pids.insert(e["pid"].get<int>());
     if (ph == "M" && e["name"] == "process_name") process_names.insert(e["args"]["name"]);
-    if (ph == "M" && e["name"] == "thread_name") thread_names.insert(e["args"]["name"]);
+    if (ph == "M" && e["name"] == "thread_name") {
+      thread_names.insert(e["args"]["name"]);
+      named_threads.emplace(e["pid"].get<int>(), e["tid"].get<int>());
+    }
     if (ph == "X") {
       phases.insert(e["name"]);
+      drawn_threads.emplace(e["pid"].get<int>(), e["tid"].get<int>());
       EXPECT_GE(e["dur"].get<double>(), 0);
       if (e["args"].contains("bytes")) {
         EXPECT_GT(e["args"]["bytes"].get<double>(), 0);
@@ -78,12 +83,15 @@ TEST(ChromeTrace, ProcessesThreadsSpansAndCounters) {
   EXPECT_EQ(pids.size(), 10u);
   EXPECT_TRUE(process_names.count("table_wise gpu3 (node 1)"));
   EXPECT_TRUE(process_names.count("row_wise network (link utilisation)"));
-  // The five GPU streams, the host's and the input delivery's (named even when, as here, the
-  // preset has no frontend network and the stream stays empty).
-  EXPECT_EQ(thread_names.size(), 7u);
-  EXPECT_TRUE(thread_names.count("host: framework step"));
-  EXPECT_TRUE(thread_names.count("host: input delivery (frontend network, PCIe)"));
+  // The five GPU streams are named; the host's framework step (0 s in the hand cost
+  // parameters) and the input delivery (the preset has no frontend network) stay empty and
+  // unnamed: a thread is named exactly where it has a span.
+  EXPECT_EQ(thread_names.size(), 5u);
+  EXPECT_FALSE(thread_names.count("host: framework step"));
+  EXPECT_FALSE(thread_names.count("host: input delivery (frontend network, PCIe)"));
   EXPECT_TRUE(thread_names.count("comm: pooled-embedding AlltoAll"));
+  EXPECT_TRUE(thread_names.count("compute: sparse (embeddings)"));
+  EXPECT_EQ(named_threads, drawn_threads);
   for (const char* p : {"embedding_lookup_fwd", "alltoall_fwd", "alltoall_bwd", "mlp_allreduce",
                         "input_alltoall", "top_mlp_fwd"}) {
     EXPECT_TRUE(phases.count(p)) << p;
