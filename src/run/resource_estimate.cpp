@@ -15,6 +15,7 @@
 #include <limits>
 #include <string>
 
+#include "shardsim/cost/cost_params.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan.hpp"
@@ -143,8 +144,20 @@ RunFootprint run_footprint(const Scenario& s) {
   f.peak.push_back(
       {fmt::format("communication matrices of the plan statistics: 2 x {}^2 x 8 B", count(n)),
        2 * sq(n) * kMatrixEntryBytes});
-  // Tasks per GPU per iteration (sim/iteration_builder.cpp): training: 8 local tasks + AlltoAll
-  // forward and backward + MLP AllReduce members (+ replica syncs); inference: 4 local + AlltoAll.
+  // Tasks per GPU per iteration (sim/iteration_dag.cpp): training: 8 local tasks + AlltoAll
+  // forward and backward + MLP AllReduce members (+ replica syncs) + the dense optimizer's step;
+  // inference: 4 local + AlltoAll; both: the host's step when it takes time.
+  // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member. A
+  // preset with a frontend network delivers each batch's inputs as one more task (docs/model.md,
+  // "Data ingestion"). The dense optimizer's step (training: counted whenever the model has dense
+  // parameters, which every DLRM has) and the host's framework step (when it takes time) add one
+  // each.
+  const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
+  const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
+  const double dense_optimizer = training ? 1 : 0;
+  const double host_step = host_iteration_s(s.cost) > 0 ? 1 : 0;
+  const double unreplicated_tasks_per_gpu =
+      (training ? 11 : 5) + dense_optimizer + host_step + input_a2a + delivery;
   double largest_plan = 0;
   std::string largest_plan_what;
   for (std::size_t k = 0; k < reports_of(s); ++k) {
@@ -153,13 +166,8 @@ RunFootprint run_footprint(const Scenario& s) {
     const PlanShapeBound bound = plan_shape_bound(planner, s);
     const double shards = bound.max_shards;
     const double replicated_tables = bound.may_replicate ? t : 0;
-    // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member.
-    const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
-    // A preset with a frontend network delivers each batch's inputs as one more task
-    // (docs/model.md, "Data ingestion").
-    const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
     const double tasks_per_gpu =
-        (training ? 11 + (bound.may_replicate ? 1 : 0) : 5) + input_a2a + delivery;
+        unreplicated_tasks_per_gpu + (training && bound.may_replicate ? 1 : 0);
     const double tasks = iterations * n * tasks_per_gpu;
     const double blocks = bound.max_blocks_per_table;
     const double plan_bytes =
@@ -197,11 +205,11 @@ RunFootprint run_footprint(const Scenario& s) {
   }
   // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
   // link sample, for every plan of the run, kept until the file is written.
-  const double all_tasks = reports * iterations * n * ((training ? 13 : 6));
+  const double all_tasks = reports * iterations * n * unreplicated_tasks_per_gpu;
   f.chrome_trace.push_back(
       {fmt::format("Chrome trace text: {} plan(s) x {} iterations x {} GPUs x ~{} spans, and link "
                    "samples",
-                   count(reports), count(iterations), count(n), training ? 13 : 6),
+                   count(reports), count(iterations), count(n), count(unreplicated_tasks_per_gpu)),
        all_tasks * 300 + reports * link_samples * 110});
 
   // Trace source (trace/): sampled mode counts distinct rows of a table's global batch in a

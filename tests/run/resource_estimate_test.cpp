@@ -109,15 +109,27 @@ TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {
 }
 
 TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
-  // Training: 11 tasks per GPU per iteration for table_wise and the input AlltoAll (on by
-  // default: simulation.pipeline.input_alltoall); 12 iterations (2 warm-up + 10).
+  // Training: 14 tasks per GPU per iteration for table_wise (11, the dense optimizer's step, the
+  // host's step and the input AlltoAll, on by default: simulation.pipeline.input_alltoall);
+  // 12 iterations (2 warm-up + 10).
   const double t8 = item(run_footprint(tiny(1)).peak, "plan 'table_wise'");
   const double t16 = item(run_footprint(tiny(2)).peak, "plan 'table_wise'");
-  // The difference between 16 and 8 GPUs: 8 more GPUs x 12 iterations x 11 tasks and their
+  // The difference between 16 and 8 GPUs: 8 more GPUs x 12 iterations x 14 tasks and their
   // per-GPU iteration data, plus 8 more entries in the draw of one block: linear in N.
   const double t24 = item(run_footprint(tiny(3)).peak, "plan 'table_wise'");
   EXPECT_NEAR(t24 - t16, t16 - t8, 1e-6);
-  EXPECT_GT(t16 - t8, 8.0 * 12 * 11 * 100);  // at least 100 B a task
+  EXPECT_GT(t16 - t8, 8.0 * 12 * 14 * 100);  // at least 100 B a task
+  // The host's step is a task only when it takes time.
+  std::vector<std::string> lines = test::tiny_lines();
+  lines.push_back("cost: {host_eager_iteration_s: 0}");
+  const Scenario no_host = load_scenario_text(test::join_lines(lines), "tiny.yaml");
+  const std::string what = [&] {
+    for (const MemoryItem& i : run_footprint(no_host).peak) {
+      if (i.what.rfind("plan 'table_wise'", 0) == 0) return i.what;
+    }
+    return std::string();
+  }();
+  EXPECT_NE(what.find("x 13 tasks"), std::string::npos) << what;
 }
 
 TEST(ResourceEstimate, LinkSamplesPerFlowAndChromeTrace) {
@@ -137,9 +149,13 @@ TEST(ResourceEstimate, LinkSamplesPerFlowAndChromeTrace) {
   // The per-flow model: one flow per GPU pair, 64 B each.
   EXPECT_DOUBLE_EQ(item(run_footprint(with("{link_sharing: per_flow}")).peak, "per-flow network"),
                    8.0 * 8 * 64);
-  // --trace-out: ~300 B a span (12 iterations x 8 GPUs x 13 spans, one plan) and 110 B a sample,
-  // counted only when the run writes a trace.
-  const double trace = 12.0 * 8 * 13 * 300 + samples * 110;
+  // --trace-out: ~300 B a span and 110 B a sample, counted only when the run writes a trace.
+  // Spans per GPU per iteration in training (sim/iteration_dag.cpp): lookup, bottom MLP,
+  // interaction, top MLP, their two backward passes, the bottom MLP's, the embedding update
+  // (8 local tasks), the AlltoAll forward and backward, the MLP AllReduce (11), the dense
+  // optimizer's step, the host's step (2.7 ms by default) and the input AlltoAll: 14, for 12
+  // iterations x 8 GPUs and one plan.
+  const double trace = 12.0 * 8 * 14 * 300 + samples * 110;
   EXPECT_DOUBLE_EQ(item(run_footprint(aggregated).chrome_trace, "Chrome trace text"), trace);
   const std::vector<Scenario> runs{aggregated};
   EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, false, true}).total_bytes,
