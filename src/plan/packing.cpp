@@ -187,15 +187,14 @@ void pack_two_shares(std::vector<PackItem> items, std::span<const double> second
   }
   const auto share = [](double v, double total) { return total > 0 ? v / total : 0.0; };
   struct Keyed {
-    double dominant, first, second, bytes;
+    double dominant, bytes;
     std::size_t index;
   };
   std::vector<Keyed> keyed;
   keyed.reserve(n_items);
   for (std::size_t i = 0; i < n_items; ++i) {
     const double a = share(items[i].cost, total_first), b = share(second[i], total_second);
-    keyed.push_back(
-        {std::max(a, b), a, b, budget.shard_bytes(items[i].shard, items[i].served_gpus), i});
+    keyed.push_back({std::max(a, b), budget.shard_bytes(items[i].shard, items[i].served_gpus), i});
   }
   std::sort(keyed.begin(), keyed.end(), [&](const Keyed& x, const Keyed& y) {
     if (x.dominant != y.dominant) return x.dominant > y.dominant;
@@ -206,16 +205,22 @@ void pack_two_shares(std::vector<PackItem> items, std::span<const double> second
            std::tie(q.table, q.rows.begin, q.cols.begin, y.index);
   });
   const int n = budget.num_gpus();
-  std::vector<double> first_share(static_cast<std::size_t>(n), 0.0);
-  std::vector<double> second_share(static_cast<std::size_t>(n), 0.0);
+  // Each GPU's raw sums, turned into shares only to compare: sums of raw costs are exact where
+  // the costs are (integers such as dim x pooling), so ties are ties, as in pack_least_loaded.
+  std::vector<double> first_load(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> second_load(static_cast<std::size_t>(n), 0.0);
+  const auto dominant = [&](double first, double second_sum) {
+    return std::max(share(first, total_first), share(second_sum, total_second));
+  };
   for (const Keyed& k : keyed) {
     const PackItem& item = items[k.index];
+    const double cost = item.cost, extra = second[k.index];
     int best = -1;
     double best_after = 0, best_before = 0;
     for (int g = 0; g < n; ++g) {
       const auto i = static_cast<std::size_t>(g);
-      const double before = std::max(first_share[i], second_share[i]);
-      const double after = std::max(first_share[i] + k.first, second_share[i] + k.second);
+      const double before = dominant(first_load[i], second_load[i]);
+      const double after = dominant(first_load[i] + cost, second_load[i] + extra);
       // On a tie, the GPU whose dominant share rises less (the item fills the slack of its
       // other load), then the lower id: g only wins when strictly better.
       if (best >= 0 && (after > best_after || (after == best_after && before <= best_before))) {
@@ -230,8 +235,8 @@ void pack_two_shares(std::vector<PackItem> items, std::span<const double> second
     Shard s = item.shard;
     s.gpu = best;
     budget.place(best, s, item.served_gpus);
-    first_share[static_cast<std::size_t>(best)] += k.first;
-    second_share[static_cast<std::size_t>(best)] += k.second;
+    first_load[static_cast<std::size_t>(best)] += cost;
+    second_load[static_cast<std::size_t>(best)] += extra;
     plan.shards.push_back(s);
   }
 }
