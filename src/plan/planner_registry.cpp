@@ -135,11 +135,11 @@ const std::vector<PlannerInfo>& planner_registry() {
       {"table_wise",
        "whole tables, largest cost first, to the least-loaded GPU with room (Neo §4.1; "
        "NeuroShard App. E costs)",
-       with_common(make_table_wise_planner), shape::whole_or_oversized_split},
+       with_common(make_table_wise_planner), shape::whole_or_oversized_split, true},
       {"row_wise", "every table split into contiguous row ranges across all GPUs (Neo §4.1)",
        with_common(make_row_wise_planner), shape::rows_across_all_gpus},
       {"column_wise", "every table split into column blocks placed greedily (Neo §4.1)",
-       with_common(make_column_wise_planner), shape::column_blocks},
+       with_common(make_column_wise_planner), shape::column_blocks, true},
       {"data_parallel", "every table replicated on every GPU (Neo §4.1)",
        with_common(make_data_parallel_planner), shape::replicated_tables},
       {"table_row_wise", "tables to nodes, rows across the node's GPUs (Neo §4.1 hierarchical)",
@@ -155,7 +155,7 @@ const std::vector<PlannerInfo>& planner_registry() {
        with_common(make_access_greedy_planner), shape::rank_chunks},
       {"hybrid",
        "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
-       with_common(make_hybrid_planner), worst_case_shape},
+       with_common(make_hybrid_planner), worst_case_shape, true},
       {"oper",
        "fine-grained partitions by access and footprint, balanced, hot ones duplicated (OPER "
        "§4)",
@@ -163,7 +163,7 @@ const std::vector<PlannerInfo>& planner_registry() {
       {"torchrec",
        "TorchRec's planner: its options per table, estimates (bytes / its default bandwidths, "
        "no skew), greedy proposers and partitioner",
-       with_common(make_torchrec_planner), shape::torchrec_shards},
+       with_common(make_torchrec_planner), shape::torchrec_shards, true},
       {"neuroshard",
        "NeuroShard's search: beam search over column halvings around a greedy grid search "
        "of table placement, by the cost model or a simulation (NeuroShard §3.3)",

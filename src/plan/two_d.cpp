@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/core/log.hpp"
 #include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/sparse_groups.hpp"
@@ -33,6 +34,7 @@ struct TwoDOptions {
   std::optional<YamlValue> group_size;  // N
   std::string inner_name;
   std::unique_ptr<Planner> inner;
+  bool inner_balances_sync = false;  // PlannerInfo::balances_peer_sync of the inner planner
   PeerSync sync;
   GroupLayout layout = GroupLayout::peers_in_host;
   bool sync_aware = true;
@@ -71,6 +73,14 @@ class TwoDPlanner final : public Planner {
     PlanningContext group_ctx{view, ctx.model, ctx.workload, ctx.trace, ctx.cost};
     group_ctx.input_alltoall = ctx.input_alltoall;
     if (o_.sync_aware) group_ctx.peer_sync = &pricing;
+    if (o_.sync_aware && !o_.inner_balances_sync && ctx.workload.mode == Mode::training) {
+      log_warn(
+          "two_d: sync_aware has no effect with the inner planner '{}', which places shards by "
+          "its own rule; one GPU may hold far more than its share of the synced bytes, and the "
+          "replica sync take longer than Eq. 1 (planners that balance it: table_wise, "
+          "column_wise, hybrid, torchrec; docs/planners.md)",
+          o_.inner_name);
+    }
     Plan inner;
     try {
       inner = o_.inner->plan(group_ctx);
@@ -185,6 +195,7 @@ std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
                      "name a model-parallel planner, e.g. table_wise, row_wise or hybrid");
   }
   const PlannerInfo& info = find_planner(o.inner_name, inner_where, inner_key);
+  o.inner_balances_sync = info.balances_peer_sync;
   // `headroom` (every planner's option) goes to the inner planner, which does the packing.
   std::optional<YamlValue> inner_options = opts.find("inner_options");
   if (opts.has(kHeadroomOption)) {

@@ -245,4 +245,31 @@ cost: {backward_index_bytes_per_lookup: 32, backward_sort_pass_bytes_per_lookup:
   EXPECT_LT(max_input_bytes("overlapped"), 0.6 * max_input_bytes("none"));
 }
 
+// two_d hands its inner planner the replica sync's price (`sync_aware`, on by default); a planner
+// that places by its own rule ignores it, and two_d says so, in training only.
+TEST(PlanCommand, TwoDWarnsWhenItsInnerPlannerIgnoresTheSync) {
+  const std::string dir = scenario_dir("placement: {planner: two_d, options: {groups: 2}}\n");
+  const std::string warning = "sync_aware has no effect with the inner planner 'row_wise'";
+  auto plan_err = [&](const std::string& sets) {
+    std::string err;
+    const Result r =
+        run("plan " + dir + "/scenario.yaml --force --out " + dir + "/p.yaml " + sets, &err);
+    EXPECT_EQ(r.code, 0) << err;
+    return err;
+  };
+  EXPECT_NE(plan_err("--set placement.options.inner=row_wise").find(warning), std::string::npos);
+  EXPECT_EQ(plan_err("--set placement.options.inner=row_wise "
+                     "--set placement.options.sync_aware=false")
+                .find("sync_aware"),
+            std::string::npos);
+  EXPECT_EQ(plan_err("--set placement.options.inner=row_wise --set workload.mode=inference")
+                .find("sync_aware"),
+            std::string::npos);
+  for (const char* inner : {"table_wise", "column_wise", "hybrid", "torchrec"}) {
+    EXPECT_EQ(plan_err(std::string("--set placement.options.inner=") + inner).find("sync_aware"),
+              std::string::npos)
+        << inner;
+  }
+}
+
 }  // namespace

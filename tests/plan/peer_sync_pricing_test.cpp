@@ -113,7 +113,7 @@ TEST(PeerSyncPricing, SyncAwareInnerPlannersBalanceTheSyncedBytes) {
   }
 }
 
-TEST(PeerSyncPricing, TableWiseOnAHeuristicCostBalancesTheSyncAsASecondShare) {
+TEST(PeerSyncPricing, HeuristicCostPlannersBalanceTheSyncAsASecondShare) {
   // Three hot small tables (2e5 rows, pooling 20: lookup cost 640 each) and four cold large ones
   // (1e6 rows, pooling 1: cost 32 each) on a group of 4 GPUs (2 groups over 2 hosts x 4 GPUs).
   // Unaware, the greedy by cost puts the hot tables on GPUs 0-2 and all four cold ones on GPU 3
@@ -130,6 +130,17 @@ TEST(PeerSyncPricing, TableWiseOnAHeuristicCostBalancesTheSyncAsASecondShare) {
   const Plan unaware = f.valid_plan("two_d", "{groups: 2, inner: table_wise, sync_aware: false}");
   EXPECT_NEAR(max_gpu_sync_bytes(f, unaware), 4 * 1e6 * 132, 1);
   EXPECT_NEAR(max_gpu_sync_bytes(f, aware), 1e6 * 132 + 2e5 * 132, 1);
+  // column_wise places its blocks the same way: blocks of 16 columns (cost 320 hot, 16 cold).
+  // Unaware, the six hot blocks take loads 640, 640, 320, 320 and all eight cold blocks go to
+  // GPUs 2 and 3 (their loads stay below 640): 4 x 1e6 x 68 B each (64 B of weights and the
+  // row's 4 B moment) beside one hot block (2e5 x 68 B). Aware, two cold blocks a GPU, and at
+  // most two hot ones.
+  const std::string cw = "{groups: 2, inner: column_wise, inner_options: {cols_per_shard: 16}";
+  const double cw_unaware =
+      max_gpu_sync_bytes(f, f.valid_plan("two_d", cw + ", sync_aware: false}"));
+  const double cw_aware = max_gpu_sync_bytes(f, f.valid_plan("two_d", cw + "}"));
+  EXPECT_NEAR(cw_unaware, 4 * 1e6 * 68 + 2e5 * 68, 1);
+  EXPECT_NEAR(cw_aware, 2 * 1e6 * 68 + 2 * 2e5 * 68, 1);
   // In inference nothing is synced, and the plan is the greedy by cost alone.
   Workload inference = f.workload;
   inference.mode = Mode::inference;

@@ -58,6 +58,9 @@ struct PlannerInfo {
   std::function<std::unique_ptr<Planner>(const YamlValue& options)> make;
   // Bounds on the plans it makes, for the resource guard (plan/plan_shape_bound.hpp).
   std::function<PlanShapeBound(const PlanShapeInput& in)> shape_bound = worst_case_shape;
+  // Whether it balances 2D's replica sync when two_d hands it a PlanningContext::peer_sync
+  // (two_d's `sync_aware`); two_d warns when its inner planner does not.
+  bool balances_peer_sync = false;
 };
 
 const std::vector<PlannerInfo>& planner_registry();
