@@ -74,12 +74,16 @@ class TwoDPlanner final : public Planner {
     group_ctx.input_alltoall = ctx.input_alltoall;
     if (o_.sync_aware) group_ctx.peer_sync = &pricing;
     if (o_.sync_aware && !o_.inner_balances_sync && ctx.workload.mode == Mode::training) {
+      std::string balancing;  // from the registry, so the hint never drifts from it
+      for (const PlannerInfo& p : planner_registry()) {
+        if (p.balances_peer_sync) balancing += (balancing.empty() ? "" : ", ") + p.name;
+      }
       log_warn(
           "two_d: sync_aware has no effect with the inner planner '{}', which places shards by "
           "its own rule; one GPU may hold far more than its share of the synced bytes, and the "
-          "replica sync take longer than Eq. 1 (planners that balance it: table_wise, "
-          "column_wise, hybrid, torchrec; docs/planners.md)",
-          o_.inner_name);
+          "replica sync take longer than Eq. 1 (planners that balance it: {}; "
+          "docs/planners.md)",
+          o_.inner_name, balancing);
     }
     Plan inner;
     try {

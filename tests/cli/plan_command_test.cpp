@@ -257,7 +257,9 @@ TEST(PlanCommand, TwoDWarnsWhenItsInnerPlannerIgnoresTheSync) {
     EXPECT_EQ(r.code, 0) << err;
     return err;
   };
-  EXPECT_NE(plan_err("--set placement.options.inner=row_wise").find(warning), std::string::npos);
+  const std::string err = plan_err("--set placement.options.inner=row_wise");
+  EXPECT_NE(err.find(warning), std::string::npos) << err;
+  EXPECT_NE(err.find("table_wise, column_wise, hybrid, torchrec"), std::string::npos) << err;
   EXPECT_EQ(plan_err("--set placement.options.inner=row_wise "
                      "--set placement.options.sync_aware=false")
                 .find("sync_aware"),
