@@ -1,5 +1,6 @@
 // Packing with two loads (plan/packing.hpp, pack_two_shares): the dominant-share greedy by hand,
-// its equivalence to the one-load greedy when the second load is zero, and its memory check.
+// its equivalence to the one-load greedy when the second load is zero (by hand and on random
+// integer costs, ties included), every item placed once, and its memory check.
 #include <gtest/gtest.h>
 
 #include <algorithm>
