@@ -3,8 +3,8 @@
 // least-loaded GPU that fits (the greedy of table_wise over the blocks). Every block receives
 // all of the table's indices (column-wise sharding duplicates the input indices).
 // Block bounds are multiples of 4 columns (splits.hpp). Inside two_d with `sync_aware`, each
-// block's replica sync is balanced as table_wise balances it (table_wise.cpp): added to a cost
-// in seconds, kept beside a heuristic cost as a second load (pack_two_shares).
+// block's replica sync is balanced as table_wise balances it (pack_with_replica_sync): added to
+// a cost in seconds, kept beside a heuristic cost as a second load.
 #include <fmt/format.h>
 
 #include "shardsim/plan/packing.hpp"
@@ -26,12 +26,9 @@ class ColumnWisePlanner final : public Planner {
   Plan plan(const PlanningContext& ctx) const override {
     const int n = ctx.cluster.num_gpus();
     MemoryBudget budget(ctx, headroom_);
-    LoadTracker loads(n);
     std::vector<PackItem> items;
+    std::vector<double> sync_s;  // per block: its replica sync under a sync-aware two_d
     const TableCosts costs(ctx, cost_);
-    const bool sync_added = cost_ == TableCost::estimated;
-    std::vector<double> sync_second;  // per block: its sync seconds, beside a heuristic cost
-    double sync_second_total = 0;
     for (std::size_t t = 0; t < ctx.model.tables.size(); ++t) {
       const auto& table = ctx.model.tables[t];
       const std::vector<ColRange> blocks =
@@ -43,24 +40,15 @@ class ColumnWisePlanner final : public Planner {
         sh.rows = {0, table.rows};
         sh.cols = c;
         sh.kind = blocks.size() > 1 ? ShardKind::column_wise : ShardKind::table_wise;
-        const double sync_s = peer_sync_time_s(ctx, t, sh.rows, RowSpace::row_id, c.size());
         items.push_back(PackItem{
-            sh, costs.column_block(t, c) + (sync_added ? sync_s : 0.0), static_cast<double>(n),
+            sh, costs.column_block(t, c), static_cast<double>(n),
             fmt::format("column_wise: table '{}' columns [{}, {})", table.name, c.begin, c.end)});
-        if (!sync_added) {
-          sync_second.push_back(sync_s);
-          sync_second_total += sync_s;
-        }
+        sync_s.push_back(peer_sync_time_s(ctx, t, sh.rows, RowSpace::row_id, c.size()));
       }
     }
     Plan plan;
     plan.planner = name();
-    if (sync_second_total > 0) {  // inside two_d, sync_aware, training, a heuristic cost
-      pack_two_shares(std::move(items), sync_second, budget, plan);
-      return plan;
-    }
-    sort_largest_first(items, budget);
-    pack_least_loaded(items, budget, loads, plan);
+    pack_with_replica_sync(std::move(items), sync_s, cost_ == TableCost::estimated, budget, plan);
     return plan;
   }
 

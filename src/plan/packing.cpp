@@ -241,6 +241,22 @@ void pack_two_shares(std::vector<PackItem> items, std::span<const double> second
   }
 }
 
+void pack_with_replica_sync(std::vector<PackItem> items, std::span<const double> sync_s,
+                            bool cost_in_seconds, MemoryBudget& budget, Plan& plan) {
+  double total_sync_s = 0;
+  for (double v : sync_s) total_sync_s += v;
+  if (total_sync_s > 0 && !cost_in_seconds) {
+    pack_two_shares(std::move(items), sync_s, budget, plan);
+    return;
+  }
+  if (cost_in_seconds) {
+    for (std::size_t i = 0; i < items.size(); ++i) items[i].cost += sync_s[i];
+  }
+  sort_largest_first(items, budget);
+  LoadTracker loads(budget.num_gpus());
+  pack_least_loaded(items, budget, loads, plan);
+}
+
 Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
                           const NodeSplit& split, const std::string& planner, double headroom) {
   const Cluster& cluster = ctx.cluster;

@@ -38,24 +38,11 @@ class TableWisePlanner final : public Planner {
     const int n = ctx.cluster.num_gpus();
     const auto& tables = ctx.model.tables;
     MemoryBudget budget(ctx, headroom_);
-    LoadTracker loads(n);
     std::vector<PackItem> items;
     const TableCosts costs(ctx, cost_);
-    // Under two_d with `sync_aware`, a cost in seconds (`estimated`) takes the replica sync the
-    // shard adds to its GPU, as hybrid's and torchrec's do. A heuristic cost has no unit to add
-    // seconds to: the sync is kept beside it as a second load (`sync_second`), and the two are
-    // balanced as shares of their totals (pack_two_shares; docs/planners.md).
-    const bool sync_added = cost_ == TableCost::estimated;
-    const auto sync_s = [&](std::size_t t, RowRange rows, std::uint32_t dim) {
-      return sync_added ? peer_sync_time_s(ctx, t, rows, RowSpace::row_id, dim) : 0.0;
-    };
-    std::vector<double> sync_second;  // per item: its sync seconds, when kept beside the cost
-    double sync_second_total = 0;
-    const auto keep_sync_beside = [&](std::size_t t, RowRange rows, std::uint32_t dim) {
-      if (sync_added) return;
-      sync_second.push_back(peer_sync_time_s(ctx, t, rows, RowSpace::row_id, dim));
-      sync_second_total += sync_second.back();
-    };
+    // Per item: the replica sync it adds to its GPU under a sync-aware two_d (0 elsewhere),
+    // added to a cost in seconds or kept beside a heuristic one (pack_with_replica_sync).
+    std::vector<double> sync_s;
     std::vector<double> stored_bytes(tables.size(), 0.0);
     double share_bytes = 0;  // a GPU's even share of all tables' stored bytes
     if (split_oversized_) {
@@ -83,10 +70,9 @@ class TableWisePlanner final : public Planner {
                         bytes);
           }
         }
-        items.push_back(PackItem{whole, costs.table(t) + sync_s(t, whole.rows, table.dim),
-                                 static_cast<double>(n),
+        items.push_back(PackItem{whole, costs.table(t), static_cast<double>(n),
                                  fmt::format("table_wise: table '{}'", table.name)});
-        keep_sync_beside(t, whole.rows, table.dim);
+        sync_s.push_back(peer_sync_time_s(ctx, t, whole.rows, RowSpace::row_id, table.dim));
         continue;
       }
       for (const RowRange& r : even_row_ranges(table.rows, static_cast<std::uint64_t>(parts))) {
@@ -96,19 +82,14 @@ class TableWisePlanner final : public Planner {
         const double fraction =
             static_cast<double>(r.end - r.begin) / static_cast<double>(table.rows);
         items.push_back(PackItem{
-            piece, costs.table(t) * fraction + sync_s(t, r, table.dim), static_cast<double>(n),
+            piece, costs.table(t) * fraction, static_cast<double>(n),
             fmt::format("table_wise: table '{}' rows [{}, {})", table.name, r.begin, r.end)});
-        keep_sync_beside(t, r, table.dim);
+        sync_s.push_back(peer_sync_time_s(ctx, t, r, RowSpace::row_id, table.dim));
       }
     }
     Plan plan;
     plan.planner = name();
-    if (sync_second_total > 0) {  // inside two_d, sync_aware, training, a heuristic cost
-      pack_two_shares(std::move(items), sync_second, budget, plan);
-      return plan;
-    }
-    sort_largest_first(items, budget);
-    pack_least_loaded(items, budget, loads, plan);
+    pack_with_replica_sync(std::move(items), sync_s, cost_ == TableCost::estimated, budget, plan);
     return plan;
   }
 

@@ -145,13 +145,11 @@ RunFootprint run_footprint(const Scenario& s) {
       {fmt::format("communication matrices of the plan statistics: 2 x {}^2 x 8 B", count(n)),
        2 * sq(n) * kMatrixEntryBytes});
   // Tasks per GPU per iteration (sim/iteration_dag.cpp): training: 8 local tasks + AlltoAll
-  // forward and backward + MLP AllReduce members (+ replica syncs) + the dense optimizer's step;
-  // inference: 4 local + AlltoAll; both: the host's step when it takes time.
-  // The input AlltoAll (simulation.pipeline.input_alltoall, on by default) adds one member. A
-  // preset with a frontend network delivers each batch's inputs as one more task (docs/model.md,
-  // "Data ingestion"). The dense optimizer's step (training: counted whenever the model has dense
-  // parameters, which every DLRM has) and the host's framework step (when it takes time) add one
-  // each.
+  // forward and backward + MLP AllReduce members (+ replica syncs) + the dense optimizer's step
+  // (every DLRM has dense parameters); inference: 4 local + AlltoAll. Each adds one: the host's
+  // step when it takes time, the input AlltoAll (simulation.pipeline.input_alltoall, on by
+  // default), and the inputs' delivery on a preset with a frontend network (docs/model.md,
+  // "Data ingestion").
   const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
   const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
   const double dense_optimizer = training ? 1 : 0;

@@ -120,6 +120,13 @@ void pack_least_loaded(std::span<const PackItem> items, MemoryBudget& budget, Lo
 void pack_two_shares(std::vector<PackItem> items, std::span<const double> second,
                      MemoryBudget& budget, Plan& plan);
 
+// How table_wise and column_wise pack their items inside a sync-aware two_d: `sync_s[i]` is
+// item i's replica-sync seconds (plan/peer_sync_pricing.hpp; all zero elsewhere). A cost in
+// seconds takes the sync added to it; a heuristic cost keeps it beside as a second share
+// (pack_two_shares). Without a sync, sort_largest_first and pack_least_loaded.
+void pack_with_replica_sync(std::vector<PackItem> items, std::span<const double> sync_s,
+                            bool cost_in_seconds, MemoryBudget& budget, Plan& plan);
+
 // Sorts items by cost, largest first; ties by bytes (largest first), then by table and rows, so
 // the order never depends on the sort's stability.
 void sort_largest_first(std::vector<PackItem>& items, const MemoryBudget& budget);
