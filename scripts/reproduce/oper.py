@@ -7,7 +7,7 @@ Every experiment runs the committed scenarios under scenarios/papers/ unchanged;
 import os
 import re
 
-from common import Reproduction, fmt, log, stats, table
+from common import Reproduction, fail, fmt, log, stats, table
 
 MiB = 2.0 ** 20
 DATASETS = [("avazu", "Avazu"), ("criteo-kaggle", "Criteo Kaggle"),
@@ -539,6 +539,9 @@ def fig7(rep):
         reports = rep.sweep(f"scenarios/papers/{name}/{key}.yaml")
         by = {}
         for r in reports:
+            if simulated_qps(r) is None:  # the scenarios are sized to fit (their comments)
+                fail(f"{name}: {label} on {r['num_nodes']} nodes, {r['planner']} in {r['mode']}: "
+                     f"not simulated ({r.get('fit_error') or 'no QPS'}); every point must fit")
             by[(r["mode"], r["num_nodes"], r["planner"])] = r
         nodes = sorted({n for (_, n, _) in by})
         for metric, mode in (("lookup", "inference"), ("training", "training")):
