@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <tuple>
 
 #include "shardsim/core/error.hpp"
@@ -243,6 +244,11 @@ void pack_two_shares(std::vector<PackItem> items, std::span<const double> second
 
 void pack_with_replica_sync(std::vector<PackItem> items, std::span<const double> sync_s,
                             bool cost_in_seconds, MemoryBudget& budget, Plan& plan) {
+  if (sync_s.size() != items.size()) {
+    throw std::invalid_argument(fmt::format(
+        "pack_with_replica_sync: {} sync times for {} items; give one per item (0 outside two_d)",
+        sync_s.size(), items.size()));
+  }
   double total_sync_s = 0;
   for (double v : sync_s) total_sync_s += v;
   if (total_sync_s > 0 && !cost_in_seconds) {

@@ -1,11 +1,13 @@
 // Packing with two loads (plan/packing.hpp, pack_two_shares): the dominant-share greedy by hand,
 // its equivalence to the one-load greedy when the second load is zero (by hand and on random
-// integer costs, ties included), every item placed once, and its memory check.
+// integer costs, ties included), every item placed once, and its memory check; and
+// pack_with_replica_sync's one sync time per item.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "plan/plan_fixture.hpp"
@@ -145,6 +147,18 @@ TEST(PackTwoShares, MatchesTheOneLoadGreedyOnRandomCostsAndPlacesEveryItemOnce) 
     }
     EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 40) << seed;
   }
+}
+
+TEST(PackWithReplicaSync, WantsOneSyncTimePerItem) {
+  const PlanFixture f = two_gpu_fixture();
+  const PlanningContext ctx = f.ctx();
+  MemoryBudget budget(ctx, 0);
+  Plan p;
+  const std::vector<double> three = {0, 0, 0};
+  EXPECT_THROW(
+      pack_with_replica_sync(pack_items_with_costs(f, {1, 1, 1, 1}), three, false, budget, p),
+      std::invalid_argument);
+  EXPECT_TRUE(p.shards.empty());
 }
 
 }  // namespace
