@@ -382,10 +382,15 @@ FIG9A_STEPS = [("all-in-one lookup kernel", 2.11), ("+ OPER model parallelism", 
                ("+ OPER data parallelism", 2.26)]
 
 
+def serialized_s(report, phases):
+    """The critical GPU's serialized time in the given phases of `breakdown_s` (absent: 0)."""
+    b = report["breakdown_s"]
+    return sum(b[p]["serialized"] for p in phases if p in b)
+
+
 def forward_embedding_s(report):
     """The critical GPU's forward lookup, with its one-sided gets, and any forward AlltoAll."""
-    b = report["breakdown_s"]
-    return sum(b[p]["serialized"] for p in ("embedding_lookup_fwd", "alltoall_fwd") if p in b)
+    return serialized_s(report, ("embedding_lookup_fwd", "alltoall_fwd"))
 
 
 def fig9a(rep):
@@ -530,8 +535,7 @@ def lookup_s(report):
     """The critical GPU's forward embedding path, serialized: the sparse features' AlltoAll (the
     input distribution of TorchRec's AlltoAll-based lookup), the lookup with any one-sided gets,
     and the pooled AlltoAll."""
-    b = report["breakdown_s"]
-    return sum(b[p]["serialized"] for p in FIG7_LOOKUP_PHASES if p in b)
+    return serialized_s(report, FIG7_LOOKUP_PHASES)
 
 
 def fig7(rep):
@@ -626,9 +630,8 @@ def fig9b(rep):
     labels = ["local-aggregated sparse", "dense ring", "AllGather sparse"]
     rows, csv_rows, emb, sync = [], [], {}, {}
     for label, r in zip(labels, reports):
-        b = r["breakdown_s"]
-        emb[label] = sum(b[p]["serialized"] for p in EMBEDDING_PHASES if p in b)
-        sync[label] = b.get("embedding_replica_allreduce", {}).get("serialized", 0.0)
+        emb[label] = serialized_s(r, EMBEDDING_PHASES)
+        sync[label] = serialized_s(r, ["embedding_replica_allreduce"])
         it = r["iteration_time_s"]["mean"]
         rows.append([label, f"{emb[label] * 1e3:.2f}", f"{sync[label] * 1e3:.2f}",
                      f"{it * 1e3:.2f}"])
