@@ -6,7 +6,8 @@
 # own code at -O0; assertions on) instead. The library also carries libFuzzer's coverage
 # instrumentation and the build holds the fuzz targets, so `BUILD_DIR=build-asan ./scripts/fuzz.sh`
 # then fuzzes without compiling anything again (CI does: .ci/run). That build keeps warnings but
-# not -Werror; the plain build enforces them.
+# not -Werror; the plain build enforces them. It leaves out a few long tests that the plain build
+# runs (below).
 #
 # Both are unity builds (cmake/Unity.cmake): a full build takes about half the CPU time, an
 # incremental one recompiles a whole module. UNITY=0 builds file by file.
@@ -26,4 +27,14 @@ else
 fi
 ./scripts/build.sh -DSHARDSIM_UNITY="$unity" "${extra[@]}"
 cd "$BUILD_DIR"
-ctest --output-on-failure --parallel "${JOBS:-$(nproc)}" --timeout 600
+skip=()
+if [ "${SANITIZE:-0}" = 1 ]; then
+  # Left to the plain build: tests whose extra length under the sanitizers checks nothing new.
+  # The Python drivers' smoke runs (labels reproduce, plot: a driver's own checks, and the
+  # simulator runs they start are the goldens' and the CLI tests' code paths), and the two 10-s
+  # population fits to Meta's published statistics (the fit's code runs sanitized in
+  # trace_fit_cli_test.cpp's `trace fit` runs). Together a quarter of the sanitized suite's time
+  # (docs/performance.md, "CI").
+  skip=(--label-exclude '^(reproduce|plot)$' --exclude-regex '^TraceFit\.PopulationFitsThePublished')
+fi
+ctest --output-on-failure --parallel "${JOBS:-$(nproc)}" --timeout 600 "${skip[@]}"
