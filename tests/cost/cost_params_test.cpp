@@ -10,6 +10,7 @@
 #include <string>
 
 #include "shardsim/core/embedded_configs.hpp"
+#include "support/scratch.hpp"
 
 namespace shardsim {
 namespace {
@@ -187,6 +188,7 @@ namespace {
 TEST(CostFile, KeysApplyUnderTheInlineOnes) {
   const std::filesystem::path dir =
       std::filesystem::path(::testing::TempDir()) / ("cost_file_" + std::to_string(::getpid()));
+  testing::ScratchPaths::instance().add(dir);
   std::filesystem::create_directories(dir / "sub");
   std::ofstream(dir / "sub" / "fit.yaml") << "collective_launch_s: 2.0e-5\n"
                                           << "collective_bandwidth_efficiency: 0.5\n";

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "shardsim/core/error.hpp"
+#include "support/scratch.hpp"
 
 namespace shardsim {
 namespace {
@@ -28,6 +29,7 @@ std::string error_of(F f) {
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path =
       ::testing::TempDir() + "/shardsim_tol_" + std::to_string(::getpid()) + "_" + name;
+  testing::ScratchPaths::instance().add(path);
   std::ofstream(path) << text;
   return path;
 }

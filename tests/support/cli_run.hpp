@@ -4,12 +4,18 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "scratch.hpp"
 
 namespace shardsim::testing {
 
@@ -18,19 +24,6 @@ struct Result {
   std::string out;
   std::string err;  // what the binary wrote on stderr
 };
-
-// A scratch path unique to this test process and call: ctest runs the tests of this file in
-// parallel processes, so a shared file name would let one test read another's stderr.
-// Process ids come back, and earlier runs leave their scratch directories behind, so a name
-// already taken is skipped.
-inline std::string unique_temp(const std::string& stem) {
-  static int counter = 0;
-  for (;;) {
-    std::string path = ::testing::TempDir() + "/" + stem + "_" + std::to_string(::getpid()) + "_" +
-                       std::to_string(counter++);
-    if (!std::filesystem::exists(path) && !std::filesystem::exists(path + ".txt")) return path;
-  }
-}
 
 // Runs the binary with `args`; stdout and stderr are captured (stderr through a scratch file),
 // and stderr is also copied to `*err` when given.

@@ -11,6 +11,7 @@
 #include "shardsim/trace/synthetic_trace_source.hpp"
 #include "shardsim/trace/synthetic_trace_writer.hpp"
 #include "support/power_law_table.hpp"
+#include "support/scratch.hpp"
 
 namespace shardsim {
 namespace {
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 fs::path scratch(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("shardsim_replay_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  if (fs::create_directories(dir)) testing::ScratchPaths::instance().add(dir);
   return dir / name;
 }
 

@@ -11,6 +11,7 @@
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/trace/xxhash64.hpp"
+#include "support/scratch.hpp"
 
 namespace shardsim {
 namespace {
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 fs::path scratch(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("shardsim_trace_file_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  if (fs::create_directories(dir)) testing::ScratchPaths::instance().add(dir);
   return dir / name;
 }
 
