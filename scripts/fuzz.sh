@@ -25,6 +25,13 @@ seconds="${1:-${FUZZ_SECONDS:-60}}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(scenario plan trace measurements checkpoint fit_target cost messages); fi
+# Up to FUZZ_PARALLEL targets at once (default: one a core): each libFuzzer process is single
+# threaded and runs for the same time, so the targets start and end together in waves.
+parallel="${FUZZ_PARALLEL:-$(nproc)}"
+if ! [[ "$parallel" =~ ^[1-9][0-9]*$ ]]; then
+  echo "FUZZ_PARALLEL must be a whole number of at least 1, not '$parallel'" >&2
+  exit 2
+fi
 SHARDSIM_WITH_FUZZ=1 ./scripts/deps.sh
 build_dir="${BUILD_DIR:-build-fuzz}"
 if [ -n "${FUZZ_OPT:-}${FUZZ_CXX:-}" ] ||
@@ -42,13 +49,6 @@ build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz_$t"); done
 cmake --build "$build_dir" --parallel "${JOBS:-$(nproc)}" --target "${build_targets[@]}"
 
-# Up to FUZZ_PARALLEL targets at once (default: one a core): each libFuzzer process is single
-# threaded and runs for the same time, so the targets start and end together in waves.
-parallel="${FUZZ_PARALLEL:-$(nproc)}"
-if ! [[ "$parallel" =~ ^[1-9][0-9]*$ ]]; then
-  echo "FUZZ_PARALLEL must be a whole number of at least 1, not '$parallel'" >&2
-  exit 2
-fi
 seed=()
 if [ -n "${FUZZ_SEED:-}" ]; then seed=(-seed="$FUZZ_SEED"); fi
 failed=()

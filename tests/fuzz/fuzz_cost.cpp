@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -26,7 +27,18 @@ CostParams load(std::string_view text, bool as_file) {
     return apply_cost_overrides(default_cost_params(),
                                 YamlValue(parse_yaml(text, "fuzz.yaml"), "fuzz.yaml", "cost"));
   }
-  static const std::string path = "/tmp/shardsim-fuzz-cost-" + std::to_string(::getpid()) + ".yaml";
+  // One scratch file a fuzzing process, removed when it ends (kept after a crash, for a look).
+  struct ScratchFile {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("shardsim-fuzz-cost-" + std::to_string(::getpid()) + ".yaml"))
+                                 .string();
+    ~ScratchFile() {
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
+  };
+  static const ScratchFile scratch;
+  const std::string& path = scratch.path;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
