@@ -33,8 +33,8 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   # The Python drivers' smoke runs (labels reproduce, plot: a driver's own checks, and the
   # simulator runs they start are the goldens' and the CLI tests' code paths), and the two 10-s
   # population fits to Meta's published statistics (the fit's code runs sanitized in
-  # trace_fit_cli_test.cpp's `trace fit` runs). Together a quarter of the sanitized suite's time
-  # (docs/performance.md, "CI").
+  # trace_fit_cli_test.cpp's `trace fit` runs). Together 165 s of the sanitized suite's 717 s of
+  # test time (docs/performance.md, "CI time again").
   skip=(--label-exclude '^(reproduce|plot)$' --exclude-regex '^TraceFit\.PopulationFitsThePublished')
 fi
 ctest --output-on-failure --parallel "${JOBS:-$(nproc)}" --timeout 600 "${skip[@]}"
