@@ -30,8 +30,9 @@ cd "$BUILD_DIR"
 skip=()
 if [ "${SANITIZE:-0}" = 1 ]; then
   # Left to the plain build: tests whose extra length under the sanitizers checks nothing new.
-  # The Python drivers' smoke runs (labels reproduce, plot: a driver's own checks, and the
-  # simulator runs they start are the goldens' and the CLI tests' code paths), and the two 10-s
+  # The Python drivers' smoke runs (labels reproduce, plot: a driver's own checks; every paper
+  # scenario still runs sanitized, one iteration each, in tests/cli/paper_scenarios_test.cpp's
+  # PaperScenarioRun; plot.smoke's runs of the default scenario are the CLI tests'), and the 10-s
   # population fits to Meta's published statistics (the fit's code runs sanitized in
   # trace_fit_cli_test.cpp's `trace fit` runs). Together 165 s of the sanitized suite's 717 s of
   # test time (docs/performance.md, "CI time again").
