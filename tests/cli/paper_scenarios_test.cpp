@@ -40,9 +40,9 @@ TEST(PaperScenarios, EveryOneValidates) {
   }
 }
 
-// Every scenario as written, for one iteration: the simulator runs behind the paper drivers, and
-// the only ones of them in the sanitizer build, which leaves the drivers' smoke runs to the
-// plain build (scripts/test.sh). A scenario whose driver always sets an option gets it here.
+// Every scenario as written, for one iteration. The paper drivers run these scenarios; the
+// sanitizer build leaves the drivers' smoke runs to the plain build (scripts/test.sh), so these
+// are its runs of them. A scenario whose driver always sets an option gets it here.
 class PaperScenarioRun : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(PaperScenarioRun, OneIterationRuns) {

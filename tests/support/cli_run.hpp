@@ -4,14 +4,10 @@
 #include <unistd.h>
 
 #include <array>
-#include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
