@@ -7,6 +7,7 @@
 
 #include "shardsim/core/log.hpp"
 #include "shardsim/trace/row_blocks.hpp"
+#include "shared_profiles.hpp"
 #include "touched_rows.hpp"
 
 namespace shardsim {
@@ -42,7 +43,9 @@ struct SyntheticTraceSource::Table {
   Table(const EmbeddingTable& t, std::size_t index, const Workload& workload,
         PowerLawOptions options)
       : spec(t),
-        profile(t, workload.trace.layout, layout_seed(workload.seed, index), options),
+        profile_ptr(detail::shared_power_law_profile(t, workload.trace.layout,
+                                                     layout_seed(workload.seed, index), options)),
+        profile(*profile_ptr),
         generator(t, index, workload),
         pooling_mean(t.pooling.expected()) {
     draws_per_bag = pooling_mean;
@@ -51,7 +54,8 @@ struct SyntheticTraceSource::Table {
           solve_draws_per_bag(profile, std::min(pooling_mean, static_cast<double>(t.rows)));
   }
   EmbeddingTable spec;
-  PowerLawProfile profile;
+  std::shared_ptr<const PowerLawProfile> profile_ptr;  // shared with other sources of the process
+  const PowerLawProfile& profile;
   BagGenerator generator;
   double pooling_mean;
   double draws_per_bag;  // nu of the mean bag (unique_in_bag), else the mean pooling factor

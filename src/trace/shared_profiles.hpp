@@ -1,0 +1,28 @@
+#pragma once
+// Power-law profiles shared by the synthetic trace sources of one process.
+//
+// A sweep builds a trace source per point. Points that differ only in the cluster, the placement
+// or a planner's options have the same tables, and each table's profile is the same bits every
+// time: the head index of a scattered layout above all (4096 hashed ranks, their probabilities
+// and a sort, built on the first row-id query), which was about a third of a NeuroShard sweep's
+// time (docs/performance.md, "Profiles shared across sweep points"). A profile is a pure function
+// of its key and thread-safe (its lazy parts are guarded), so sharing it changes no result.
+#include <cstdint>
+#include <memory>
+
+#include "shardsim/model/embedding_table.hpp"
+#include "shardsim/model/workload.hpp"
+#include "shardsim/trace/power_law_profile.hpp"
+
+namespace shardsim::detail {
+
+// The profile PowerLawProfile(table, layout, seed, options) would build, shared with every
+// earlier call of the same rows, alpha, q, heavy hitters, layout, seed and head size while it is
+// among the last kSharedProfiles made. Throws as the constructor does.
+inline constexpr std::size_t kSharedProfiles = 256;
+std::shared_ptr<const PowerLawProfile> shared_power_law_profile(const EmbeddingTable& table,
+                                                                HotRowLayout layout,
+                                                                std::uint64_t seed,
+                                                                PowerLawOptions options);
+
+}  // namespace shardsim::detail
