@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include "shardsim/model/validation.hpp"
+
 namespace shardsim::detail {
 
 namespace {
@@ -35,6 +37,10 @@ std::shared_ptr<const PowerLawProfile> shared_power_law_profile(const EmbeddingT
                                                                 HotRowLayout layout,
                                                                 std::uint64_t seed,
                                                                 PowerLawOptions options) {
+  // A table the constructor refuses throws from it, before its numbers (a NaN, say) reach the
+  // ordered map as a key.
+  if (check_table(table))
+    return std::make_shared<const PowerLawProfile>(table, layout, seed, options);
   Key key{table.rows, table.alpha, table.q, table.heavy_hitters, layout, seed, options.head_ranks};
   SharedProfiles& s = shared();
   std::lock_guard lock(s.m);

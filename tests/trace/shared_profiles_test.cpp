@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "support/power_law_table.hpp"
 
 namespace shardsim {
@@ -55,9 +57,14 @@ TEST(SharedProfiles, KeepsTheLastOnesMadeAndBuildsAgainAfter) {
   EXPECT_EQ(again->mass({0, 500}, RowSpace::row_id), first->mass({0, 500}, RowSpace::row_id));
 }
 
-TEST(SharedProfiles, ABadTableThrowsAsTheConstructorDoes) {
-  EmbeddingTable t = testing::power_law_table("bad", 1000, 1.0, PoolingSpec::fixed_at(1));
+TEST(SharedProfiles, ABadTableThrowsAsTheConstructorDoesEvenAfterAGoodOne) {
+  const EmbeddingTable good = testing::power_law_table("good", 1000, 1.0, PoolingSpec::fixed_at(1));
+  (void)shared_power_law_profile(good, HotRowLayout::scattered, 1, {});
+  EmbeddingTable t = good;
   t.alpha = -1;
+  EXPECT_THROW(shared_power_law_profile(t, HotRowLayout::scattered, 1, {}), std::invalid_argument);
+  // A NaN compares neither below nor above any key: it must not find the good table's profile.
+  t.alpha = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(shared_power_law_profile(t, HotRowLayout::scattered, 1, {}), std::invalid_argument);
 }
 
