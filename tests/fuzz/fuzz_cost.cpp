@@ -4,10 +4,7 @@
 // `cost: {file: ...}`); the rest is the YAML text. Invariants for parameters that load: every
 // numeric parameter is finite, and every collective of nccl-tests' five on two DGX H100 nodes
 // takes a finite, positive time at 8 B, 1 MiB and 1 GiB.
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -27,17 +24,7 @@ CostParams load(std::string_view text, bool as_file) {
     return apply_cost_overrides(default_cost_params(),
                                 YamlValue(parse_yaml(text, "fuzz.yaml"), "fuzz.yaml", "cost"));
   }
-  // One scratch file a fuzzing process, removed when it ends (kept after a crash, for a look).
-  struct ScratchFile {
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("shardsim-fuzz-cost-" + std::to_string(::getpid()) + ".yaml"))
-                                 .string();
-    ~ScratchFile() {
-      std::error_code ec;
-      std::filesystem::remove(path, ec);
-    }
-  };
-  static const ScratchFile scratch;
+  static const ScratchFile scratch("shardsim-fuzz-cost", ".yaml");
   const std::string& path = scratch.path;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -9,8 +9,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <string_view>
+
+#include <unistd.h>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
@@ -56,5 +59,23 @@ void expect_clean(F&& body) {
   } catch (const DoesNotFitError&) {
   }
 }
+
+// A scratch file of this fuzzing process, <temporary folder>/<stem>_<pid><suffix>, removed
+// when the process ends normally (kept after a crash, for a look).
+class ScratchFile {
+ public:
+  ScratchFile(const std::string& stem, const std::string& suffix)
+      : path((std::filesystem::temp_directory_path() /
+              (stem + "_" + std::to_string(::getpid()) + suffix))
+                 .string()) {}
+  ~ScratchFile() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+
+  const std::string path;
+};
 
 }  // namespace shardsim::fuzz

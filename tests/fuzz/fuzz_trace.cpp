@@ -3,8 +3,6 @@
 // the fuzzer gets past the header into the table directory and the data. Every table is
 // streamed (which checks lengths, row ids and checksums); a valid binary file must be written
 // back byte for byte; a valid trace is replayed for two iterations on 3 GPUs.
-#include <unistd.h>
-
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -16,10 +14,6 @@
 
 namespace shardsim::fuzz {
 namespace {
-
-std::string scratch(const char* suffix) {
-  return std::string("/tmp/shardsim_fuzz_trace_") + std::to_string(::getpid()) + suffix;
-}
 
 void write_file(const std::string& path, const char* data, std::size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -69,10 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t sum = xxh64(std::as_bytes(std::span<const char>(bytes.data(), 40)));
     std::memcpy(bytes.data() + 40, &sum, 8);
   }
-  static const std::string in_csv = fuzz::scratch(".csv");
-  static const std::string in_bin = fuzz::scratch(".bin");
-  static const std::string out_bin = fuzz::scratch(".out.bin");
-  const std::string& path = csv ? in_csv : in_bin;
+  static const fuzz::ScratchFile in_csv("shardsim_fuzz_trace", ".csv");
+  static const fuzz::ScratchFile in_bin("shardsim_fuzz_trace", ".bin");
+  static const fuzz::ScratchFile out_bin("shardsim_fuzz_trace", ".out.bin");
+  const std::string& path = csv ? in_csv.path : in_bin.path;
   fuzz::write_file(path, bytes.data(), bytes.size());
   fuzz::expect_clean([&] {
     auto trace = csv ? read_trace_csv(path, "fuzz") : open_recorded_trace(path, "fuzz");
@@ -80,8 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       trace->stream_table(
           t, [](std::span<const std::uint32_t>) {}, [](std::span<const std::uint64_t>) {});
     }
-    write_trace_file(out_bin, *trace);
-    if (!csv && fuzz::read_file(out_bin) != std::string(bytes.begin(), bytes.end()))
+    write_trace_file(out_bin.path, *trace);
+    if (!csv && fuzz::read_file(out_bin.path) != std::string(bytes.begin(), bytes.end()))
       fuzz::invariant_failed("a valid trace file was not written back byte for byte");
     fuzz::replay(std::move(trace), path);
   });
