@@ -43,19 +43,17 @@ struct SyntheticTraceSource::Table {
   Table(const EmbeddingTable& t, std::size_t index, const Workload& workload,
         PowerLawOptions options)
       : spec(t),
-        profile_ptr(detail::shared_power_law_profile(t, workload.trace.layout,
-                                                     layout_seed(workload.seed, index), options)),
-        profile(*profile_ptr),
+        profile(detail::shared_power_law_profile(t, workload.trace.layout,
+                                                 layout_seed(workload.seed, index), options)),
         generator(t, index, workload),
         pooling_mean(t.pooling.expected()) {
     draws_per_bag = pooling_mean;
     if (workload.trace.unique_in_bag)
       draws_per_bag =
-          solve_draws_per_bag(profile, std::min(pooling_mean, static_cast<double>(t.rows)));
+          solve_draws_per_bag(*profile, std::min(pooling_mean, static_cast<double>(t.rows)));
   }
   EmbeddingTable spec;
-  std::shared_ptr<const PowerLawProfile> profile_ptr;  // shared with other sources of the process
-  const PowerLawProfile& profile;
+  std::shared_ptr<const PowerLawProfile> profile;  // shared with other sources of the process
   BagGenerator generator;
   double pooling_mean;
   double draws_per_bag;  // nu of the mean bag (unique_in_bag), else the mean pooling factor
@@ -79,7 +77,7 @@ const SyntheticTraceSource::Table& SyntheticTraceSource::table_at(std::size_t ta
 }
 
 const AccessProfile& SyntheticTraceSource::profile(std::size_t table) const {
-  return table_at(table).profile;
+  return *table_at(table).profile;
 }
 
 const BagGenerator& SyntheticTraceSource::bags(std::size_t table) const {
@@ -121,8 +119,8 @@ std::vector<double> SyntheticTraceSource::expected_block_lookups(const Table& t,
   for (std::size_t b = 0; b < num_blocks; ++b) {
     if (blocks[b].rows.size() > 0) {
       weight[b] = unique
-                      ? t.profile.expected_distinct(blocks[b].rows, index.space(), t.draws_per_bag)
-                      : t.profile.mass(blocks[b].rows, index.space());
+                      ? t.profile->expected_distinct(blocks[b].rows, index.space(), t.draws_per_bag)
+                      : t.profile->mass(blocks[b].rows, index.space());
     }
     weights += weight[b];
   }
@@ -142,7 +140,7 @@ std::vector<double> SyntheticTraceSource::uniform_lookups_by_block(
     return TraceSource::uniform_lookups_by_block(table, iteration, num_gpus, samples_per_gpu,
                                                  blocks);
   }
-  const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
+  const BlockIndex index(blocks, t.profile->num_rows());  // validates the partition
   return expected_block_lookups(t, samples_per_gpu, blocks, index);
 }
 
@@ -150,7 +148,7 @@ void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
                                           std::uint32_t samples_per_gpu,
                                           std::span<const RowBlock> blocks,
                                           TableIterationDraw& out) const {
-  const BlockIndex index(blocks, t.profile.num_rows());  // validates the partition
+  const BlockIndex index(blocks, t.profile->num_rows());  // validates the partition
   const std::size_t num_blocks = blocks.size();
   const auto gpus = static_cast<std::size_t>(num_gpus);
   const std::vector<double> per_gpu = expected_block_lookups(t, samples_per_gpu, blocks, index);
@@ -168,19 +166,19 @@ void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
           : total;
   for (std::size_t b = 0; b < num_blocks; ++b)
     if (blocks[b].rows.size() > 0)
-      out.distinct_by_block[b] = t.profile.expected_distinct(blocks[b].rows, index.space(), draws);
+      out.distinct_by_block[b] = t.profile->expected_distinct(blocks[b].rows, index.space(), draws);
 }
 
 void SyntheticTraceSource::split_sampled(const Table& t, int iteration, int num_gpus,
                                          std::uint32_t samples_per_gpu,
                                          std::span<const RowBlock> blocks,
                                          TableIterationDraw& out) const {
-  const BlockIndex index(blocks, t.profile.num_rows());
+  const BlockIndex index(blocks, t.profile->num_rows());
   const auto gpus = static_cast<std::size_t>(num_gpus);
   std::uint64_t total = 0;
   for (int g = 0; g < num_gpus; ++g)
     for (std::uint32_t l : t.generator.lengths(iteration, g, samples_per_gpu)) total += l;
-  detail::TouchedRows touched(std::min(total, t.profile.num_rows()));
+  detail::TouchedRows touched(std::min(total, t.profile->num_rows()));
   if (8.0 * static_cast<double>(touched.capacity()) > kSampledWarnBytes)
     log_warn(
         "sampled trace of table '{}': {} lookups need {:.1f} GB to count distinct rows; "

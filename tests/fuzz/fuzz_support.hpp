@@ -3,6 +3,8 @@
 // loader; the loader must answer with a result or an InputError / DoesNotFitError. Any other
 // exception escapes the target, and libFuzzer reports it as a crash ("deadly signal" after
 // std::terminate), as it does for sanitizer findings and time-outs.
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include <cstddef>
@@ -12,8 +14,6 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
-
-#include <unistd.h>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
