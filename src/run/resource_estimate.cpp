@@ -25,6 +25,7 @@
 #include "shardsim/sim/engine.hpp"
 #include "shardsim/sim/task.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
+#include "shardsim/trace/power_law_profile.hpp"
 
 namespace shardsim {
 
@@ -101,6 +102,11 @@ double RunFootprint::peak_bytes() const {
 double RunFootprint::output_bytes() const {
   double b = 0;
   for (const auto& i : output) b += i.bytes;
+  return b;
+}
+double RunFootprint::shared_bytes() const {
+  double b = 0;
+  for (const auto& i : shared) b += i.bytes;
   return b;
 }
 
@@ -217,7 +223,18 @@ RunFootprint run_footprint(const Scenario& s) {
   if (!s.workload.trace.file.empty()) {
     f.peak.push_back({fmt::format("recorded trace profiles: {} tables", count(t)),
                       t * recorded_profile_bytes() + recorded_builder_bytes()});
-  } else if (s.workload.trace.mode == TraceMode::sampled) {
+  } else {
+    // A synthetic trace's power-law profile per table, with the head index of the scattered
+    // layout (32 B for each of up to 4096 hottest ranks); shared by the runs of a process.
+    double profiles = 0;
+    for (const auto& table : s.model.tables)
+      profiles +=
+          static_cast<double>(PowerLawProfile::memory_bytes(table, s.workload.trace.layout));
+    f.shared.push_back(
+        {fmt::format("synthetic trace profiles: {} tables (shared by the runs)", count(t)),
+         profiles});
+  }
+  if (s.workload.trace.file.empty() && s.workload.trace.mode == TraceMode::sampled) {
     double largest_set = 0, largest_bags = 0;
     std::string which;
     for (const auto& table : s.model.tables) {
@@ -249,7 +266,7 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   ResourceEstimate e;
   if (runs.empty()) return e;
   double kept = 0, output = 0, chrome_trace = 0;
-  std::size_t largest = 0;
+  std::size_t largest = 0, largest_shared = 0;
   std::vector<RunFootprint> feet;
   feet.reserve(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -258,7 +275,9 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
     output += feet.back().output_bytes();
     for (const auto& i : feet.back().chrome_trace) chrome_trace += i.bytes;
     if (feet.back().peak_bytes() > feet[largest].peak_bytes()) largest = i;
+    if (feet.back().shared_bytes() > feet[largest_shared].shared_bytes()) largest_shared = i;
   }
+  const double shared = feet[largest_shared].shared_bytes();
   const double in_flight =
       static_cast<double>(std::min<std::size_t>(runs.size(), std::max(1, shape.jobs)));
   const double peak = feet[largest].peak_bytes() * in_flight;
@@ -266,10 +285,10 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   const double out_total = shape.writes_out_dir ? output * 1.5 : 0;
   // The trace text is copied once more into the file stream's buffer: counted once.
   const double trace_total = shape.writes_chrome_trace ? chrome_trace : 0;
-  e.total_bytes = kept + peak + out_total + trace_total;
+  e.total_bytes = kept + peak + shared + out_total + trace_total;
 
-  // Items: one run's terms when there is one run; otherwise summed kept terms by kind and the
-  // largest run's peak terms scaled by the runs in flight.
+  // Items: one run's terms when there is one run; otherwise summed kept terms by kind, the
+  // largest run's peak terms scaled by the runs in flight and the largest shared terms once.
   const std::string runs_text =
       runs.size() == 1 ? std::string() : fmt::format("{} runs: ", count(runs.size()));
   for (std::size_t k = 0; k < feet.front().kept.size(); ++k) {
@@ -281,6 +300,7 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
       in_flight > 1 ? fmt::format("{} runs at once: ", count(in_flight)) : std::string();
   for (const auto& i : feet[largest].peak)
     e.items.push_back({flight_text + i.what, i.bytes * in_flight});
+  for (const auto& i : feet[largest_shared].shared) e.items.push_back(i);
   if (shape.writes_out_dir) {
     e.items.push_back({runs_text + feet[largest].output.front().what, out_total});
   }

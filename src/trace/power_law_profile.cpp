@@ -258,6 +258,18 @@ double PowerLawProfile::series_distinct(std::uint64_t first, std::uint64_t last,
   return sum;
 }
 
+std::size_t PowerLawProfile::memory_bytes(const EmbeddingTable& table, HotRowLayout layout,
+                                          PowerLawOptions options) {
+  std::size_t bytes =
+      sizeof(PowerLawProfile) + (2 * table.heavy_hitters.size() + 1) * sizeof(double);
+  if (layout == HotRowLayout::scattered) {
+    // HeadIndex: ids, p, log1m_p (H each) and cum (H + 1).
+    const std::uint64_t h = std::min(table.rows, options.head_ranks);
+    bytes += sizeof(HeadIndex) + static_cast<std::size_t>(h) * 32 + sizeof(double);
+  }
+  return bytes;
+}
+
 const PowerLawProfile::HeadIndex& PowerLawProfile::head_index() const {
   std::call_once(head_once_, [this] {
     auto head = std::make_unique<HeadIndex>();

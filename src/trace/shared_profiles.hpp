@@ -5,8 +5,10 @@
 // or a planner's options have the same tables, and each table's profile is the same bits every
 // time: the head index of a scattered layout above all (4096 hashed ranks, their probabilities
 // and a sort, built on the first row-id query), which was about a third of a NeuroShard sweep's
-// time (docs/performance.md, "Profiles shared across sweep points"). A profile is a pure function
-// of its key and thread-safe (its lazy parts are guarded), so sharing it changes no result.
+// time and about half of 2D Table 2's (docs/performance.md, "Profiles shared across sweep
+// points"). A profile is a pure function of its key and thread-safe (its lazy parts are
+// guarded), so sharing it changes no result.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -17,9 +19,13 @@
 namespace shardsim::detail {
 
 // The profile PowerLawProfile(table, layout, seed, options) would build, shared with every
-// earlier call of the same rows, alpha, q, heavy hitters, layout, seed and head size while it is
-// among the last kSharedProfiles made. Throws as the constructor does.
-inline constexpr std::size_t kSharedProfiles = 256;
+// earlier call of the same rows, alpha, q, heavy hitters, layout, seed and head size while
+// (a) someone still holds that profile (the sweep points running at once share one), or
+// (b) it is among the profiles used last whose PowerLawProfile::memory_bytes add up to at most
+//     kSharedProfileBytes (kept for the next point of a sweep: about 8,000 tables of 4096 head
+//     ranks).
+// Throws as the constructor does.
+inline constexpr std::size_t kSharedProfileBytes = std::size_t{1} << 30;
 std::shared_ptr<const PowerLawProfile> shared_power_law_profile(const EmbeddingTable& table,
                                                                 HotRowLayout layout,
                                                                 std::uint64_t seed,

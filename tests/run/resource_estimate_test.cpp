@@ -9,6 +9,8 @@
 #include "io/scenario_test_helpers.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/model/embedding_table.hpp"
+#include "shardsim/trace/power_law_profile.hpp"
+#include "support/power_law_table.hpp"
 
 namespace shardsim {
 namespace {
@@ -108,6 +110,21 @@ TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {
   }
 }
 
+TEST(ResourceEstimate, SyntheticTracesCountEveryTablesProfile) {
+  // Scattered rows (the default): each table's profile with a head index of min(rows, 4096)
+  // ranks; a 1000 x 16 and a 5000 x 32 table: 1000 + 4096 head ranks at 32 B.
+  const RunFootprint scattered = run_footprint(tiny(1));
+  const double base = static_cast<double>(PowerLawProfile::memory_bytes(
+      testing::power_law_table("x", 10, 1.0, PoolingSpec::fixed_at(1)), HotRowLayout::clustered));
+  const double heads = item(scattered.shared, "synthetic trace profiles: 2 tables") - 2 * base;
+  EXPECT_GT(heads, (1000.0 + 4096) * 32);
+  EXPECT_LT(heads, (1000.0 + 4096) * 32 + 1024);
+  // Clustered rows build no head index.
+  EXPECT_EQ(item(run_footprint(tiny(1, "table_wise", "  trace: {layout: clustered}")).shared,
+                 "synthetic trace profiles"),
+            2 * base);
+}
+
 TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
   // Training: 14 tasks per GPU per iteration for table_wise (11, the dense optimizer's step, the
   // host's step and the input AlltoAll, on by default: simulation.pipeline.input_alltoall);
@@ -169,17 +186,22 @@ TEST(ResourceEstimate, RunsCombineKeptPeakAndOutput) {
   const RunFootprint f1 = run_footprint(runs[0]), f4 = run_footprint(runs[1]),
                      f2 = run_footprint(runs[2]);
   const double kept = f1.kept_bytes() + f4.kept_bytes() + f2.kept_bytes();
+  // The same tables at every point: their trace profiles are shared, counted once.
+  const double shared = f1.shared_bytes();
+  EXPECT_GT(shared, 0);
+  EXPECT_EQ(f4.shared_bytes(), shared);
   // One job: the kept bytes of all, the peak of the largest (4 nodes).
-  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, false}).total_bytes, kept + f4.peak_bytes());
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, false}).total_bytes,
+                   kept + f4.peak_bytes() + shared);
   // Two jobs: two peaks in flight; five jobs for three runs: three.
   EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{2, false}).total_bytes,
-                   kept + 2 * f4.peak_bytes());
+                   kept + 2 * f4.peak_bytes() + shared);
   EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{5, false}).total_bytes,
-                   kept + 3 * f4.peak_bytes());
+                   kept + 3 * f4.peak_bytes() + shared);
   // --out: the text of every report, 1.5 times (the copy made while rendering).
-  EXPECT_DOUBLE_EQ(
-      estimate_memory(runs, RunShape{1, true}).total_bytes,
-      kept + f4.peak_bytes() + 1.5 * (f1.output_bytes() + f4.output_bytes() + f2.output_bytes()));
+  EXPECT_DOUBLE_EQ(estimate_memory(runs, RunShape{1, true}).total_bytes,
+                   kept + f4.peak_bytes() + shared +
+                       1.5 * (f1.output_bytes() + f4.output_bytes() + f2.output_bytes()));
   // Items are sorted largest first.
   const ResourceEstimate e = estimate_memory(runs, RunShape{2, true});
   for (std::size_t i = 1; i < e.items.size(); ++i)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
 
 #include "support/power_law_table.hpp"
 
@@ -44,17 +45,61 @@ TEST(SharedProfiles, EveryPartOfTheKeyTellsProfilesApart) {
             base.get());
 }
 
-TEST(SharedProfiles, KeepsTheLastOnesMadeAndBuildsAgainAfter) {
-  EmbeddingTable t = testing::power_law_table("t", 1000, 1.0, PoolingSpec::fixed_at(1));
-  const auto first = shared_power_law_profile(t, HotRowLayout::scattered, 1, {});
-  const PowerLawProfile* first_address = first.get();
-  for (std::uint64_t seed = 2; seed < 2 + detail::kSharedProfiles; ++seed) {
+// Profiles of distinct seeds of `t`, none held, enough to pass the budget of kept profiles.
+void fill_past_the_budget(const EmbeddingTable& t, std::uint64_t first_seed) {
+  const std::size_t each = PowerLawProfile::memory_bytes(t, HotRowLayout::scattered);
+  const std::uint64_t count = detail::kSharedProfileBytes / each + 2;
+  for (std::uint64_t seed = first_seed; seed < first_seed + count; ++seed) {
     (void)shared_power_law_profile(t, HotRowLayout::scattered, seed, {});
   }
-  // The first has left the shared set; a holder keeps it alive, and a new call builds another.
+}
+
+TEST(SharedProfiles, KeepsTheLastUsedWithinTheBudgetAndBuildsAgainAfter) {
+  // A billion rows: the largest head index (4096 ranks, about 128 KiB counted a profile).
+  const EmbeddingTable t =
+      testing::power_law_table("t", 1'000'000'000, 1.0, PoolingSpec::fixed_at(1));
+  auto first = shared_power_law_profile(t, HotRowLayout::scattered, 1, {});
+  const std::weak_ptr<const PowerLawProfile> watch = first;
+  first.reset();
+  // Nobody holds it, but it is among the last used: the next call gets it back.
+  EXPECT_FALSE(watch.expired());
+  EXPECT_EQ(shared_power_law_profile(t, HotRowLayout::scattered, 1, {}).get(), watch.lock().get());
+  // Newer profiles push it out of the budget; it is freed, and a new call builds another with
+  // the same numbers.
+  fill_past_the_budget(t, 1'000'000);
+  EXPECT_TRUE(watch.expired());
   const auto again = shared_power_law_profile(t, HotRowLayout::scattered, 1, {});
-  EXPECT_NE(again.get(), first_address);
-  EXPECT_EQ(again->mass({0, 500}, RowSpace::row_id), first->mass({0, 500}, RowSpace::row_id));
+  const PowerLawProfile fresh(t, HotRowLayout::scattered, 1);
+  EXPECT_EQ(again->mass({0, 500'000}, RowSpace::row_id),
+            fresh.mass({0, 500'000}, RowSpace::row_id));
+}
+
+TEST(SharedProfiles, AProfileStillHeldIsSharedPastTheBudget) {
+  // Sweep points running at once share their tables' profiles however many there are.
+  const EmbeddingTable t =
+      testing::power_law_table("t", 1'000'000'000, 0.9, PoolingSpec::fixed_at(1));
+  const auto held = shared_power_law_profile(t, HotRowLayout::scattered, 1, {});
+  fill_past_the_budget(t, 2'000'000);
+  EXPECT_EQ(shared_power_law_profile(t, HotRowLayout::scattered, 1, {}).get(), held.get());
+}
+
+TEST(SharedProfiles, MemoryCountsTheHeadIndexOfTheScatteredLayoutOnly) {
+  const EmbeddingTable big =
+      testing::power_law_table("big", 1'000'000, 1.0, PoolingSpec::fixed_at(1));
+  const EmbeddingTable small =
+      testing::power_law_table("small", 100, 1.0, PoolingSpec::fixed_at(1));
+  const auto scattered = [](const EmbeddingTable& t, std::uint64_t head) {
+    return PowerLawProfile::memory_bytes(t, HotRowLayout::scattered, PowerLawOptions{head});
+  };
+  // 32 B a head rank (ids, probabilities, log1p(-p), prefix sums): 4096 - 64 ranks more.
+  EXPECT_EQ(scattered(big, 4096) - scattered(big, 64), (4096u - 64u) * 32u);
+  // A table of 100 rows has a head of 100 ranks whatever the option.
+  EXPECT_EQ(scattered(small, 4096), scattered(small, 100));
+  EXPECT_EQ(scattered(small, 4096) - scattered(small, 64), (100u - 64u) * 32u);
+  // The clustered layout answers row ids from ranks: no head index.
+  EXPECT_LT(PowerLawProfile::memory_bytes(big, HotRowLayout::clustered), 1024u);
+  EXPECT_EQ(PowerLawProfile::memory_bytes(big, HotRowLayout::clustered),
+            PowerLawProfile::memory_bytes(small, HotRowLayout::clustered));
 }
 
 TEST(SharedProfiles, ABadTableThrowsAsTheConstructorDoesEvenAfterAGoodOne) {

@@ -33,14 +33,18 @@ struct MemoryItem {
 // `peak` is the largest working set while one plan is made and simulated (freed after), `output`
 // is the text of the report files rendered at once by `--out` (counted once, for all runs),
 // `chrome_trace` the text `run --trace-out` accumulates over all plans before writing it.
+// `shared` is what the runs of a process share when their tables are the same (the synthetic
+// trace's power-law profiles, trace/shared_profiles.hpp): the largest run's, counted once.
 struct RunFootprint {
   std::vector<MemoryItem> kept;
   std::vector<MemoryItem> peak;
   std::vector<MemoryItem> output;
   std::vector<MemoryItem> chrome_trace;
+  std::vector<MemoryItem> shared;
   double kept_bytes() const;
   double peak_bytes() const;
   double output_bytes() const;
+  double shared_bytes() const;
 };
 
 struct RunShape {
@@ -52,7 +56,8 @@ struct RunShape {
 struct ResourceEstimate {
   double total_bytes = 0;
   // The terms, largest first (for the message): kept terms summed over runs, the peak of the
-  // largest run times the runs in flight, output text summed over runs.
+  // largest run times the runs in flight, the largest shared terms once, output text summed
+  // over runs.
   std::vector<MemoryItem> items;
 };
 

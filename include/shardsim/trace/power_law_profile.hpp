@@ -23,8 +23,8 @@ namespace shardsim {
 struct PowerLawOptions {
   // Under the scattered layout, the hottest `head_ranks` ranks are located exactly through the
   // hash; the rest of the mass is spread over the other rows by their count. All ranks are exact
-  // when the table has no more rows than this. Costs 24 bytes per head rank, once a row-id query
-  // is made.
+  // when the table has no more rows than this. Costs 32 bytes per head rank, once a row-id query
+  // is made (PowerLawProfile::memory_bytes).
   std::uint64_t head_ranks = 4096;
 };
 
@@ -34,6 +34,12 @@ class PowerLawProfile final : public AccessProfile {
   PowerLawProfile(const EmbeddingTable& table, HotRowLayout layout, std::uint64_t seed,
                   PowerLawOptions options = {});
   ~PowerLawProfile() override;
+
+  // The most memory a profile of `table` holds: the object, its heavy hitters' two arrays and,
+  // under the scattered layout, the head index a row-id query builds (32 B a head rank). What the
+  // shared profiles of a process (trace/shared_profiles.hpp) and the memory estimate count.
+  static std::size_t memory_bytes(const EmbeddingTable& table, HotRowLayout layout,
+                                  PowerLawOptions options = {});
 
   std::uint64_t num_rows() const override { return rows_; }
   double mass(RowRange rows, RowSpace space) const override;
