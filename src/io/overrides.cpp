@@ -37,7 +37,7 @@ YAML::Node node_at(const YAML::Node& root, std::span<const PathStep> steps) {
 
 // `root` without the map entry `steps` names; a key that is not there is nothing to remove.
 YAML::Node remove_at_path(const YAML::Node& root, const std::vector<PathStep>& steps,
-                          const std::string& key) {
+                          const std::string& key, YamlArena& arena) {
   if (steps.back().is_index) {
     throw InputError(SourceLocation{}, key, "'~' removes a key, not a list element",
                      "give the whole list instead, e.g. --set placement.planner=[table_wise]");
@@ -45,10 +45,10 @@ YAML::Node remove_at_path(const YAML::Node& root, const std::vector<PathStep>& s
   const std::span<const PathStep> parent_steps(steps.data(), steps.size() - 1);
   const YAML::Node parent = node_at(root, parent_steps);
   if (!parent.IsDefined() || !parent.IsMap() || !parent[steps.back().key]) return root;
-  const YAML::Node smaller = without_key(parent, steps.back().key);
+  const YAML::Node smaller = without_key(parent, steps.back().key, &arena);
   if (parent_steps.empty()) return smaller;
   return set_at_path(root, std::vector<PathStep>(parent_steps.begin(), parent_steps.end()), smaller,
-                     std::nullopt, SourceLocation{}, key);
+                     std::nullopt, SourceLocation{}, key, &arena);
 }
 
 }  // namespace
@@ -72,6 +72,7 @@ Override parse_override(const std::string& text) {
 }
 
 void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides) {
+  YamlArena arena;  // the input's pool is joined once, not once per node copied (yaml_path.hpp)
   for (const Override& o : overrides) {
     const std::string key = "--set " + o.key;
     const std::vector<PathStep> steps = parse_yaml_path(o.key, SourceLocation{}, key);
@@ -92,10 +93,10 @@ void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides) {
                        "a scenario is a mapping with cluster:, model:, workload:, ...");
     }
     if (value.IsNull()) {  // `--set key=~` (or `null`): remove the key (docs/scenario.md)
-      root.reset(remove_at_path(root, steps, key));
+      root.reset(remove_at_path(root, steps, key, arena));
       continue;
     }
-    root.reset(set_at_path(root, steps, value, std::nullopt, SourceLocation{}, key));
+    root.reset(set_at_path(root, steps, value, std::nullopt, SourceLocation{}, key, &arena));
   }
 }
 

@@ -193,7 +193,10 @@ std::vector<YamlSweepPoint> expand_sweep(const YAML::Node& root, const std::stri
   const auto sweep = doc.find("sweep");
   const std::vector<GroupSource> groups =
       sweep ? read_groups(*sweep, max_points) : std::vector<GroupSource>{};
-  const YAML::Node base = without_key(root, "sweep");
+  // Every point's document joins one pool (yaml_path.hpp, YamlArena): without it, each point
+  // cost the size of the whole input, sweep block included.
+  YamlArena arena;
+  const YAML::Node base = without_key(root, "sweep", &arena);
   if (groups.empty()) return {YamlSweepPoint{"", base}};
 
   std::size_t total = 1;
@@ -208,7 +211,8 @@ std::vector<YamlSweepPoint> expand_sweep(const YAML::Node& root, const std::stri
     for (std::size_t k = 0; k < groups.size(); ++k) {
       for (const AxisSource& a : groups[k].axes) {
         const YAML::Node& value = a.axis.values[digit[k]].node();
-        point.document = set_at_path(point.document, a.steps, value, a.key_mark, a.where, a.path);
+        point.document =
+            set_at_path(point.document, a.steps, value, a.key_mark, a.where, a.path, &arena);
         if (!point.label.empty()) point.label += ',';
         point.label += a.axis.key + "=" + render_yaml_value(value);
       }

@@ -62,7 +62,14 @@ struct SetContext {
   const std::optional<YAML::Mark>& new_node_mark;
   const SourceLocation& where;
   const std::string& key;
+  YamlArena* arena;
 };
+
+// A new node that will hold nodes of the input: in the arena's pool when there is one.
+YAML::Node joined(YAML::Node node, YamlArena* arena) {
+  if (arena) arena->adopt(node);
+  return node;
+}
 
 YAML::Node set_rec(const YAML::Node& node, std::size_t depth, const SetContext& ctx) {
   if (depth == ctx.all.size()) return ctx.value;
@@ -83,7 +90,8 @@ YAML::Node set_rec(const YAML::Node& node, std::size_t depth, const SetContext& 
                            ? std::string("the list is empty")
                            : fmt::format("valid indices are 0 to {}", node.size() - 1));
     }
-    YAML::Node copy = fresh_node_at(mark_of(node), YAML::NodeType::Sequence, "[]");
+    YAML::Node copy =
+        joined(fresh_node_at(mark_of(node), YAML::NodeType::Sequence, "[]"), ctx.arena);
     std::size_t i = 0;
     for (auto it = node.begin(); it != node.end(); ++it, ++i) {
       const YAML::Node element = *it;
@@ -100,7 +108,7 @@ YAML::Node set_rec(const YAML::Node& node, std::size_t depth, const SetContext& 
         "check the dotted key against the scenario reference (docs/scenario.md)");
   }
   const std::optional<YAML::Mark> here = empty ? ctx.new_node_mark : mark_of(node);
-  YAML::Node copy = fresh_node_at(here, YAML::NodeType::Map, "{}");
+  YAML::Node copy = joined(fresh_node_at(here, YAML::NodeType::Map, "{}"), ctx.arena);
   bool found = false;
   if (!empty) {
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -113,8 +121,9 @@ YAML::Node set_rec(const YAML::Node& node, std::size_t depth, const SetContext& 
     }
   }
   if (!found) {
-    copy.force_insert(fresh_node_at(ctx.new_node_mark, YAML::NodeType::Scalar, step.key),
-                      set_rec(YAML::Node(), depth + 1, ctx));
+    copy.force_insert(
+        joined(fresh_node_at(ctx.new_node_mark, YAML::NodeType::Scalar, step.key), ctx.arena),
+        set_rec(YAML::Node(), depth + 1, ctx));
   }
   return copy;
 }
@@ -176,16 +185,16 @@ std::string path_to_string(const std::vector<PathStep>& steps, std::size_t count
 
 YAML::Node set_at_path(const YAML::Node& root, const std::vector<PathStep>& steps,
                        const YAML::Node& value, const std::optional<YAML::Mark>& new_node_mark,
-                       const SourceLocation& where, const std::string& key) {
+                       const SourceLocation& where, const std::string& key, YamlArena* arena) {
   const std::lock_guard lock(shared_node_mutex());
-  const SetContext ctx{steps, value, new_node_mark, where, key};
+  const SetContext ctx{steps, value, new_node_mark, where, key, arena};
   return set_rec(root, 0, ctx);
 }
 
-YAML::Node without_key(const YAML::Node& map, std::string_view key) {
+YAML::Node without_key(const YAML::Node& map, std::string_view key, YamlArena* arena) {
   if (!map.IsDefined() || !map.IsMap()) return map;
   const std::lock_guard lock(shared_node_mutex());
-  YAML::Node copy = fresh_node_at(mark_of(map), YAML::NodeType::Map, "{}");
+  YAML::Node copy = joined(fresh_node_at(mark_of(map), YAML::NodeType::Map, "{}"), arena);
   for (auto it = map.begin(); it != map.end(); ++it) {
     if (it->first.IsScalar() && it->first.Scalar() == key) continue;
     copy.force_insert(it->first, it->second);

@@ -35,6 +35,22 @@ std::vector<PathStep> parse_yaml_path(std::string_view text, const SourceLocatio
 // The path written back as text (`a.b[2].c`), up to (not including) step `count`.
 std::string path_to_string(const std::vector<PathStep>& steps, std::size_t count);
 
+// Where the nodes set_at_path and without_key create join their input's memory pool, for many
+// documents built from one input. yaml-cpp keeps a document's nodes in one pool; putting a node
+// of one pool into a map or list of another copies every entry of the second's pool into the
+// first's (memory_holder::merge). Each new map or list along a path is a new pool, so without an
+// arena every document built costs the input's size, per level of the path: expanding the 100
+// points of a 500 kB sweep took a minute (docs/performance.md, "Sweep expansion"). With one,
+// the input's pool joins the arena's once, and each new node joins it at the cost of its own
+// few nodes. Used only under set_at_path's and without_key's lock.
+class YamlArena {
+ public:
+  void adopt(const YAML::Node& node) { pool_.push_back(node); }
+
+ private:
+  YAML::Node pool_{YAML::NodeType::Sequence};
+};
+
 // Returns a document equal to `root` with `value` set at `steps`, creating missing map keys (a
 // null value counts as an empty map). Nodes created for missing keys get the source position
 // `new_node_mark` when given (so a later error about them points there), none otherwise. An
@@ -42,11 +58,12 @@ std::string path_to_string(const std::vector<PathStep>& steps, std::size_t count
 // InputError at `where` naming `key`. `root` itself is not changed.
 YAML::Node set_at_path(const YAML::Node& root, const std::vector<PathStep>& steps,
                        const YAML::Node& value, const std::optional<YAML::Mark>& new_node_mark,
-                       const SourceLocation& where, const std::string& key);
+                       const SourceLocation& where, const std::string& key,
+                       YamlArena* arena = nullptr);
 
 // `map` without the entry `key` (a shallow copy that keeps the source position). Not a map:
 // returned unchanged.
-YAML::Node without_key(const YAML::Node& map, std::string_view key);
+YAML::Node without_key(const YAML::Node& map, std::string_view key, YamlArena* arena = nullptr);
 
 // A deep copy with no source positions (for values that do not come from the scenario file,
 // such as `--set` values, whose positions would refer to the flag's text).

@@ -82,6 +82,37 @@ TEST(ScenarioSweep, ExampleSweepsNodes) {
   }
 }
 
+TEST(ScenarioSweep, TableListPointsAreTheirOwnAndKeepTheirLines) {
+  // Points whose values are whole table lists (NeuroShard's task files) share one pool of nodes
+  // (YamlArena): each must still read its own list, at its own lines, and leave the input as it
+  // was.
+  const YAML::Node doc = tiny_doc_plus(
+      "sweep:\n"
+      "  model.tables:\n"
+      "    - [{name: x, rows: 10, dim: 4, pooling: 1}]\n"
+      "    - [{name: y, rows: 20, dim: 4, pooling: 1}, {name: z, rows: 30, dim: 8, pooling: 1}]\n"
+      "    - [{name: w, rows: abc, dim: 4, pooling: 1}]");
+  const auto points = expand_sweep(doc, "sw.yaml");
+  ASSERT_EQ(points.size(), 3u);
+  const Scenario first = load_scenario(points[0].document, "sw.yaml");
+  ASSERT_EQ(first.model.tables.size(), 1u);
+  EXPECT_EQ(first.model.tables[0].name, "x");
+  EXPECT_EQ(first.model.tables[0].rows, 10u);
+  const Scenario second = load_scenario(points[1].document, "sw.yaml");
+  ASSERT_EQ(second.model.tables.size(), 2u);
+  EXPECT_EQ(second.model.tables[1].rows, 30u);
+  try {
+    (void)load_scenario(points[2].document, "sw.yaml");
+    ADD_FAILURE() << "rows: abc must fail";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 22) << e.what();  // the third list's line
+  }
+  // The input keeps its own tables (a and b) and its sweep.
+  ASSERT_EQ(doc["model"]["tables"].size(), 2u);
+  EXPECT_EQ(doc["model"]["tables"][0]["name"].Scalar(), "a");
+  EXPECT_EQ(doc["sweep"]["model.tables"].size(), 3u);
+}
+
 TEST(ScenarioSweep, PointsKeepSourceLines) {
   // A bad value elsewhere in a point still reports its own line (9), not line 1.
   const YAML::Node doc = parse_yaml(
