@@ -22,6 +22,7 @@
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/model_summary_writer.hpp"
+#include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/plan/model_summary.hpp"
@@ -201,7 +202,8 @@ int cmd_validate(const CommonFlags& f, const std::string& path) {
   const ModelSummary summary =
       summarize_model(s.model, s.workload, s.cluster.preset, s.cluster.nodes);
   const std::string heading =
-      sweep ? fmt::format("model (sweep point 1 of {}: {})", runs.size(), runs.labels.front())
+      sweep ? fmt::format("model (sweep point 1 of {}: {})", runs.size(),
+                          report_format::shown_sweep_point(runs.labels.front()))
             : std::string("model");
   if (f.format == "json") {
     nlohmann::ordered_json j;

@@ -78,7 +78,7 @@ std::string show_noise(const MetricComparison& m, double k) {
 
 std::string pair_title(const PairComparison& p) {
   std::string t = fmt::format("{} | planner {}", p.scenario, p.planner);
-  if (!p.sweep_point.empty()) t += " | sweep " + p.sweep_point;
+  if (!p.sweep_point.empty()) t += " | sweep " + rf::shown_sweep_point(p.sweep_point);
   if (p.seeds.size() == 1) t += fmt::format(" | seed {}", p.seeds.front());
   if (p.seeds.size() > 1) {
     t += fmt::format(" | {} seeds ({}), means", p.seeds.size(), fmt::join(p.seeds, ", "));
@@ -88,7 +88,7 @@ std::string pair_title(const PairComparison& p) {
 
 std::string pair_name(const PairComparison& p) {
   std::string t = p.scenario + " / " + p.planner;
-  if (!p.sweep_point.empty()) t += " / " + p.sweep_point;
+  if (!p.sweep_point.empty()) t += " / " + rf::shown_sweep_point(p.sweep_point);
   return t;
 }
 

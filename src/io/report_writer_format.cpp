@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -83,6 +84,65 @@ void TextTable::write(std::ostream& out, int indent) const {
   for (const auto& row : rows_) {
     write_line([&](std::size_t c) -> const std::string& { return row[c]; });
   }
+}
+
+namespace {
+
+bool is_key_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_key_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.' ||
+         c == '[' || c == ']';
+}
+
+// Whether `label` from `at` holds a sweep key and '=' (`model.tables[0].rows=`).
+bool key_follows(std::string_view label, std::size_t at) {
+  if (at >= label.size() || !is_key_start(label[at])) return false;
+  std::size_t i = at;
+  while (i < label.size() && is_key_char(label[i])) ++i;
+  return i < label.size() && label[i] == '=';
+}
+
+std::string shown_value(std::string_view value) {
+  if (value.size() <= kShownSweepValueChars) return std::string(value);
+  std::size_t keep = 40;  // not inside a UTF-8 character
+  while (keep > 0 && (static_cast<unsigned char>(value[keep]) & 0xC0) == 0x80) --keep;
+  return std::string(value.substr(0, keep)) + "...";
+}
+
+}  // namespace
+
+std::string shown_sweep_point(std::string_view label) {
+  std::string out;
+  std::size_t start = 0;  // of the current key=value
+  int depth = 0;
+  char quote = 0;
+  const auto flush = [&](std::size_t end) {
+    const std::string_view part = label.substr(start, end - start);
+    const std::size_t eq = part.find('=');
+    if (!out.empty()) out += ',';
+    out += eq == std::string_view::npos
+               ? shown_value(part)
+               : std::string(part.substr(0, eq + 1)) + shown_value(part.substr(eq + 1));
+  };
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    const char c = label[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0 && key_follows(label, i + 1)) {
+      flush(i);
+      start = i + 1;
+    }
+  }
+  if (start < label.size()) flush(label.size());
+  return out;
 }
 
 }  // namespace shardsim::report_format

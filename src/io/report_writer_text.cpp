@@ -132,7 +132,7 @@ std::string header_line(const Report& r, std::size_t index, std::size_t count) {
   line += fmt::format("scenario {} | planner {} | preset {} | {} GPUs on {} node{} | {}",
                       r.scenario, r.planner, r.preset, r.num_gpus, r.num_nodes,
                       r.num_nodes == 1 ? "" : "s", r.mode);
-  if (!r.sweep_point.empty()) line += " | sweep " + r.sweep_point;
+  if (!r.sweep_point.empty()) line += " | sweep " + rf::shown_sweep_point(r.sweep_point);
   return line;
 }
 
@@ -350,16 +350,17 @@ void write_comparison(std::ostream& out, std::span<const Report> reports) {
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Report& r = reports[i];
     const bool t = report_has_timing(r);
-    std::vector<std::string> cells{std::to_string(i),
-                                   r.planner,
-                                   r.sweep_point.empty() ? "-" : r.sweep_point,
-                                   t ? ms(r.iteration_time.mean_s) : na(),
-                                   t ? rf::thousands(r.qps) : na(),
-                                   t ? ratio(r.imbalance_ratio) : na(),
-                                   report_has_plan(r) ? ratio(r.degree_of_balance) : na(),
-                                   gb(r.memory_max_bytes),
-                                   t ? "yes" : "NO",
-                                   best == i ? "<- best" : ""};
+    std::vector<std::string> cells{
+        std::to_string(i),
+        r.planner,
+        r.sweep_point.empty() ? "-" : rf::shown_sweep_point(r.sweep_point),
+        t ? ms(r.iteration_time.mean_s) : na(),
+        t ? rf::thousands(r.qps) : na(),
+        t ? ratio(r.imbalance_ratio) : na(),
+        report_has_plan(r) ? ratio(r.degree_of_balance) : na(),
+        gb(r.memory_max_bytes),
+        t ? "yes" : "NO",
+        best == i ? "<- best" : ""};
     if (scaling) {
       cells.insert(cells.begin() + 5, std::isfinite(r.scaling_factor)
                                           ? rf::fixed(100 * r.scaling_factor, 1)

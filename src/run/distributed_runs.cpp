@@ -22,6 +22,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/point_checkpoint.hpp"
+#include "shardsim/io/report_format.hpp"
 #include "shardsim/run/run_scenario.hpp"
 #include "shardsim/run/work_messages.hpp"
 
@@ -375,7 +376,8 @@ class Coordinator final : public RunExecutor {
       return fmt::format("run {} of {}{}", job.k + 1, job.batch->total, file);
     }
     if (job.batch->total == 1) return "the run" + file + " at " + job.task->label;
-    return fmt::format("run {} of {}{} at {}", job.k + 1, job.batch->total, file, job.task->label);
+    return fmt::format("run {} of {}{} at {}", job.k + 1, job.batch->total, file,
+                       report_format::shown_sweep_point(job.task->label));
   }
 
   // The launcher is ending the job (a rank died, or it was cancelled): say what was running and

@@ -12,6 +12,7 @@
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
 #include "shardsim/core/progress_cadence.hpp"
+#include "shardsim/io/report_format.hpp"
 #include "shardsim/io/scenario_document.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/metrics/scaling_factor.hpp"
@@ -53,8 +54,10 @@ Scenario load_scenario_at_point(const ScenarioDocument& document, const std::str
     if (label.empty()) throw;
     // Which point: a value may be valid at one point and not at another (a global batch that
     // divides among 8 GPUs but not 24).
-    throw InputError(e.where(), e.key(), fmt::format("at sweep point {}: {}", label, e.problem()),
-                     e.hint());
+    throw InputError(
+        e.where(), e.key(),
+        fmt::format("at sweep point {}: {}", report_format::shown_sweep_point(label), e.problem()),
+        e.hint());
   }
 }
 
@@ -198,7 +201,9 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
       std::string planners;
       for (const Report& r : results[i]) planners += (planners.empty() ? "" : ", ") + r.planner;
       log_info("finished {} ({})",
-               runs.labels[i].empty() ? std::string("the scenario") : runs.labels[i], planners);
+               runs.labels[i].empty() ? std::string("the scenario")
+                                      : report_format::shown_sweep_point(runs.labels[i]),
+               planners);
     }
   });
   progress.finish();

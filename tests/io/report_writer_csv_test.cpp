@@ -248,6 +248,30 @@ TEST(ReportWriterFormat, FixedDurationAndCsv) {
   EXPECT_EQ(rf::csv_field("two\nlines"), "\"two\nlines\"");
 }
 
+TEST(ReportWriterFormat, ShownSweepPointCutsLongValuesKeyByKey) {
+  namespace rf = report_format;
+  // Short labels as written, commas inside values and list indices in keys included.
+  EXPECT_EQ(rf::shown_sweep_point("cluster.nodes=2"), "cluster.nodes=2");
+  EXPECT_EQ(
+      rf::shown_sweep_point("placement.planner=[table_wise, row_wise],model.tables[1].rows=10"),
+      "placement.planner=[table_wise, row_wise],model.tables[1].rows=10");
+  // A 65-character value: its first 40 and "..."; the next key keeps its own value.
+  const std::string list = "[" + std::string(63, 'a') + "]";
+  EXPECT_EQ(rf::shown_sweep_point("model.tables=" + list + ",cluster.nodes=4"),
+            "model.tables=[" + std::string(39, 'a') + "...,cluster.nodes=4");
+  // 64 characters are shown whole.
+  const std::string edge = "[" + std::string(62, 'b') + "]";
+  EXPECT_EQ(rf::shown_sweep_point("k=" + edge), "k=" + edge);
+  // A ',' followed by 'key=' inside brackets or quotes does not split the label.
+  const std::string quoted = "{name: \"x,y=1\", rows: [1,a=2]," + std::string(60, 'c') + "}";
+  EXPECT_EQ(rf::shown_sweep_point("m=" + quoted + ",n=1"), "m=" + quoted.substr(0, 40) + "...,n=1");
+  // The cut does not split a UTF-8 character: "x" and two-byte characters, the 20th at bytes
+  // 39-40, so 39 bytes are kept.
+  std::string accented = "x";
+  for (int i = 0; i < 40; ++i) accented += "\u00e9";
+  EXPECT_EQ(rf::shown_sweep_point("name=" + accented), "name=" + accented.substr(0, 39) + "...");
+}
+
 TEST(ReportWriterFormat, TextTableRejectsTooManyCells) {
   report_format::TextTable t({{"a", report_format::TextTable::Align::left}});
   EXPECT_THROW(t.add_row({"1", "2"}), std::logic_error);

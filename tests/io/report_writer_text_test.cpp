@@ -57,6 +57,17 @@ TEST(ReportWriterText, HeaderLineNamesTheRun) {
   EXPECT_FALSE(has(text_of({test::make_report()}), "sweep"));
 }
 
+TEST(ReportWriterText, ALongSweepValueIsCutInTheHeaderAndTheComparison) {
+  // A sweep over whole table lists: the text shows each value's first 40 characters.
+  const std::string label = "model.tables=[" + std::string(100, 't') + "],cluster.nodes=2";
+  const std::string t =
+      text_of({test::make_report(4, "table_wise", label), test::make_report(4, "row_wise", label)});
+  const std::string shown = "model.tables=[" + std::string(39, 't') + "...,cluster.nodes=2";
+  EXPECT_TRUE(has(lines_of(t).at(0), "sweep " + shown)) << lines_of(t).at(0);
+  EXPECT_FALSE(has(t, std::string(41, 't'))) << t;
+  EXPECT_TRUE(has(t.substr(t.find("comparison:")), shown)) << t;
+}
+
 TEST(ReportWriterText, GpuTableHasUnitsAndRoundedNumbers) {
   const std::vector<std::string> table = gpu_table(text_of({test::make_report()}));
   ASSERT_EQ(table.size(), 5u);  // header + 4 GPUs

@@ -32,6 +32,14 @@ std::string csv_number(double value);
 // embedded double quotes doubled.
 std::string csv_field(std::string_view text);
 
+// A sweep point's label as the text writers show it: each `key=value` of the label as written,
+// except a value longer than kShownSweepValueChars, shown as its first 40 characters and "..."
+// (cut on a UTF-8 character). A label splits into its keys at each ',' outside brackets, braces
+// and quotes that a key and '=' follow. The reports' `sweep_point` (JSON, CSV) keeps the whole
+// label, which compare and the point checkpoints key on.
+inline constexpr std::size_t kShownSweepValueChars = 64;
+std::string shown_sweep_point(std::string_view label);
+
 // A table of text cells with aligned columns: left-aligned columns for names, right-aligned for
 // numbers. Columns are separated by two spaces; each line is prefixed by `indent` spaces; no
 // line carries trailing spaces.
