@@ -277,7 +277,10 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
     if (feet.back().peak_bytes() > feet[largest].peak_bytes()) largest = i;
     if (feet.back().shared_bytes() > feet[largest_shared].shared_bytes()) largest_shared = i;
   }
-  const double shared = feet[largest_shared].shared_bytes();
+  // The runs at once share one set (the same tables); the previous point's set is kept for the
+  // next (trace/shared_profiles.hpp), so with several runs two sets at most.
+  const double shared_sets = runs.size() > 1 ? 2 : 1;
+  const double shared = feet[largest_shared].shared_bytes() * shared_sets;
   const double in_flight =
       static_cast<double>(std::min<std::size_t>(runs.size(), std::max(1, shape.jobs)));
   const double peak = feet[largest].peak_bytes() * in_flight;
@@ -288,7 +291,8 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   e.total_bytes = kept + peak + shared + out_total + trace_total;
 
   // Items: one run's terms when there is one run; otherwise summed kept terms by kind, the
-  // largest run's peak terms scaled by the runs in flight and the largest shared terms once.
+  // largest run's peak terms scaled by the runs in flight and the largest shared terms once (twice
+  // with several runs).
   const std::string runs_text =
       runs.size() == 1 ? std::string() : fmt::format("{} runs: ", count(runs.size()));
   for (std::size_t k = 0; k < feet.front().kept.size(); ++k) {
@@ -300,7 +304,11 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
       in_flight > 1 ? fmt::format("{} runs at once: ", count(in_flight)) : std::string();
   for (const auto& i : feet[largest].peak)
     e.items.push_back({flight_text + i.what, i.bytes * in_flight});
-  for (const auto& i : feet[largest_shared].shared) e.items.push_back(i);
+  for (const auto& i : feet[largest_shared].shared) {
+    e.items.push_back(
+        {shared_sets > 1 ? i.what + ", and the previous point's kept for the next" : i.what,
+         i.bytes * shared_sets});
+  }
   if (shape.writes_out_dir) {
     e.items.push_back({runs_text + feet[largest].output.front().what, out_total});
   }

@@ -25,6 +25,7 @@ struct Entry {
   std::shared_ptr<const PowerLawProfile> kept;  // set while among the last used (the budget)
   std::size_t bytes = 0;                        // PowerLawProfile::memory_bytes
   std::uint64_t last_use = 0;                   // its key in SharedProfiles::order while kept
+  std::uint64_t user = 0;                       // SharedProfiles::user when last asked for
 };
 using Entries = std::map<Key, Entry>;
 
@@ -33,6 +34,7 @@ struct SharedProfiles {
   Entries by_key;
   std::map<std::uint64_t, Entries::iterator> order;  // the kept entries by last use, oldest first
   std::uint64_t uses = 0;
+  std::uint64_t user = 0;  // begin_shared_profile_user calls so far
   std::size_t kept_bytes = 0;
   std::size_t entries_after_last_purge = 0;
 
@@ -40,6 +42,7 @@ struct SharedProfiles {
   // while the kept ones take more than kSharedProfileBytes (never the one just used).
   void keep(Entries::iterator it, std::shared_ptr<const PowerLawProfile> profile) {
     Entry& e = it->second;
+    e.user = user;
     if (e.kept) {
       order.erase(e.last_use);
     } else {
@@ -48,13 +51,23 @@ struct SharedProfiles {
     }
     e.last_use = ++uses;
     order.emplace(e.last_use, it);
-    while (kept_bytes > kSharedProfileBytes && order.size() > 1) {
-      const Entries::iterator oldest = order.begin()->second;
-      order.erase(order.begin());
-      kept_bytes -= oldest->second.bytes;
-      oldest->second.kept.reset();
-      if (oldest->second.live.expired()) by_key.erase(oldest);
-    }
+    while (kept_bytes > kSharedProfileBytes && order.size() > 1) drop_oldest();
+  }
+
+  // No longer keeps the profile used longest ago (freed unless someone holds it).
+  void drop_oldest() {
+    const Entries::iterator oldest = order.begin()->second;
+    order.erase(order.begin());
+    kept_bytes -= oldest->second.bytes;
+    oldest->second.kept.reset();
+    if (oldest->second.live.expired()) by_key.erase(oldest);
+  }
+
+  // Keeps only the profiles the newest and the previous user asked for. The kept are ordered by
+  // last use, so those of older users come first.
+  void begin_user() {
+    ++user;
+    while (!order.empty() && order.begin()->second->second.user + 1 < user) drop_oldest();
   }
 
   // Entries neither kept nor held: dropped once the map has doubled since the last purge, so
@@ -102,6 +115,12 @@ std::shared_ptr<const PowerLawProfile> shared_power_law_profile(const EmbeddingT
   it->second.live = profile;
   s.keep(it, profile);
   return profile;
+}
+
+void begin_shared_profile_user() {
+  SharedProfiles& s = shared();
+  std::lock_guard lock(s.m);
+  s.begin_user();
 }
 
 }  // namespace shardsim::detail

@@ -21,14 +21,21 @@ namespace shardsim::detail {
 // The profile PowerLawProfile(table, layout, seed, options) would build, shared with every
 // earlier call of the same rows, alpha, q, heavy hitters, layout, seed and head size while
 // (a) someone still holds that profile (the sweep points running at once share one), or
-// (b) it is among the profiles used last whose PowerLawProfile::memory_bytes add up to at most
-//     kSharedProfileBytes (kept for the next point of a sweep: about 8,000 tables of 4096 head
-//     ranks).
+// (b) it was asked for since the last-but-one begin_shared_profile_user(), that is by the
+//     newest user or the one before (kept for the next point of a sweep), and is among the
+//     profiles used last whose PowerLawProfile::memory_bytes add up to at most
+//     kSharedProfileBytes (about 8,000 tables of 4096 head ranks).
 // Throws as the constructor does.
 inline constexpr std::size_t kSharedProfileBytes = std::size_t{1} << 30;
 std::shared_ptr<const PowerLawProfile> shared_power_law_profile(const EmbeddingTable& table,
                                                                 HotRowLayout layout,
                                                                 std::uint64_t seed,
                                                                 PowerLawOptions options);
+
+// A new user (a trace source) starts taking profiles: the ones no user took since the
+// last-but-one call are no longer kept, unless someone holds them. So a sweep whose points share
+// tables keeps them from point to point, and one whose every point has tables of its own (the
+// NeuroShard tasks) keeps only its last two points' instead of filling kSharedProfileBytes.
+void begin_shared_profile_user();
 
 }  // namespace shardsim::detail

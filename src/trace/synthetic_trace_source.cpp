@@ -62,6 +62,7 @@ struct SyntheticTraceSource::Table {
 SyntheticTraceSource::SyntheticTraceSource(const DlrmModel& model, const Workload& workload,
                                            SyntheticTraceOptions options)
     : workload_(workload), options_(options) {
+  detail::begin_shared_profile_user();  // profiles no recent source took are no longer kept
   tables_.reserve(model.tables.size());
   for (std::size_t i = 0; i < model.tables.size(); ++i)
     tables_.push_back(std::make_unique<Table>(model.tables[i], i, workload, options.profile));

@@ -83,6 +83,31 @@ TEST(SharedProfiles, AProfileStillHeldIsSharedPastTheBudget) {
   EXPECT_EQ(shared_power_law_profile(t, HotRowLayout::scattered, 1, {}).get(), held.get());
 }
 
+TEST(SharedProfiles, KeepsWhatTheNewestOrThePreviousUserTook) {
+  const EmbeddingTable t = testing::power_law_table("t", 50'000, 1.1, PoolingSpec::fixed_at(1));
+  detail::begin_shared_profile_user();
+  auto once = shared_power_law_profile(t, HotRowLayout::scattered, 1, {});
+  auto every = shared_power_law_profile(t, HotRowLayout::scattered, 2, {});
+  const std::weak_ptr<const PowerLawProfile> watch_once = once, watch_every = every;
+  once.reset();
+  every.reset();
+  // The next user (a sweep's next point) finds both.
+  detail::begin_shared_profile_user();
+  EXPECT_FALSE(watch_once.expired());
+  EXPECT_EQ(shared_power_law_profile(t, HotRowLayout::scattered, 2, {}).get(),
+            watch_every.lock().get());
+  // The one after: only what the previous user took is still kept.
+  detail::begin_shared_profile_user();
+  EXPECT_TRUE(watch_once.expired());
+  EXPECT_FALSE(watch_every.expired());
+  EXPECT_EQ(shared_power_law_profile(t, HotRowLayout::scattered, 2, {}).get(),
+            watch_every.lock().get());
+  // A profile someone holds stays shared however many users begin.
+  const auto held = shared_power_law_profile(t, HotRowLayout::scattered, 3, {});
+  for (int i = 0; i < 3; ++i) detail::begin_shared_profile_user();
+  EXPECT_EQ(shared_power_law_profile(t, HotRowLayout::scattered, 3, {}).get(), held.get());
+}
+
 TEST(SharedProfiles, MemoryCountsTheHeadIndexOfTheScatteredLayoutOnly) {
   const EmbeddingTable big =
       testing::power_law_table("big", 1'000'000, 1.0, PoolingSpec::fixed_at(1));
