@@ -14,6 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/metrics/report.hpp"
@@ -230,9 +231,7 @@ RunFootprint run_footprint(const Scenario& s) {
     for (const auto& table : s.model.tables)
       profiles +=
           static_cast<double>(PowerLawProfile::memory_bytes(table, s.workload.trace.layout));
-    f.shared.push_back(
-        {fmt::format("synthetic trace profiles: {} tables (shared by the runs)", count(t)),
-         profiles});
+    f.shared.push_back({fmt::format("synthetic trace profiles: {} tables", count(t)), profiles});
   }
   if (s.workload.trace.file.empty() && s.workload.trace.mode == TraceMode::sampled) {
     double largest_set = 0, largest_bags = 0;
@@ -262,6 +261,29 @@ RunFootprint run_footprint(const Scenario& s) {
   return f;
 }
 
+namespace {
+
+// Whether every run's synthetic trace takes the same power-law profiles: the same tables (as the
+// profiles see them), layout and seed.
+bool same_trace_profiles(std::span<const Scenario> runs) {
+  const auto profile_key = [](const EmbeddingTable& t) {
+    return std::tie(t.rows, t.alpha, t.q, t.heavy_hitters);
+  };
+  const Scenario& first = runs.front();
+  for (const Scenario& r : runs.subspan(1)) {
+    if (r.workload.seed != first.workload.seed ||
+        r.workload.trace.layout != first.workload.trace.layout ||
+        r.model.tables.size() != first.model.tables.size())
+      return false;
+    for (std::size_t i = 0; i < r.model.tables.size(); ++i) {
+      if (profile_key(r.model.tables[i]) != profile_key(first.model.tables[i])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape& shape) {
   ResourceEstimate e;
   if (runs.empty()) return e;
@@ -277,12 +299,13 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
     if (feet.back().peak_bytes() > feet[largest].peak_bytes()) largest = i;
     if (feet.back().shared_bytes() > feet[largest_shared].shared_bytes()) largest_shared = i;
   }
-  // The runs at once share one set (the same tables); the previous point's set is kept for the
-  // next (trace/shared_profiles.hpp), so with several runs two sets at most.
-  const double shared_sets = runs.size() > 1 ? 2 : 1;
-  const double shared = feet[largest_shared].shared_bytes() * shared_sets;
   const double in_flight =
       static_cast<double>(std::min<std::size_t>(runs.size(), std::max(1, shape.jobs)));
+  // Runs of the same tables share one set of profiles (trace/shared_profiles.hpp). Otherwise
+  // each run in flight has its own, and the last finished run's may still be kept for the next.
+  const double shared_sets =
+      same_trace_profiles(runs) ? 1 : std::min(static_cast<double>(runs.size()), in_flight + 1);
+  const double shared = feet[largest_shared].shared_bytes() * shared_sets;
   const double peak = feet[largest].peak_bytes() * in_flight;
   // The text of the largest file is also copied once more while rendered (ostringstream::str()).
   const double out_total = shape.writes_out_dir ? output * 1.5 : 0;
@@ -291,8 +314,8 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   e.total_bytes = kept + peak + shared + out_total + trace_total;
 
   // Items: one run's terms when there is one run; otherwise summed kept terms by kind, the
-  // largest run's peak terms scaled by the runs in flight and the largest shared terms once (twice
-  // with several runs).
+  // largest run's peak terms scaled by the runs in flight and the largest shared terms by the
+  // sets of them held at once.
   const std::string runs_text =
       runs.size() == 1 ? std::string() : fmt::format("{} runs: ", count(runs.size()));
   for (std::size_t k = 0; k < feet.front().kept.size(); ++k) {
@@ -305,9 +328,10 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   for (const auto& i : feet[largest].peak)
     e.items.push_back({flight_text + i.what, i.bytes * in_flight});
   for (const auto& i : feet[largest_shared].shared) {
-    e.items.push_back(
-        {shared_sets > 1 ? i.what + ", and the previous point's kept for the next" : i.what,
-         i.bytes * shared_sets});
+    e.items.push_back({shared_sets > 1   ? fmt::format("{} sets of {}", count(shared_sets), i.what)
+                       : runs.size() > 1 ? i.what + " (one set: every run has these tables)"
+                                         : i.what,
+                       i.bytes * shared_sets});
   }
   if (shape.writes_out_dir) {
     e.items.push_back({runs_text + feet[largest].output.front().what, out_total});

@@ -34,8 +34,9 @@ struct MemoryItem {
 // is the text of the report files rendered at once by `--out` (counted once, for all runs),
 // `chrome_trace` the text `run --trace-out` accumulates over all plans before writing it.
 // `shared` is what the runs of a process share when their tables are the same (the synthetic
-// trace's power-law profiles, trace/shared_profiles.hpp): the largest run's, counted once, or
-// twice when there are several runs (the previous point's set is kept for the next).
+// trace's power-law profiles, trace/shared_profiles.hpp): the largest run's, counted once when
+// every run has the same tables, else once for each run in flight and once more for the last
+// finished run's, kept for the next.
 struct RunFootprint {
   std::vector<MemoryItem> kept;
   std::vector<MemoryItem> peak;
@@ -57,8 +58,8 @@ struct RunShape {
 struct ResourceEstimate {
   double total_bytes = 0;
   // The terms, largest first (for the message): kept terms summed over runs, the peak of the
-  // largest run times the runs in flight, the largest shared terms once (twice with several
-  // runs), output text summed over runs.
+  // largest run times the runs in flight, the largest shared terms times the sets held at once,
+  // output text summed over runs.
   std::vector<MemoryItem> items;
 };
 
