@@ -40,7 +40,7 @@ std::string path_to_string(const std::vector<PathStep>& steps, std::size_t count
 // of one pool into a map or list of another copies every entry of the second's pool into the
 // first's (memory_holder::merge). Each new map or list along a path is a new pool, so without an
 // arena every document built costs the input's size, per level of the path: expanding the 100
-// points of a 500 kB sweep took a minute (docs/performance.md, "Sweep expansion"). With one,
+// points of a 500 kB sweep took half a minute (docs/performance.md, "Sweep expansion"). With one,
 // the input's pool joins the arena's once, and each new node joins it at the cost of its own
 // few nodes. Used only under set_at_path's and without_key's lock.
 class YamlArena {
