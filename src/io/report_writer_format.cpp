@@ -129,7 +129,11 @@ std::string shown_sweep_point(std::string_view label) {
   for (std::size_t i = 0; i < label.size(); ++i) {
     const char c = label[i];
     if (quote) {
-      if (c == quote) quote = 0;
+      if (quote == '"' && c == '\\') {
+        ++i;  // an escape inside double quotes: \" does not end them
+      } else if (c == quote) {
+        quote = 0;
+      }
     } else if (c == '"' || c == '\'') {
       quote = c;
     } else if (c == '[' || c == '{') {

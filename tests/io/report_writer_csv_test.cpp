@@ -265,6 +265,10 @@ TEST(ReportWriterFormat, ShownSweepPointCutsLongValuesKeyByKey) {
   // A ',' followed by 'key=' inside brackets or quotes does not split the label.
   const std::string quoted = "{name: \"x,y=1\", rows: [1,a=2]," + std::string(60, 'c') + "}";
   EXPECT_EQ(rf::shown_sweep_point("m=" + quoted + ",n=1"), "m=" + quoted.substr(0, 40) + "...,n=1");
+  // An escaped quote inside double quotes does not end them: `"a\",b=xx...x"` is one value.
+  const std::string escaped = "\"a\\\",b=" + std::string(70, 'x') + "\"";
+  EXPECT_EQ(rf::shown_sweep_point("m=" + escaped + ",n=2"),
+            "m=" + escaped.substr(0, 40) + "...,n=2");
   // The cut does not split a UTF-8 character: "x" and two-byte characters, the 20th at bytes
   // 39-40, so 39 bytes are kept.
   std::string accented = "x";
