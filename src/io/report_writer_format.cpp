@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "shardsim/io/report_format.hpp"
+#include "yaml_path.hpp"
 
 namespace shardsim::report_format {
 
@@ -91,9 +92,9 @@ namespace {
 bool is_key_start(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
+// A character of a whole key path (yaml_path.hpp): its keys' characters, '.' and indices.
 bool is_key_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.' ||
-         c == '[' || c == ']';
+  return is_path_key_char(c) || c == '.' || c == '[' || c == ']';
 }
 
 // Whether `label` from `at` holds a sweep key and '=' (`model.tables[0].rows=`).
@@ -106,7 +107,7 @@ bool key_follows(std::string_view label, std::size_t at) {
 
 std::string shown_value(std::string_view value) {
   if (value.size() <= kShownSweepValueChars) return std::string(value);
-  std::size_t keep = 40;  // not inside a UTF-8 character
+  std::size_t keep = kShownSweepValueStart;  // not inside a UTF-8 character
   while (keep > 0 && (static_cast<unsigned char>(value[keep]) & 0xC0) == 0x80) --keep;
   return std::string(value.substr(0, keep)) + "...";
 }

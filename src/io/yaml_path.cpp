@@ -8,11 +8,11 @@
 
 namespace shardsim {
 
-namespace {
-
-bool is_key_char(char c) {
+bool is_path_key_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
 }
+
+namespace {
 
 const char* kind_of(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "empty";
@@ -143,7 +143,7 @@ std::vector<PathStep> parse_yaml_path(std::string_view text, const SourceLocatio
   while (i < text.size()) {
     // A key.
     const std::size_t start = i;
-    while (i < text.size() && is_key_char(text[i])) ++i;
+    while (i < text.size() && is_path_key_char(text[i])) ++i;
     if (i == start) {
       throw fail(i < text.size() ? fmt::format("unexpected '{}' at position {}", text[i], i + 1)
                                  : std::string("it ends with '.'"));

@@ -28,6 +28,9 @@ struct PathStep {
   std::size_t index = 0;  // when is_index
 };
 
+// Whether `c` may be part of one key of a path: a letter, a digit, '_' or '-'.
+bool is_path_key_char(char c);
+
 // Parses `a.b[2].c`: keys of letters, digits, '_' and '-', separated by '.', each optionally
 // followed by one or more `[index]`. A syntax error is an InputError at `where`, naming `key`.
 std::vector<PathStep> parse_yaml_path(std::string_view text, const SourceLocation& where,

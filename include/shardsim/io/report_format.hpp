@@ -33,11 +33,12 @@ std::string csv_number(double value);
 std::string csv_field(std::string_view text);
 
 // A sweep point's label as the text writers show it: each `key=value` of the label as written,
-// except a value longer than kShownSweepValueChars, shown as its first 40 characters and "..."
-// (cut on a UTF-8 character). A label splits into its keys at each ',' outside brackets, braces
-// and quotes that a key and '=' follow. The reports' `sweep_point` (JSON, CSV) keeps the whole
-// label, which compare and the point checkpoints key on.
+// except a value longer than kShownSweepValueChars, shown as its first kShownSweepValueStart
+// bytes and "..." (cut back to the start of a UTF-8 character). A label splits into its keys at
+// each ',' outside brackets, braces and quotes that a key and '=' follow. The reports'
+// `sweep_point` (JSON, CSV) keeps the whole label, which compare and the point checkpoints key on.
 inline constexpr std::size_t kShownSweepValueChars = 64;
+inline constexpr std::size_t kShownSweepValueStart = 40;
 std::string shown_sweep_point(std::string_view label);
 
 // A table of text cells with aligned columns: left-aligned columns for names, right-aligned for
