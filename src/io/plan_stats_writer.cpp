@@ -186,6 +186,11 @@ nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {
     kinds[to_string(static_cast<ShardKind>(k))] = st.shards_by_kind[k];
   }
   j["shards_by_kind"] = std::move(kinds);
+  if (!st.planner_counts.empty()) {
+    Json counts = Json::object();
+    for (const PlannerCount& c : st.planner_counts) counts[c.name] = c.value;
+    j["planner_counts"] = std::move(counts);
+  }
   Json bal;
   bal["memory_bytes"] = balance_json(st.memory_bytes);
   bal["lookups"] = balance_json(st.lookups);

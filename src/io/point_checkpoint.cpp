@@ -21,7 +21,8 @@ namespace {
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
 // 2: reports gained `cost` (cluster.price_per_gpu_hour), the memory tiers (per GPU: cache, host
 // memory, host link) and `pruning`.
-constexpr std::uint32_t kFormatVersion = 4;  // 4: no deprecated per-GPU comm sum
+// 4: no deprecated per-GPU comm sum; 5: the planner's counts of its search (plan_stats).
+constexpr std::uint32_t kFormatVersion = 5;
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -95,13 +96,18 @@ void fields(A& a, T& b) {
   a(b.min), a(b.mean), a(b.max), a(b.min_gpu), a(b.max_gpu), a(b.lower_bound);
 }
 
+template <class A, Is<PlannerCount> T>
+void fields(A& a, T& c) {
+  a(c.name), a(c.value);
+}
+
 template <class A, Is<PlanStats> T>
 void fields(A& a, T& p) {
   a(p.planner), a(p.num_gpus), a(p.num_tables), a(p.hbm_capacity_bytes), a(p.gpus);
   a(p.shards_by_kind), a(p.memory_bytes), a(p.lookups), a(p.compute_s), a(p.comm_bytes);
   a(p.comm_s), a(p.total_s), a(p.estimated_degree_of_balance), a(p.alltoall_fwd_s),
       a(p.alltoall_bwd_s);
-  a(p.estimated_embedding_s);
+  a(p.estimated_embedding_s), a(p.planner_counts);
 }
 
 template <class A, Is<CostReport> T>

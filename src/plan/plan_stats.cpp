@@ -242,6 +242,7 @@ PlanStats compute_plan_stats(const Plan& plan, const PlanAnalysis& analysis, con
 
   PlanStats st;
   st.planner = plan.planner;
+  st.planner_counts = plan.planner_counts;
   st.num_gpus = n;
   st.num_tables = static_cast<int>(model.tables.size());
   st.hbm_capacity_bytes = cluster.gpu().hbm_capacity_bytes;

@@ -53,6 +53,15 @@ TEST(PlanStatsWriter, JsonHasOneArrayPerFieldAndTheBalance) {
               1e-15);                                               // 42/40 - 1
   EXPECT_TRUE(j["balance"]["lookups"]["max_over_mean"].is_null());  // mean 0: nothing measured
   EXPECT_EQ(j["shards_by_kind"]["table_wise"], 0);                  // the totals were not set here
+  EXPECT_FALSE(j.contains("planner_counts"));  // only where the planner counted something
+}
+
+TEST(PlanStatsWriter, JsonHasThePlannersCountsInItsOrder) {
+  PlanStats st = stats_of(2);
+  st.planner_counts = {{"cache_queries", 40}, {"cache_hits", 38}};
+  const auto j = plan_stats_to_json(st);
+  ASSERT_TRUE(j.contains("planner_counts"));
+  EXPECT_EQ(j["planner_counts"].dump(), R"({"cache_queries":40,"cache_hits":38})");
 }
 
 }  // namespace

@@ -56,6 +56,7 @@ Report full_report() {
   p.memory_bytes = {1, 2, 3, 0, 3, 2.5};
   p.total_s = {1e-3, 2e-3, 3e-3, 1, 2, 1e-3 / 3};
   p.estimated_degree_of_balance = 0.5, p.alltoall_fwd_s = 1e-4 / 3, p.estimated_embedding_s = 5e-3;
+  p.planner_counts = {{"cache_queries", 9}, {"cache_hits", 7}};
   r.plan_stats = p;
   r.input_hashes = {"fnv1a64:0000000000000001", "fnv1a64:0000000000000002",
                     "fnv1a64:0000000000000003"};

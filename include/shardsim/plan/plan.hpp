@@ -112,6 +112,14 @@ struct PeerSync {
   bool operator==(const PeerSync&) const = default;
 };
 
+// One count a planner keeps about its own search, for reports: `neuroshard`'s greedy grid searches,
+// beam steps and computation-cost cache queries and hits. Deterministic (no wall time).
+struct PlannerCount {
+  std::string name;  // snake_case, e.g. "cache_hits"
+  std::uint64_t value = 0;
+  bool operator==(const PlannerCount&) const = default;
+};
+
 struct Plan {
   std::string planner;
   LookupComm lookup_comm = LookupComm::pooled;
@@ -128,6 +136,9 @@ struct Plan {
   // "Planner Statistics"); empty for most planners. Shown by `shardsim plan --stats`; never
   // costed, never written to plan files.
   std::vector<std::string> planner_stats;
+  // The same planner's counts of its own search (PlannerCount), in the report's plan statistics
+  // (`plan_stats.planner_counts`); empty for most planners; never written to plan files.
+  std::vector<PlannerCount> planner_counts;
 };
 
 }  // namespace shardsim

@@ -88,6 +88,9 @@ struct PlanStats {
   double alltoall_fwd_s = 0;
   double alltoall_bwd_s = 0;
   double estimated_embedding_s = 0;  // max over GPUs of total_s
+
+  // The planner's counts of its own search (Plan::planner_counts), as it gave them.
+  std::vector<PlannerCount> planner_counts;
 };
 
 // Computes the statistics of a valid plan. Lookups and distinct rows are the access profiles'

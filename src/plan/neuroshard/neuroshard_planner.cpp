@@ -200,6 +200,13 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
   }
   r.plan = candidate_plan(ctx, r.search.tables.subs, r.search.placement.gpu_of);
   r.plan.planner_stats = stats_lines(ctx, r);
+  // The search's counts for the report (plan_stats.planner_counts; NeuroShard Table 3's cache hit
+  // rate is cache_hits / cache_queries).
+  r.plan.planner_counts = {
+      {"greedy_grid_searches", static_cast<std::uint64_t>(r.search.inner_searches)},
+      {"beam_steps", static_cast<std::uint64_t>(r.search.steps_done)},
+      {"cache_queries", static_cast<std::uint64_t>(r.cache_queries)},
+      {"cache_hits", static_cast<std::uint64_t>(r.cache_hits)}};
   return r;
 }
 

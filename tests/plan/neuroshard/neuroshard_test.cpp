@@ -1,6 +1,7 @@
 // The neuroshard planner (NeuroShard §3.3, Algorithms 1-2): column halvings, the computation
 // cost cache, the greedy placement under a max device dimension, the grid, the beam search step
 // by step, the memory filter, the backends, the time budget and determinism.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -365,6 +366,30 @@ TEST(NeuroShardPlanner, IsDeterministicAndReportsItsSearch) {
   ASSERT_EQ(a.planner_stats.size(), 3u + 1 + 4);  // summary, column plan, search; a line a GPU
   EXPECT_NE(a.planner_stats[0].find("analytic backend"), std::string::npos);
   EXPECT_NE(a.planner_stats[2].find("computation cost cache"), std::string::npos);
+  // The same search's counts, for the report: the ones the stats line prints.
+  EXPECT_EQ(a.planner_counts, b.planner_counts);
+  ASSERT_EQ(a.planner_counts.size(), 4u);
+  const std::vector<std::string> names = {"greedy_grid_searches", "beam_steps", "cache_queries",
+                                          "cache_hits"};
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(a.planner_counts[i].name, names[i]);
+  const std::uint64_t searches = a.planner_counts[0].value, steps = a.planner_counts[1].value;
+  const std::uint64_t queries = a.planner_counts[2].value, hits = a.planner_counts[3].value;
+  EXPECT_GE(steps, 1u);
+  EXPECT_GT(searches, steps);  // step 0's search, then at least one a step
+  EXPECT_GT(hits, 0u);
+  EXPECT_LT(hits, queries);
+  EXPECT_NE(a.planner_stats[2].find(
+                fmt::format("{} greedy grid searches over {} beam steps", searches, steps)),
+            std::string::npos)
+      << a.planner_stats[2];
+  EXPECT_NE(a.planner_stats[2].find(fmt::format("{} of {} queries hit", hits, queries)),
+            std::string::npos)
+      << a.planner_stats[2];
+  // Without the cache (Table 3's "w/o caching") the same search asks as often and never hits.
+  const Plan uncached = f.valid_plan("neuroshard", "{cache: false}");
+  ASSERT_EQ(uncached.planner_counts.size(), 4u);
+  EXPECT_EQ(uncached.planner_counts[2].value, queries);
+  EXPECT_EQ(uncached.planner_counts[3].value, 0u);
   // Every table's columns are covered exactly once.
   for (std::size_t t = 0; t < f.model.tables.size(); ++t) {
     std::uint32_t cols = 0;
