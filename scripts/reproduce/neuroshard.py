@@ -227,6 +227,25 @@ def scenario_text(pool, gpus, max_dim, tasks, note, placements=None):
     return "\n".join(lines) + "\n"
 
 
+def pool_scenario_text(pool):
+    """The whole pool as one scenario (every table once, dim 16, a batch of 65536 on 8 GPUs), to
+    compare its access statistics with the dataset's published ones: `shardsim trace fit
+    tests/data/dlrm_datasets_2021_t856.yaml --scenario THIS_FILE --classes 1` prints its L1
+    distances from them as "before" (docs/reproductions/neuroshard.md, "Set-up")."""
+    tables = "\n".join(
+        f"    - {{name: pool{p['id']}, rows: {p['rows']}, dim: 16, pooling: {p['pooling']}, "
+        f"alpha: {p['alpha']}}}" for p in pool)
+    return ("# NeuroShard's synthetic pool (scripts/reproduce/neuroshard.py, POOL): every table once.\n"
+            "name: neuroshard-pool\n"
+            "cluster: {preset: rtx2080ti-8, nodes: 1}\n"
+            "model:\n  tables:\n" + tables + "\n"
+            "  dense_features: 13\n  bottom_mlp: [64, 16]\n  top_mlp: [64, 1]\n"
+            "  interaction: concat\n"
+            f"workload: {{mode: training, batch_per_gpu: {GLOBAL_BATCH // 8}, iterations: 1, "
+            "warmup: 0, seed: 1}\n"
+            "placement: {planner: table_wise}\n")
+
+
 def embedding_cost_ms(report):
     """NeuroShard's embedding cost: the slowest GPU's lookups plus its embedding communication
     (the time a collective of its moved data or waited for its peers)."""
@@ -522,6 +541,8 @@ def main():
     name = "neuroshard-table1"
     scen_dir = os.path.join(rep.experiment_dir(name), "scenarios")
     os.makedirs(scen_dir, exist_ok=True)
+    with open(os.path.join(scen_dir, "pool.yaml"), "w") as f:
+        f.write(pool_scenario_text(pool))
     mean_rows = sum(p["rows"] for p in pool) / len(pool)
     mean_pooling = sum(p["pooling"] for p in pool) / len(pool)
     md = [f"## {name}: embedding cost (ms, mean over {count} tasks; simulated)", "",
