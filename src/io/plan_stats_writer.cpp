@@ -172,6 +172,14 @@ void write_plan_stats_text(std::ostream& out, const PlanStats& st, int indent) {
                return total;
              }(),
              kinds_text(st.shards_by_kind));
+  if (!st.planner_counts.empty()) {
+    std::string counts;
+    for (const PlannerCount& c : st.planner_counts) {
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", c.name,
+                            rf::thousands(static_cast<double>(c.value)));
+    }
+    out << pad << "  the planner's own counts: " << counts << '\n';
+  }
 }
 
 nlohmann::ordered_json plan_stats_to_json(const PlanStats& st) {

@@ -56,12 +56,20 @@ TEST(PlanStatsWriter, JsonHasOneArrayPerFieldAndTheBalance) {
   EXPECT_FALSE(j.contains("planner_counts"));  // only where the planner counted something
 }
 
-TEST(PlanStatsWriter, JsonHasThePlannersCountsInItsOrder) {
+TEST(PlanStatsWriter, ThePlannersCountsInItsOrderInJsonAndText) {
   PlanStats st = stats_of(2);
   st.planner_counts = {{"cache_queries", 40}, {"cache_hits", 38}};
   const auto j = plan_stats_to_json(st);
   ASSERT_TRUE(j.contains("planner_counts"));
   EXPECT_EQ(j["planner_counts"].dump(), R"({"cache_queries":40,"cache_hits":38})");
+  std::ostringstream text;
+  write_plan_stats_text(text, st);
+  EXPECT_NE(text.str().find("the planner's own counts: cache_queries 40, cache_hits 38"),
+            std::string::npos)
+      << text.str();
+  std::ostringstream none;
+  write_plan_stats_text(none, stats_of(2));
+  EXPECT_EQ(none.str().find("own counts"), std::string::npos);
 }
 
 }  // namespace
