@@ -74,6 +74,7 @@ def summarise(reports):
 
 def main():
     rep = Reproduction(__doc__.splitlines()[0])
+    rep.accept_only([exp for exp, _, _ in EXPERIMENTS])
     name = "adaembed-table1"
     results = {}
     csv_rows = []

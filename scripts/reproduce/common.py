@@ -56,6 +56,14 @@ class Reproduction:
     def wanted(self, name):
         return self.only is None or name in self.only
 
+    def accept_only(self, names):
+        """Stops (exit 2) when --only names something this driver does not run: a typo would
+        otherwise run nothing, or everything, without a word."""
+        unknown = (self.only or set()) - set(names)
+        if unknown:
+            fail(f"--only: unknown name(s) {', '.join(sorted(unknown))} (this driver takes: "
+                 f"{', '.join(names)}, comma-separated)")
+
     def scenario(self, path):
         return os.path.join(self.root, path)
 

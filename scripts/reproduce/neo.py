@@ -526,9 +526,11 @@ def fig11(rep):
 
 def main():
     rep = Reproduction(__doc__.splitlines()[0])
+    experiments = (("table3", table3), ("fig9", fig9), ("fig10", fig10), ("fig11", fig11))
+    rep.accept_only([name for name, _ in experiments])
     costs, note = app_b_costs(rep)
     COSTS.extend(costs)
-    for name, fn in (("table3", table3), ("fig9", fig9), ("fig10", fig10), ("fig11", fig11)):
+    for name, fn in experiments:
         if rep.wanted(name):
             fn(rep)
     rep.finish("Neo reproduction (seed 003, §8: Table 3, Fig. 9, Fig. 10, Fig. 11)",

@@ -516,10 +516,7 @@ def main():
     count = rep.args.tasks
     if count < 1:
         fail("--tasks: expected at least 1")
-    unknown = (rep.only or set()) - {"4gpu", "8gpu", "table1", "table3"}
-    if unknown:
-        fail(f"--only: unknown name(s) {', '.join(sorted(unknown))} (expected GPU counts 4gpu, "
-             "8gpu and tables table1, table3, comma-separated)")
+    rep.accept_only(["4gpu", "8gpu", "table1", "table3"])
     pool = make_pool()
     if rep.args.backend != "analytic":
         labels, text = PLACEMENTS[0]
