@@ -70,10 +70,10 @@ PAPER_FIG6_TOTAL_MS = {4: 280.0, 8: 350.0}
 def shardsim_binary(args):
     exe = args.shardsim or os.environ.get("SHARDSIM")
     if not exe:
-        sys.exit("reproduce 2d: no shardsim binary: set SHARDSIM or pass --shardsim "
-                 "(scripts/reproduce.sh does this)")
+        bad_input("reproduce 2d: no shardsim binary: set SHARDSIM or pass --shardsim "
+                  "(scripts/reproduce.sh does this)")
     if not os.path.isfile(exe):
-        sys.exit(f"reproduce 2d: {exe} does not exist")
+        bad_input(f"reproduce 2d: {exe} does not exist")
     return exe
 
 
@@ -458,6 +458,12 @@ def table2(exe, out_dir, jobs):
     return md
 
 
+def bad_input(msg):
+    """Bad input (an option, the output folder, the binary): exit 2, as the other drivers'."""
+    print(msg, file=sys.stderr)
+    sys.exit(2)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -475,12 +481,13 @@ def main():
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
     unknown = wanted - {"table1", "table2", "fig6"}
     if unknown:
-        sys.exit(f"reproduce 2d: unknown reproduction(s): {', '.join(sorted(unknown))}")
+        bad_input(f"reproduce 2d: --only: unknown name(s) {', '.join(sorted(unknown))} (this "
+                  "driver takes: table1, table2, fig6, comma-separated)")
     exe = shardsim_binary(args)
     args.out = os.path.abspath(args.out or os.path.join(ROOT, "out", "reproduce", args.paper))
     if os.path.isdir(args.out) and os.listdir(args.out) and not args.force:
-        sys.exit(f"reproduce: {args.out}: the output folder exists and is not empty "
-                 "(hint: pass --force to overwrite its results, or --out a fresh folder)")
+        bad_input(f"reproduce: {args.out}: the output folder exists and is not empty "
+                  "(hint: pass --force to overwrite its results, or --out a fresh folder)")
     os.makedirs(args.out, exist_ok=True)
     print(f"2D sparse parallelism reproductions with {exe} -> {args.out}")
     parts = ["## 2D sparse parallelism: our numbers beside the paper's",
