@@ -254,21 +254,27 @@ def embedding_cost_ms(report):
     )
 
 
+def sweep_reports(rep, path, expected, *extra):
+    """`shardsim sweep PATH` (every point, no memory guard) and its reports, which must number
+    `expected`; stops the driver if the sweep fails or returns another number."""
+    cmd = [rep.args.shardsim, "sweep", path, "--jobs", str(rep.args.jobs), "--format", "json",
+           "--quiet", *extra, "--max-points", "100000", "--max-memory", "0"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
+    reports = json.loads(proc.stdout)["reports"]
+    if len(reports) != expected:
+        fail(f"{path}: {len(reports)} reports, expected {expected}")
+    return reports
+
+
 def run_setting(rep, pool, gpus, max_dim, count, scen_dir):
     tasks = make_tasks(pool, gpus, max_dim, count)
     path = os.path.join(scen_dir, f"{gpus}gpu-dim{max_dim}.yaml")
     with open(path, "w") as f:
         f.write(scenario_text(pool, gpus, max_dim, tasks, "Every task of the setting."))
     start = time.time()
-    cmd = [rep.args.shardsim, "sweep", path, "--jobs", str(rep.args.jobs), "--format", "json",
-           "--quiet", "--max-points", "100000", "--max-memory", "0"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        fail(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
-    reports = json.loads(proc.stdout)["reports"]
-    per_point = sum(len(labels) for labels, _ in PLACEMENTS)
-    if len(reports) != len(tasks) * per_point:
-        fail(f"{path}: {len(reports)} reports, expected {len(tasks) * per_point}")
+    reports = sweep_reports(rep, path, len(tasks) * sum(len(labels) for labels, _ in PLACEMENTS))
     # Points: tasks slowest, placements fastest; each point's reports in planner order.
     results = {label: [] for label in ROWS}  # per task: (embedding ms, iteration ms) or None
     k = 0
@@ -301,14 +307,7 @@ def run_ablation(rep, pool, gpus, count, scen_dir):
                               "Table 3's ablation: every task, each variant of the search.",
                               placements))
     start = time.time()
-    cmd = [rep.args.shardsim, "sweep", path, "--jobs", str(rep.args.jobs), "--format", "json",
-           "--quiet", "--timings", "--max-points", "100000", "--max-memory", "0"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        fail(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
-    reports = json.loads(proc.stdout)["reports"]
-    if len(reports) != len(tasks) * len(ABLATIONS):
-        fail(f"{path}: {len(reports)} reports, expected {len(tasks) * len(ABLATIONS)}")
+    reports = sweep_reports(rep, path, len(tasks) * len(ABLATIONS), "--timings")
     results = {label: [] for label, _ in ABLATIONS}
     k = 0
     for _ in tasks:
@@ -420,7 +419,8 @@ def table3(rep, ablation, count):
             time_s = sum(times) / len(times) if times else None
             rates = [r["hits"] / r["queries"] for r in per if r["queries"]]
             rate = sum(rates) / len(rates) if rates else None
-            summary[(gpus, label)] = (cost, placed / len(per), time_s, rate, costs)
+            summary[(gpus, label)] = {"cost": cost, "placed": placed / len(per), "time_s": time_s,
+                                      "hit_rate": rate, "costs": costs}
             p_cost, p_success, p_time, p_rate = PAPER_ABLATION[gpus][label]
             rows.append([label, f"{fmt_ms(cost)} / {fmt_ms(p_cost)}",
                          f"{100 * placed / len(per):.1f}% / {p_success:.1f}%",
@@ -444,15 +444,15 @@ def table3(rep, ablation, count):
     # Without the beam search (no column splits) Table 3 places 87.0% and Table 7 63.0% of tasks.
     rep.check(name, "without the beam search some tasks find no plan that fits (paper: 87.0% "
               "placed on 4 GPUs, 63.0% on 8)",
-              all(summary[(g, "w/o beam search")][1] < 1 for g in gpus_run),
-              per_gpus(lambda g: f"{100 * summary[(g, 'w/o beam search')][1]:.1f}% placed"))
+              all(summary[(g, "w/o beam search")]["placed"] < 1 for g in gpus_run),
+              per_gpus(lambda g: f"{100 * summary[(g, 'w/o beam search')]['placed']:.1f}% placed"))
 
     # Without the grid (no max device dim) the cost rises +7.3% and +14.0%: ours must rise by at
     # least 2% of full NeuroShard's mean (our threshold for "significantly"), or leave a task
     # unplaced. Compared over the tasks both placed.
     def grid_rise(g):
-        full = summary[(g, "Full NeuroShard")][4]
-        nogrid = summary[(g, "w/o greedy grid search")][4]
+        full = summary[(g, "Full NeuroShard")]["costs"]
+        nogrid = summary[(g, "w/o greedy grid search")]["costs"]
         pairs = [(a, b) for a, b in zip(full, nogrid) if a is not None and b is not None]
         unplaced = sum(b is None for b in nogrid)
         if not pairs:
@@ -469,7 +469,7 @@ def table3(rep, ablation, count):
     # "The sharding takes significantly more time when removing the caching mechanism": 8.9x and
     # 7.9x in the paper; ours at least 2x (our threshold).
     def slowdown(g):
-        a, b = summary[(g, "Full NeuroShard")][2], summary[(g, "w/o caching")][2]
+        a, b = summary[(g, "Full NeuroShard")]["time_s"], summary[(g, "w/o caching")]["time_s"]
         return None if not a or b is None else b / a
 
     slow = {g: slowdown(g) for g in gpus_run}
@@ -481,7 +481,7 @@ def table3(rep, ablation, count):
     # "the cache has a more than 95% hit rate": Table 3's 95.4% and Table 7's 93.0%; ours within
     # 5 points of each.
     def rate(g):
-        return summary[(g, "Full NeuroShard")][3]
+        return summary[(g, "Full NeuroShard")]["hit_rate"]
 
     rep.check(name, "the cache answers within 5 points of the paper's share of queries (paper: "
               "95.4% on 4 GPUs, 93.0% on 8; \"more than 95%\")",
@@ -494,8 +494,9 @@ def table3(rep, ablation, count):
              "w/o caching": "w/o cache", "Full NeuroShard": "full"}
     cats = [f"{g} GPUs\n{short[label]}" for g in gpus_run for label, _ in ABLATIONS]
     keys = [(g, label) for g in gpus_run for label, _ in ABLATIONS]
-    ours = {"placed %": [100 * summary[k][1] for k in keys],
-            "cache hits %": [None if summary[k][3] is None else 100 * summary[k][3] for k in keys]}
+    ours = {"placed %": [100 * summary[k]["placed"] for k in keys],
+            "cache hits %": [None if summary[k]["hit_rate"] is None else 100 * summary[k]["hit_rate"]
+                             for k in keys]}
     paper = {"placed %": [PAPER_ABLATION[g][label][1] for g in gpus_run for label, _ in ABLATIONS],
              "cache hits %": [PAPER_ABLATION[g][label][3] for g in gpus_run
                               for label, _ in ABLATIONS]}
