@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reproduces the 2D sparse parallelism paper (seed 001: Zhang et al. 2025) with shardsim.
 
-    scripts/reproduce.sh 2d [--only table1,table2,fig6] [--out DIR] [--force] [--jobs N]
+    scripts/reproduce.sh 2d [--only table1,table1-exfm,table2,fig6] [--out DIR] [--force]
+                            [--jobs N]
 
 Runs the scenarios under scenarios/papers/ and writes, for each reproduction, a CSV and a
 markdown table with the paper's numbers beside ours and the paper's trends checked:
@@ -10,7 +11,9 @@ markdown table with the paper's numbers beside ours and the paper's trends check
                (--no-what-if: without the what-if sweeps below, as CI's smoke run)
                (plus what-if rows beyond the paper: touched-rows sync, a sync every 4 iterations,
                an inner planner unaware of the sync, the skew-aware `hybrid` inside, and
-               TorchRec's planner inside)
+               TorchRec's planner inside; checks: Table 1's trends and §4.2's numbers in words)
+    2d-table1-exfm  Table 1, ExFM: 1024 GPUs, batch 896, 1/2/4/8 groups (Table 2's stand-in
+               model), the same measures and checks
     2d-table2  Table 2, ExFM: 256 -> 4096 GPUs, 256 GPUs per group: memory, QPS, scaling factor
                (full MP and 2D's inner planner: `table_wise` on its heuristic cost; what-ifs:
                the skew-aware `hybrid` in both, and `hybrid` limited to table-wise and row-wise
@@ -49,6 +52,38 @@ PAPER_TABLE1 = {
     4: (2.66e6, 54.74, 50.59, 1.57),
     8: (2.26e6, 69.90, 62.91, 1.53),
 }
+
+# Table 1, ExFM (1024 GPUs, batch 896 per GPU): groups -> (QPS, peak %, mean %, imbalance).
+PAPER_TABLE1_EXFM = {
+    1: (5.51e5, 99.44, 76.95, 5.18),
+    2: (6.31e5, 85.57, 79.15, 2.23),
+    4: (6.54e5, 87.77, 82.81, 1.65),
+    8: (6.32e5, 94.85, 90.22, 1.63),
+}
+
+# §4.2's sentences on Table 1, per model: MP's imbalance "above 5 for the two models"; with 4
+# groups it "drops below 2"; 4 groups save "approximately 20%" (CTR) and "about 10%" (ExFM) of
+# the peak memory; 4 groups "nearly double" the CTR model's QPS and improve ExFM's "by about 20%";
+# from 4 to 8 groups "the training QPS decreases by 15% on the CTR model and 5% on the ExFM".
+# A stated change of "about X%" is read as ours within X/2 .. 3X/2 ("nearly doubled": +100%,
+# so 1.5x .. 2.5x), one rule for every such sentence (docs/reproductions/2d.md, "Reading §4's
+# numbers").
+SEC42 = {
+    "CTR": {"mp_imbalance_above": 5.0, "m4_imbalance_below": 2.0, "m4_peak_saving_pct": 20.0,
+            "m4_qps_gain_pct": 100.0,
+            "m4_qps_claim": "4 groups nearly double model parallelism's QPS",
+            "m8_qps_drop_pct": 15.0},
+    "ExFM": {"mp_imbalance_above": 5.0, "m4_imbalance_below": 2.0, "m4_peak_saving_pct": 10.0,
+             "m4_qps_gain_pct": 20.0,
+             "m4_qps_claim": "4 groups raise model parallelism's QPS by about 20%",
+             "m8_qps_drop_pct": 5.0},
+}
+
+
+def about(stated, ours):
+    """§4's "about X%" read as ours within half the stated value either side."""
+    return ours is not None and 0.5 * stated <= ours <= 1.5 * stated
+
 
 # Table 2, ExFM (batch 1152 per GPU): GPUs -> ((MP memory %, QPS, scaling %), (2D ...)); None:
 # out of memory; scaling None at the first point.
@@ -180,10 +215,52 @@ def save(out_dir, name, reports, header, rows, markdown, checks=()):
 
 # --- Table 1 ------------------------------------------------------------------------------------
 
-def table1(exe, out_dir, jobs, what_if=True):
-    scenario = "scenarios/papers/2d-table1.yaml"
+# Table 1's two models: experiment, scenario, the paper's rows, the markdown's heading and the
+# figure's title.
+TABLE1_MODELS = {
+    "CTR": ("2d-table1", "scenarios/papers/2d-table1.yaml", PAPER_TABLE1,
+            "Table 1, CTR model (256 GPUs, batch 4096 per GPU)",
+            "2D Table 1: CTR model, 256 GPUs"),
+    "ExFM": ("2d-table1-exfm", "scenarios/papers/2d-table1-exfm.yaml", PAPER_TABLE1_EXFM,
+             "Table 1, ExFM (1024 GPUs, batch 896 per GPU)", "2D Table 1: ExFM, 1024 GPUs"),
+}
+
+
+def sec42_checks(model, paper, imb, peak, qps):
+    """§4.2's numbers in words (SEC42) on one model's Table 1 rows, ours and the paper's."""
+    said = SEC42[model]
+    saving = {m: 100.0 * (1.0 - peak_m / peak[1]) for m, peak_m in peak.items()}
+    paper_saving = 100.0 * (1.0 - paper[4][1] / paper[1][1])
+    gain = 100.0 * (qps[4] / qps[1] - 1.0)
+    paper_gain = 100.0 * (paper[4][0] / paper[1][0] - 1.0)
+    drop = 100.0 * (1.0 - qps[8] / qps[4])
+    paper_drop = 100.0 * (1.0 - paper[8][0] / paper[4][0])
+    g = said["m4_qps_gain_pct"]
+    s, d = said["m4_peak_saving_pct"], said["m8_qps_drop_pct"]
+    return [
+        (f"model parallelism's imbalance ratio is above {said['mp_imbalance_above']:g} "
+         f"(§4.2, \"for the two models\"; Table 1: {paper[1][3]:.2f})",
+         imb[1] > said["mp_imbalance_above"], f"ours {imb[1]:.2f}"),
+        (f"with 4 groups the imbalance ratio drops below {said['m4_imbalance_below']:g} "
+         f"(§4.2; Table 1: {paper[4][3]:.2f})",
+         imb[4] < said["m4_imbalance_below"], f"ours {imb[4]:.2f}"),
+        (f"4 groups save about {s:g}% of model parallelism's peak memory (§4.2; read as "
+         f"{s / 2:g}-{1.5 * s:g}%; Table 1: {paper_saving:.1f}%)",
+         about(s, saving[4]), f"ours {saving[4]:.1f}% ({peak[1]:.1f} -> {peak[4]:.1f}%)"),
+        (f"{said['m4_qps_claim']} (§4.2; read as "
+         f"{1 + g / 200:g}x-{1 + 1.5 * g / 100:g}x; Table 1: {1 + paper_gain / 100:.2f}x)",
+         about(g, gain), f"ours {1 + gain / 100:.2f}x"),
+        (f"8 groups train about {d:g}% slower than 4 (§4.2; read as {d / 2:g}-{1.5 * d:g}%; "
+         f"Table 1: {paper_drop:.1f}%)",
+         about(d, drop), f"ours {drop:.2f}%" + (" (8 groups faster)" if drop < 0 else "")),
+    ]
+
+
+def table1(exe, out_dir, jobs, what_if=True, model="CTR"):
+    name, scenario, paper, heading, title = TABLE1_MODELS[model]
     base = run_sweep(exe, scenario, jobs)
-    whatif = {} if not what_if else {
+    # The what-if sweeps are the CTR model's (Fig. 6 and the 2D mechanism are discussed on it).
+    whatif = {} if not what_if or model != "CTR" else {
         "sync: touched_rows": run_sweep(exe, scenario, jobs, ["placement.options.sync=touched_rows"]),
         "sync_interval: 4": run_sweep(exe, scenario, jobs, ["placement.options.sync_interval=4"]),
         "sync_aware: false": run_sweep(exe, scenario, jobs, ["placement.options.sync_aware=false"]),
@@ -201,17 +278,17 @@ def table1(exe, out_dir, jobs, what_if=True):
     rows, md_rows = [], []
     for m in (1, 2, 4, 8):
         r = by_m[m]
-        p_qps, p_peak, p_mean, p_imb = PAPER_TABLE1[m]
+        p_qps, p_peak, p_mean, p_imb = paper[m]
         qps = r["qps"] if simulated(r) else None
         rel = qps / mp["qps"] if qps and simulated(mp) else None
         sync = r.get("replica_sync") or {}
         sync_ms = 1e3 * sync["simulated_s"] if sync.get("simulated_s") is not None else 0.0
         eq1_ms = 1e3 * sync["eq1_s"] if sync.get("eq1_s") is not None else 0.0
-        rows.append([m, p_qps, qps, p_qps / PAPER_TABLE1[1][0], rel, p_peak, percent(r, "max"),
+        rows.append([m, p_qps, qps, p_qps / paper[1][0], rel, p_peak, percent(r, "max"),
                      p_mean, percent(r, "mean"), p_imb, r["imbalance_ratio"], sync_ms, eq1_ms])
         label = "model parallelism" if m == 1 else f"2D, {m} groups"
         md_rows.append([label, fmt_qps(p_qps), fmt_qps(qps),
-                        fmt(p_qps / PAPER_TABLE1[1][0]), fmt(rel),
+                        fmt(p_qps / paper[1][0]), fmt(rel),
                         f"{p_peak:.2f} / {p_mean:.2f}",
                         f"{fmt(percent(r, 'max'))} / {fmt(percent(r, 'mean'))}",
                         fmt(p_imb), fmt(r["imbalance_ratio"]), fmt(sync_ms, 1), fmt(eq1_ms, 1)])
@@ -225,7 +302,7 @@ def table1(exe, out_dir, jobs, what_if=True):
          ", ".join(f"M={m}: {imb[m]:.2f}" for m in (1, 2, 4, 8))),
         ("the imbalance ratio falls as groups increase",
          imb[1] >= imb[2] >= imb[4] >= imb[8],
-         "paper: 5.70, 2.01, 1.57, 1.53"),
+         "paper: " + ", ".join(f"{paper[m][3]:.2f}" for m in (1, 2, 4, 8))),
         ("2D with 2 and 4 groups lowers the peak memory below model parallelism's",
          peak[2] < peak[1] and peak[4] < peak[1],
          ", ".join(f"M={m}: {peak[m]:.1f}%" for m in (1, 2, 4, 8))),
@@ -238,9 +315,9 @@ def table1(exe, out_dir, jobs, what_if=True):
         ("4 groups give the highest QPS", qps[4] == max(qps.values()), "paper: 4 groups"),
         ("8 groups are slower than 4 (the table AllReduce grows)", qps[8] < qps[4],
          f"{qps[8]:.3g} vs {qps[4]:.3g}"),
-    ]
+    ] + sec42_checks(model, paper, imb, peak, qps)
     what_rows = []
-    for name, reports in whatif.items():
+    for option, reports in whatif.items():
         # A what-if with its own inner planner is compared with that planner's full MP.
         own_mp = {groups_of(r): r for r in reports}.get(1, mp)
         for r in reports:
@@ -248,30 +325,34 @@ def table1(exe, out_dir, jobs, what_if=True):
             if m == 1 and (own_mp is mp or own_mp["qps"] == mp["qps"]):
                 continue  # the baseline's own row
             sync = r.get("replica_sync") or {}
-            what_rows.append([name, m, fmt_qps(r["qps"]), fmt(r["qps"] / own_mp["qps"]),
+            what_rows.append([option, m, fmt_qps(r["qps"]), fmt(r["qps"] / own_mp["qps"]),
                               fmt(r["imbalance_ratio"]), fmt(percent(r, "max")),
                               fmt(1e3 * (sync.get("simulated_s") or 0.0), 1),
                               fmt(1e3 * (sync.get("eq1_s") or 0.0), 1)])
-    md = "\n\n".join([
-        "### 2d-table1: Table 1, CTR model (256 GPUs, batch 4096 per GPU)",
+    parts = [
+        f"### {name}: {heading}",
         md_table(["strategy", "paper QPS", "our QPS", "paper QPS / MP", "our QPS / MP",
                   "paper peak / mean memory %", "our peak / mean memory %",
                   "paper imbalance", "our imbalance", "our sync ms", "Eq. 1 sync ms"], md_rows),
         "Trends (the paper's, checked on ours):",
         check_lines(checks),
-        "What-if beyond the paper (same scenario, one option changed: §5's mitigations, the "
-        "inner planner unaware of the replica sync, and the skew-aware `hybrid` or TorchRec's "
-        "own planner as the inner planner, each compared with its own full MP):",
-        md_table(["option", "groups", "our QPS", "our QPS / MP", "our imbalance",
-                  "our peak memory %", "our sync ms per sync", "Eq. 1 sync ms"], what_rows)
-        if what_if else "(skipped: --no-what-if)",
-    ])
-    save(out_dir, "2d-table1", base + [r for rs in whatif.values() for r in rs], header, rows, md,
+    ]
+    if model == "CTR":
+        parts += [
+            "What-if beyond the paper (same scenario, one option changed: §5's mitigations, the "
+            "inner planner unaware of the replica sync, and the skew-aware `hybrid` or TorchRec's "
+            "own planner as the inner planner, each compared with its own full MP):",
+            md_table(["option", "groups", "our QPS", "our QPS / MP", "our imbalance",
+                      "our peak memory %", "our sync ms per sync", "Eq. 1 sync ms"], what_rows)
+            if what_if else "(skipped: --no-what-if)",
+        ]
+    md = "\n\n".join(parts)
+    save(out_dir, name, base + [r for rs in whatif.values() for r in rs], header, rows, md,
          checks)
-    figure_bars(os.path.join(out_dir, "2d-table1"), ["MP", "2D, M=2", "2D, M=4", "2D, M=8"],
+    figure_bars(os.path.join(out_dir, name), ["MP", "2D, M=2", "2D, M=4", "2D, M=8"],
                 {"QPS / MP": [row[4] for row in rows]}, {"QPS / MP": [row[3] for row in rows]},
                 "QPS relative to model parallelism",
-                "2D Table 1: CTR model, 256 GPUs (paper hatched)")
+                f"{title} (paper hatched)")
     return md, base
 
 
@@ -387,6 +468,32 @@ def table2(exe, out_dir, jobs):
          and sf("two_d", 4096) < sf("two_d", 2048),
          f"{fmt(sf('two_d', 2048), 1, '%')} -> {fmt(sf('two_d', 4096), 1, '%')}"),
     ]
+    # §4.3's numbers in words (docs/reproductions/2d.md, "Reading §4's numbers"): a stated gain
+    # of X% read as X/2 .. 3X/2 (as §4.2's), a stated level as within 5 points.
+    def gain_pct(gpus):
+        a, b = qps("two_d", gpus), qps(MP_TABLE2, gpus)
+        return 100.0 * (a / b - 1.0) if a and b else None
+
+    checks += [
+        ("full model parallelism's scaling factor at 1024 GPUs is below 80% (§4.3; Table 2: "
+         "79.7%)", sf(MP_TABLE2, 1024) is not None and sf(MP_TABLE2, 1024) < 80.0,
+         f"ours {fmt(sf(MP_TABLE2, 1024), 1, '%')}"),
+    ] + [
+        (f"2D's QPS is {stated:g}% above full model parallelism's at {gpus} GPUs (§4.3; read as "
+         f"{stated / 2:g}-{1.5 * stated:g}%)", about(stated, gain_pct(gpus)),
+         f"ours {fmt(gain_pct(gpus), 1, '%')}")
+        for gpus, stated in ((512, 9.1), (1024, 21.2))
+    ] + [
+        ("2D's scaling factor \"remains 95%\" up to 2048 GPUs (§4.3; Table 2: 100, 96, 95%)",
+         all(s is not None and s >= 94.5 for s in two_d_sf[:3]),
+         ", ".join(fmt(s, 1, "%") for s in two_d_sf[:3])),
+        ("2D's scaling factor at 4096 GPUs is 90% (§4.3; read as within 5 points)",
+         two_d_sf[3] is not None and abs(two_d_sf[3] - 90.0) <= 5.0,
+         f"ours {fmt(two_d_sf[3], 1, '%')}"),
+        ("2D's peak memory is \"about 95%\" at every GPU count (§4.3; read as within 5 points; "
+         "Table 2: 94.95-96.59%)", all(abs(m - 95.0) <= 5.0 for m in two_d_mem),
+         ", ".join(fmt(m, 1) for m in two_d_mem)),
+    ]
     # What-ifs beyond the paper's table, both with `hybrid` as full MP and as 2D's inner planner:
     #  - "hybrid": the skew-aware planner with every scheme (this driver's baseline until
     #    2026-11-28), sync-aware inside 2D;
@@ -467,8 +574,8 @@ def bad_input(msg):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="table1,table2,fig6",
-                        help="comma-separated subset of table1, table2, fig6")
+    parser.add_argument("--only", default="table1,table1-exfm,table2,fig6",
+                        help="comma-separated subset of table1, table1-exfm, table2, fig6")
     parser.add_argument("--paper", default="2d", help="the paper's name (output folder)")
     parser.add_argument("--out", help="output folder (default out/reproduce/PAPER)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing output folder")
@@ -479,10 +586,10 @@ def main():
                         help="skip Table 1's what-if sweeps (the CI smoke run)")
     args = parser.parse_args()
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
-    unknown = wanted - {"table1", "table2", "fig6"}
+    unknown = wanted - {"table1", "table1-exfm", "table2", "fig6"}
     if unknown:
         bad_input(f"reproduce 2d: --only: unknown name(s) {', '.join(sorted(unknown))} (this "
-                  "driver takes: table1, table2, fig6, comma-separated)")
+                  "driver takes: table1, table1-exfm, table2, fig6, comma-separated)")
     exe = shardsim_binary(args)
     args.out = os.path.abspath(args.out or os.path.join(ROOT, "out", "reproduce", args.paper))
     if os.path.isdir(args.out) and os.listdir(args.out) and not args.force:
@@ -497,11 +604,14 @@ def main():
         md1, base = table1(exe, args.out, args.jobs, what_if=not args.no_what_if)
         if "table1" in wanted:
             parts.append(md1)
+    if "table1-exfm" in wanted:
+        parts.append(table1(exe, args.out, args.jobs, model="ExFM")[0])
     if "fig6" in wanted:
         parts.append(fig6(args.out, base))
     if "table2" in wanted:
         parts.append(table2(exe, args.out, args.jobs))
-    named = {"table1": "2d-table1", "fig6": "2d-fig6", "table2": "2d-table2"}
+    named = {"table1": "2d-table1", "table1-exfm": "2d-table1-exfm", "fig6": "2d-fig6",
+             "table2": "2d-table2"}
     write_checks(args.out, args.paper,
                  [c for c in CHECKS if c[0] in {named[w] for w in wanted}])
     summary = os.path.join(args.out, "2d.md")

@@ -49,6 +49,7 @@ TEST_P(PaperScenarioRun, OneIterationRuns) {
   const fs::path& f = GetParam();
   const std::map<std::string, std::string> driver_options = {
       {"2d-table1.yaml", " --set placement.options.groups=4"},  // the driver sweeps the groups
+      {"2d-table1-exfm.yaml", " --set placement.options.groups=4"},
   };
   const auto extra = driver_options.find(f.filename().string());
   const testing::Result r = run("run " + f.string() + " --iterations 1 --quiet --format json" +
@@ -70,16 +71,22 @@ INSTANTIATE_TEST_SUITE_P(Papers, PaperScenarioRun, ::testing::ValuesIn(paper_sce
                            return name;
                          });
 
+// Each table of a scenario as "name:rows:dim:pooling:alpha".
+std::vector<std::string> table_signatures(const fs::path& scenario) {
+  const Scenario sc = load_scenario_file(scenario.string());
+  std::vector<std::string> tables;
+  for (const auto& t : sc.model.tables) {
+    tables.push_back(t.name + ":" + std::to_string(t.rows) + ":" + std::to_string(t.dim) + ":" +
+                     std::to_string(t.pooling.expected()) + ":" + std::to_string(t.alpha));
+  }
+  return tables;
+}
+
 TEST(PaperScenarios, OneDatasetHasTheSameTablesInEveryExperiment) {
   // oper-fig10/avazu.yaml and oper-table2/avazu.yaml must describe the same model.
   std::map<std::string, std::vector<std::string>> tables_by_dataset;
   for (const fs::path& f : paper_scenarios()) {
-    const Scenario sc = load_scenario_file(f.string());
-    std::vector<std::string> tables;
-    for (const auto& t : sc.model.tables) {
-      tables.push_back(t.name + ":" + std::to_string(t.rows) + ":" + std::to_string(t.dim) + ":" +
-                       std::to_string(t.pooling.expected()) + ":" + std::to_string(t.alpha));
-    }
+    const std::vector<std::string> tables = table_signatures(f);
     const std::string key = f.parent_path().filename().string().substr(0, 4) + "/" +
                             f.stem().string();  // paper prefix + dataset
     auto [it, fresh] = tables_by_dataset.try_emplace(key, tables);
@@ -88,6 +95,26 @@ TEST(PaperScenarios, OneDatasetHasTheSameTablesInEveryExperiment) {
     }
   }
   EXPECT_GE(tables_by_dataset.size(), 4u);
+}
+
+TEST(PaperScenarios, TwoDTable1sExfmIsTable2sModel) {
+  // 2D Table 1's ExFM rows run Table 2's ExFM stand-in at another GPU count and batch.
+  const fs::path papers = fs::path(SHARDSIM_SOURCE_DIR) / "scenarios" / "papers";
+  const std::vector<std::string> table1 = table_signatures(papers / "2d-table1-exfm.yaml");
+  EXPECT_EQ(table1.size(), 4000u);
+  EXPECT_EQ(table1, table_signatures(papers / "2d-table2.yaml"));
+  const Scenario a = load_scenario_file((papers / "2d-table1-exfm.yaml").string());
+  const Scenario b = load_scenario_file((papers / "2d-table2.yaml").string());
+  EXPECT_EQ(a.model.dense_features, b.model.dense_features);
+  EXPECT_EQ(a.model.bottom_mlp, b.model.bottom_mlp);
+  EXPECT_EQ(a.model.top_mlp, b.model.top_mlp);
+  EXPECT_EQ(a.model.dense_arch.flops_per_sample, b.model.dense_arch.flops_per_sample);
+  EXPECT_EQ(a.model.dense_arch.parameters, b.model.dense_arch.parameters);
+  EXPECT_EQ(a.model.interaction, b.model.interaction);
+  EXPECT_EQ(a.model.comm_precision, b.model.comm_precision);
+  EXPECT_EQ(a.model.comm_bwd_precision, b.model.comm_bwd_precision);
+  EXPECT_EQ(a.model.dense_grad_precision, b.model.dense_grad_precision);
+  EXPECT_EQ(a.workload.batch_per_gpu, 896u);  // Table 1's ExFM batch (§4.2); Table 2's is 1152
 }
 
 TEST(PaperScenarios, OperPlanFileRoundTripsIntoARun) {
