@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reproduces the 2D sparse parallelism paper (seed 001: Zhang et al. 2025) with shardsim.
 
-    scripts/reproduce.sh 2d [--only table1,table1-exfm,table2,fig6] [--out DIR] [--force]
+    scripts/reproduce.sh 2d [--only table1,table1-exfm,table2,fig2,fig6] [--out DIR] [--force]
                             [--jobs N]
 
 Runs the scenarios under scenarios/papers/ and writes, for each reproduction, a CSV and a
@@ -19,6 +19,8 @@ markdown table with the paper's numbers beside ours and the paper's trends check
                the skew-aware `hybrid` in both, and `hybrid` limited to table-wise and row-wise
                shards in both)
     2d-fig6    Fig. 6: per-phase maximum kernel costs vs groups (from the 2d-table1 runs)
+    2d-fig2    Fig. 2 (§2.2): full MP's computation, AlltoAll and look-up memory vs GPUs on the
+               ExFM (from the 2d-table2 runs)
 
 Output: <out>/<name>/results.csv, results.md, reports.json, figure.png (with matplotlib);
 <out>/2d.md joins the markdown, <out>/checks.json lists the trend checks. The committed copy with
@@ -94,6 +96,13 @@ PAPER_TABLE2 = {
     2048: (None, (95.07, 1.34e6, 95.0)),
     4096: (None, (95.56, 2.53e6, 90.0)),
 }
+
+# Fig. 2 is a plot; §2.2's text gives full MP's numbers on the ExFM as the GPUs grow: "the
+# embedding computation latency increases gradually, from 100ms to 200ms"; "when training with
+# 1K GPUs, the all-to-all latency exceeds 600ms"; the embedding look-ups consume "less than 4GB"
+# at 256 GPUs and "almost 15GB" at 1K.
+PAPER_FIG2 = {"compute_ms": {256: 100.0, 1024: 200.0}, "alltoall_above_ms_1k": 600.0,
+              "lookup_gb": {256: 4.0, 1024: 15.0}}
 
 # Fig. 6 is a plot; its text gives the CTR totals at 4 and 8 groups (§4.2): "the total latency
 # rises from approximately 280ms with 4 groups to around 350ms with 8 groups".
@@ -562,6 +571,77 @@ def table2(exe, out_dir, jobs):
                           for g in gpu_list] for k, label in enumerate(["full MP", "2D"])},
                  "GPUs", "QPS", "2D Table 2: ExFM scaling (missing points: OOM)", logx=True,
                  logy=True)
+    return md, reports
+
+
+# --- Fig. 2 -------------------------------------------------------------------------------------
+
+def fig2(out_dir, table2_reports):
+    """Fig. 2 (§2.2): full MP's embedding computation, AlltoAll and look-up memory on the ExFM
+    from 256 to 1K GPUs, from Table 2's full-MP runs. The checks read §2.2's numbers by the rule
+    of §4's ("Reading §4's numbers" in docs/reproductions/2d.md); written 2026-11-28, after
+    Table 2's runs had been on the page."""
+    mp = {r["num_gpus"]: r for r in table2_reports if r["planner"] == MP_TABLE2}
+    # The look-up memory: a GPU's activation bytes less those of a GPU that holds no table (one
+    # at 4096 GPUs, 4000 tables), which has only its local batch's, the same at every scale
+    # (1152 samples a GPU).
+    empty = [g["activation_bytes"] for r in mp.values() for g in r["per_gpu"] if g["shards"] == 0]
+    base = min(empty) if empty else None
+    header = ["gpus", "compute_max_ms", "alltoall_max_ms", "lookup_memory_max_gb",
+              "paper_compute_ms", "paper_lookup_gb"]
+    rows, md_rows, ours = [], [], {}
+    for gpus in sorted(mp):
+        r = mp[gpus]
+        if not simulated(r):
+            continue
+        c, a = compute_max_ms(r), alltoall_max_ms(r)
+        lookup = (None if base is None else
+                  (max(g["activation_bytes"] for g in r["per_gpu"]) - base) / 1e9)
+        ours[gpus] = (c, a, lookup)
+        pc, pl = PAPER_FIG2["compute_ms"].get(gpus), PAPER_FIG2["lookup_gb"].get(gpus)
+        rows.append([gpus, c, a, lookup, pc, pl])
+        md_rows.append([gpus, f"{fmt(c, 1)} / {fmt(pc, 0) if pc else '-'}",
+                        f"{fmt(a, 1)} / " + ("> 600" if gpus == 1024 else "-"),
+                        f"{fmt(lookup, 1)} / " + ({256: "< 4", 1024: "~15"}.get(gpus, "-"))])
+    c0, a0, l0 = ours[256]
+    c1, a1, l1 = ours[1024]
+    checks = [
+        ("full MP's embedding computation latency about doubles from 256 to 1K GPUs (§2.2: 100 "
+         "to 200 ms; read as 1.5x-2.5x)", about(100.0, 100.0 * (c1 / c0 - 1.0)),
+         f"{c0:.1f} -> {c1:.1f} ms ({c1 / c0:.2f}x)"),
+        ("full MP's all-to-all latency grows faster than its computation latency from 256 to "
+         "1K GPUs (§2.2)", a1 / a0 > c1 / c0,
+         f"all-to-all {a0:.1f} -> {a1:.1f} ms ({a1 / a0:.2f}x), computation {c1 / c0:.2f}x"),
+        ("full MP's all-to-all latency exceeds 600 ms at 1K GPUs (§2.2; ours: the input, forward "
+         "and backward AlltoAlls at their maxima)", a1 > PAPER_FIG2["alltoall_above_ms_1k"],
+         f"ours {a1:.1f} ms"),
+        ("the largest GPU's embedding look-up memory is below 4 GB at 256 GPUs (§2.2)",
+         l0 is not None and l0 < PAPER_FIG2["lookup_gb"][256], f"ours {fmt(l0, 2)} GB"),
+        ("the largest GPU's look-up memory grows to almost 15 GB at 1K GPUs (§2.2: from under 4 "
+         "GB, +275%; read as +137.5% to +412.5%)",
+         l0 is not None and l1 is not None and about(275.0, 100.0 * (l1 / l0 - 1.0)),
+         f"{fmt(l0, 2)} -> {fmt(l1, 2)} GB" + (f" ({l1 / l0:.2f}x)" if l0 and l1 else "")),
+    ]
+    md = "\n\n".join([
+        "### 2d-fig2: Fig. 2, full model parallelism's bottlenecks on the ExFM (Table 2's "
+        "full-MP runs, batch 1152 per GPU)",
+        md_table(["GPUs", "max embedding computation ms (ours / §2.2)",
+                  "max all-to-all ms (ours / §2.2)", "largest look-up memory GB (ours / §2.2)"],
+                 md_rows),
+        "Computation: the slowest GPU's embedding kernels (`per_gpu[].lookup_s`); all-to-all: "
+        "the input, forward and backward AlltoAlls at their maxima (`phase_max_s`); look-up "
+        "memory: the largest `per_gpu[].activation_bytes` less a table-less GPU's (4096 GPUs).",
+        "Trends (the paper's, checked on ours):",
+        check_lines(checks),
+    ])
+    save(out_dir, "2d-fig2", [mp[g] for g in sorted(mp)], header, rows, md, checks)
+    figure_lines(os.path.join(out_dir, "2d-fig2"),
+                 {"computation": [(g, ours[g][0]) for g in sorted(ours)],
+                  "all-to-all": [(g, ours[g][1]) for g in sorted(ours)]},
+                 {"computation": sorted(PAPER_FIG2["compute_ms"].items()),
+                  "all-to-all": [(1024, PAPER_FIG2["alltoall_above_ms_1k"])]},
+                 "GPUs", "max latency per iteration (ms)",
+                 "2D Fig. 2: full MP on the ExFM (paper: 600 ms is a lower bound)", logx=True)
     return md
 
 
@@ -574,8 +654,8 @@ def bad_input(msg):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="table1,table1-exfm,table2,fig6",
-                        help="comma-separated subset of table1, table1-exfm, table2, fig6")
+    parser.add_argument("--only", default="table1,table1-exfm,table2,fig2,fig6",
+                        help="comma-separated subset of table1, table1-exfm, table2, fig2, fig6")
     parser.add_argument("--paper", default="2d", help="the paper's name (output folder)")
     parser.add_argument("--out", help="output folder (default out/reproduce/PAPER)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing output folder")
@@ -586,10 +666,10 @@ def main():
                         help="skip Table 1's what-if sweeps (the CI smoke run)")
     args = parser.parse_args()
     wanted = {w.strip() for w in args.only.split(",") if w.strip()}
-    unknown = wanted - {"table1", "table1-exfm", "table2", "fig6"}
+    unknown = wanted - {"table1", "table1-exfm", "table2", "fig2", "fig6"}
     if unknown:
         bad_input(f"reproduce 2d: --only: unknown name(s) {', '.join(sorted(unknown))} (this "
-                  "driver takes: table1, table1-exfm, table2, fig6, comma-separated)")
+                  "driver takes: table1, table1-exfm, table2, fig2, fig6, comma-separated)")
     exe = shardsim_binary(args)
     args.out = os.path.abspath(args.out or os.path.join(ROOT, "out", "reproduce", args.paper))
     if os.path.isdir(args.out) and os.listdir(args.out) and not args.force:
@@ -608,10 +688,14 @@ def main():
         parts.append(table1(exe, args.out, args.jobs, model="ExFM")[0])
     if "fig6" in wanted:
         parts.append(fig6(args.out, base))
-    if "table2" in wanted:
-        parts.append(table2(exe, args.out, args.jobs))
+    if "table2" in wanted or "fig2" in wanted:
+        md2, reports2 = table2(exe, args.out, args.jobs)
+        if "table2" in wanted:
+            parts.append(md2)
+        if "fig2" in wanted:
+            parts.append(fig2(args.out, reports2))
     named = {"table1": "2d-table1", "table1-exfm": "2d-table1-exfm", "fig6": "2d-fig6",
-             "table2": "2d-table2"}
+             "table2": "2d-table2", "fig2": "2d-fig2"}
     write_checks(args.out, args.paper,
                  [c for c in CHECKS if c[0] in {named[w] for w in wanted}])
     summary = os.path.join(args.out, "2d.md")
