@@ -141,17 +141,23 @@ BASELINES = ["Random", "Size-based", "Dim-based", "Lookup-based", "Size-lookup-b
 ROWS = BASELINES + ["hybrid (what-if)", "NeuroShard"]
 
 
+def draw_table(rng, spec):
+    """One synthetic table from a spec of POOL's or PROD's keys: lognormal rows and pooling
+    (clipped), a dim from spec["dims"] when it has some, a uniform Zipf exponent; drawn in
+    that order."""
+    rows = rng.lognormvariate(math.log(spec["rows_median"]), spec["rows_sigma"])
+    table = {"rows": int(min(max(rows, spec["rows_min"]), spec["rows_max"]))}
+    if "dims" in spec:
+        table["dim"] = rng.choice(spec["dims"])
+    pooling = rng.lognormvariate(math.log(spec["pooling_median"]), spec["pooling_sigma"])
+    table["pooling"] = round(min(max(pooling, 1.0), spec["pooling_max"]), 1)
+    table["alpha"] = round(rng.uniform(spec["alpha_min"], spec["alpha_max"]), 3)
+    return table
+
+
 def make_pool():
     rng = random.Random(POOL["seed"])
-    pool = []
-    for i in range(POOL["tables"]):
-        rows = rng.lognormvariate(math.log(POOL["rows_median"]), POOL["rows_sigma"])
-        rows = int(min(max(rows, POOL["rows_min"]), POOL["rows_max"]))
-        pooling = rng.lognormvariate(math.log(POOL["pooling_median"]), POOL["pooling_sigma"])
-        pooling = round(min(max(pooling, 1.0), POOL["pooling_max"]), 1)
-        alpha = round(rng.uniform(POOL["alpha_min"], POOL["alpha_max"]), 3)
-        pool.append({"id": i, "rows": rows, "pooling": pooling, "alpha": alpha})
-    return pool
+    return [dict(id=i, **draw_table(rng, POOL)) for i in range(POOL["tables"])]
 
 
 def table_bytes(rows, dim):
@@ -562,17 +568,7 @@ EMBEDDING_ONLY = ["model.dense_features=13", "model.bottom_mlp=[64, 16]", "model
 
 def make_production_tables(count):
     rng = random.Random(PROD["seed"])
-    tables = []
-    for i in range(count):
-        rows = rng.lognormvariate(math.log(PROD["rows_median"]), PROD["rows_sigma"])
-        rows = int(min(max(rows, PROD["rows_min"]), PROD["rows_max"]))
-        dim = rng.choice(PROD["dims"])
-        pooling = rng.lognormvariate(math.log(PROD["pooling_median"]), PROD["pooling_sigma"])
-        pooling = round(min(max(pooling, 1.0), PROD["pooling_max"]), 1)
-        alpha = round(rng.uniform(PROD["alpha_min"], PROD["alpha_max"]), 3)
-        tables.append({"name": f"t{i}", "rows": rows, "dim": dim, "pooling": pooling,
-                       "alpha": alpha})
-    return tables
+    return [dict(name=f"t{i}", **draw_table(rng, PROD)) for i in range(count)]
 
 
 def production_scenario_text(tables, nodes, note):
@@ -723,8 +719,10 @@ def table4(rep):
         return None if q is None or rq is None else 100 * (q / rq - 1)
 
     rows, csv_rows = [], []
-    for label in ["Random", "Size-based", "Dim-based", "Lookup-based", "Size-lookup-based",
-                  "AutoShard", "DreamShard", "TorchRec", "hybrid (what-if)", "NeuroShard"]:
+    # Table 4's rows: the greedy baselines, the RL planners (the paper's alone), TorchRec,
+    # the what-if and NeuroShard.
+    for label in (BASELINES[:-1] + ["AutoShard", "DreamShard", "TorchRec", "hybrid (what-if)",
+                                    "NeuroShard"]):
         p_cost, p_gain = PAPER_TABLE4.get(label, (None, None))
         c, q = ours.get(label, (None, None))
         g = gain(label) if label in ours else None
@@ -742,13 +740,11 @@ def table4(rep):
                              None if not r or not r["fits_in_memory"] else r["imbalance_ratio"]])
     rep.write_csv(name, ["planner", "embedding_cost_ms", "qps", "qps_over_random_pct",
                          "imbalance_ratio"], csv_rows)
-    baselines = ["Random", "Size-based", "Dim-based", "Lookup-based", "Size-lookup-based",
-                 "TorchRec"]
-    run_rows = baselines + ["NeuroShard"]
-    fitted = [b for b in baselines if ours[b][0] is not None]
+    run_rows = BASELINES + ["NeuroShard"]
+    fitted = [b for b in BASELINES if ours[b][0] is not None]
     ns_cost, ns_qps = ours["NeuroShard"]
     best_cost = min((ours[b][0] for b in fitted), default=None)
-    best_qps = max((ours[b][1] for b in baselines if ours[b][1] is not None), default=None)
+    best_qps = max((ours[b][1] for b in BASELINES if ours[b][1] is not None), default=None)
 
     def listed(index, fmt_one):
         return ", ".join(f"{b} {'-' if ours[b][index] is None else fmt_one(ours[b][index])}"
@@ -757,14 +753,14 @@ def table4(rep):
     rep.check(name, "NeuroShard has the lowest embedding cost of the planners run (paper: 55.2 "
               "ms; the next DreamShard 61.6, TorchRec 86.4)",
               ns_cost is not None and all(ours[b][0] is None or ns_cost < ours[b][0]
-                                          for b in baselines),
+                                          for b in BASELINES),
               listed(0, lambda x: f"{x:.1f}"))
     rep.check(name, "NeuroShard trains fastest of the planners run (paper: +54.9% over Random; "
               "the next DreamShard +45.3%, TorchRec +34.6%)",
               ns_qps is not None and all(ours[b][1] is None or ns_qps > ours[b][1]
-                                         for b in baselines),
+                                         for b in BASELINES),
               listed(1, lambda x: f"{x / 1e6:.3f}M"))
-    others = baselines[1:]
+    others = BASELINES[1:]
     rep.check(name, "every baseline's embedding cost is below Random's (paper: 86.4-109.2 ms "
               "against 118.3)",
               ours["Random"][0] is not None and all(ours[b][0] is not None
