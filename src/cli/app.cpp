@@ -25,6 +25,7 @@
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/io/tables_writer.hpp"
 #include "shardsim/plan/model_summary.hpp"
 #include "shardsim/run/point_store.hpp"
 #include "shardsim/run/scenario_runs.hpp"
@@ -189,7 +190,50 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, Dis
   return finish(f, all);
 }
 
-int cmd_validate(const CommonFlags& f, const std::string& path) {
+// `validate --tables-out FILE`: the model's tables as `model.tables` entries (YAML, or JSON for
+// a FILE ending in .json; io/tables_writer.hpp), of the first sweep point in a sweep.
+void write_tables_out(const std::string& file, bool force, const ScenarioRuns& runs,
+                      const std::string& source) {
+  const Scenario& s = runs.scenarios.front();
+  const bool sweep = !runs.labels.front().empty();
+  const std::size_t pruned_tables = [&] {
+    std::size_t n = 0;
+    for (const auto& t : s.model.tables) n += t.pruning.fraction > 0 ? 1 : 0;
+    return n;
+  }();
+  const bool json = file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
+  std::string content;
+  if (json) {
+    nlohmann::ordered_json j;
+    j["scenario"] = s.name;
+    j["source"] = source;
+    if (sweep) j["sweep_point"] = runs.labels.front();
+    j["tables"] = tables_json(s.model.tables);
+    content = j.dump(2) + "\n";
+  } else {
+    std::string header = fmt::format(
+        "The {} embedding tables, listed and generated, of scenario '{}'\n"
+        "({}{}), as shardsim loads them.\n"
+        "Put the list under `model:` in place of `tables:` and `generate:`. Written by\n"
+        "`shardsim validate --tables-out` (docs/scenario.md, \"Freezing a generated model\").",
+        s.model.tables.size(), s.name, source,
+        sweep ? fmt::format("; sweep point 1 of {}: {}", runs.size(),
+                            report_format::shown_sweep_point(runs.labels.front()))
+              : std::string());
+    if (pruned_tables > 0) {
+      header += fmt::format(
+          "\n{} of them are pruned: written as before pruning, with their prune_fraction.",
+          pruned_tables);
+    }
+    content = tables_yaml(s.model.tables, header);
+  }
+  write_file_atomically(file, content, force, "--tables-out");
+  log_info("wrote the {} tables of '{}' to {}", s.model.tables.size(), s.name, file);
+}
+
+int cmd_validate(const CommonFlags& f, const std::string& path, const std::string& tables_out) {
+  // Refuse an existing file before loading (atomic_files.hpp): a refused call changes nothing.
+  if (!tables_out.empty()) check_file_writable(tables_out, f.force, "--tables-out");
   const RunRequest request = request_of(f, path, SweepUse::expand);
   const ScenarioRuns runs = load_runs(request);
   const bool sweep = !runs.labels.front().empty();
@@ -197,6 +241,7 @@ int cmd_validate(const CommonFlags& f, const std::string& path) {
   const RunShape shape{1, !f.out_dir.empty()};
   const ResourceEstimate estimate = estimate_memory(runs.scenarios, shape);
   check_runs(runs.scenarios, shape, request.limits, source_of(runs));
+  if (!tables_out.empty()) write_tables_out(tables_out, f.force, runs, source_of(runs));
   // The model summary (docs/report.md "Model summary"): of the first sweep point in a sweep.
   const Scenario& s = runs.scenarios.front();
   const ModelSummary summary =
@@ -265,6 +310,10 @@ int run_cli(int argc, char** argv) {
 
   auto* validate = app.add_subcommand("validate", "load and check a scenario without running it");
   validate->add_option("scenario", scenario_path, "scenario YAML file")->required();
+  std::string tables_out;
+  validate->add_option("--tables-out", tables_out,
+                       "write the model's tables (listed and generated) here as model.tables "
+                       "entries: YAML, or JSON for a name ending in .json (--force overwrites)");
   add_common(validate, flags);
 
   const PlanCommand plan_command(app);
@@ -300,7 +349,7 @@ int run_cli(int argc, char** argv) {
                             sweep->parsed() || size.selected() || baseline.selected());
     if (*run) return cmd_run(flags, scenario_path, trace_out);
     if (*sweep) return cmd_sweep(flags, scenario_path, jobs, resume, job.get());
-    if (*validate) return cmd_validate(flags, scenario_path);
+    if (*validate) return cmd_validate(flags, scenario_path, tables_out);
     if (compare.selected()) return compare.run();
     if (baseline.selected()) return baseline.run(job.get());
     if (size.selected()) return size.run(job.get());

@@ -36,6 +36,8 @@ EmbeddingTable prune_coldest_rows(const EmbeddingTable& table, double fraction) 
   EmbeddingTable out = table;
   out.pruning.fraction = fraction;
   out.pruning.original_rows = table.rows;
+  out.pruning.original_heavy_hitters = table.heavy_hitters;
+  out.pruning.original_keep = table.pooling.keep;
   const std::size_t heavy = table.heavy_hitters.size();
   double survival = 1;
   if (kept < table.rows) {
@@ -58,6 +60,17 @@ EmbeddingTable prune_coldest_rows(const EmbeddingTable& table, double fraction) 
   }
   out.pruning.lookup_survival = survival;
   out.pooling.keep = table.pooling.keep * survival;
+  return out;
+}
+
+EmbeddingTable unpruned_table(const EmbeddingTable& table) {
+  if (table.pruning.original_rows == 0) return table;
+  EmbeddingTable out = table;
+  out.rows = table.pruning.original_rows;
+  out.heavy_hitters = table.pruning.original_heavy_hitters;
+  out.pooling.keep = table.pruning.original_keep;
+  out.pruning = TablePruning{};
+  out.pruning.fraction = table.pruning.fraction;
   return out;
 }
 

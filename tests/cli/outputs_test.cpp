@@ -95,6 +95,15 @@ std::vector<Writer> writers() {
          return "trace import " + w.write("t.csv", csv) + " --out " + w.path("t.bin");
        },
        "t.bin", false},
+      {"ValidateTablesOut",
+       [](const Workspace& w) {
+         // Twenty generated tables besides: the list must outgrow the 512-byte write limit.
+         std::string s = kScenario;
+         s.insert(s.find("  bottom_mlp"),
+                  "  generate: {count: 20, rows: 1000, dim: 16, pooling: 2}\n");
+         return "validate " + w.write("s.yaml", s) + " --tables-out " + w.path("tables.yaml");
+       },
+       "tables.yaml", false},
       {"RunTraceOut",
        [](const Workspace& w) {
          return "run " + w.write("s.yaml", kScenario) + " --trace-out " + w.path("t.json");

@@ -14,6 +14,11 @@ struct TablePruning {
   double fraction = 0;              // `prune_fraction`: the share of the rows asked to be removed
   std::uint64_t original_rows = 0;  // rows before pruning
   double lookup_survival = 1;       // mass of the kept ranks: the share of lookups that remain
+  // What pruning changed besides the rows, so that the table as written can be recovered
+  // (unpruned_table, trace/table_pruning.hpp; `validate --tables-out`): the heavy hitters before
+  // they were cut and renormalised, and the pooling's survival probability before thinning.
+  std::vector<double> original_heavy_hitters;
+  double original_keep = 1;
 };
 
 // One embedding table and the statistics of how it is accessed.

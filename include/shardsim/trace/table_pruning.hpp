@@ -26,4 +26,9 @@ std::uint64_t rows_kept_after_pruning(std::uint64_t rows, double fraction);
 // the table is already pruned, or when check_table(table) reports a problem.
 EmbeddingTable prune_coldest_rows(const EmbeddingTable& table, double fraction);
 
+// The table as it was before prune_coldest_rows, keeping only `pruning.fraction` (so that
+// pruning it again by that fraction gives `table` back, bit for bit). A table that was not
+// pruned is returned as it is.
+EmbeddingTable unpruned_table(const EmbeddingTable& table);
+
 }  // namespace shardsim
