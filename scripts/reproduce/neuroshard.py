@@ -28,10 +28,11 @@ clipping the pool's means are 2.8 M and 14.1 (the markdown prints them). The sha
 distributions and the Zipf exponents are GUESSes (see POOL below).
 
 Table 4 (§4.5): the production model, 128 GPUs. Its stand-in is Neo's model-A on 16 ZionEX nodes
-(the platform §4.5 names), 1000 tables drawn from that scenario's GUESSed distributions (PROD).
+(the platform §4.5 names): scenarios/papers/neo-model-a.yaml, its 1000 generated tables written
+out by `shardsim validate --tables-out` (PROD).
 NeuroShard plans it first; its column plan splits the tables, and the random and greedy baselines
 plan the sub-tables, as §4.5 runs them; TorchRec and `hybrid` (a what-if) plan the tables as
-drawn. Every plan is written (<out>/neuroshard-table4/plans/) and simulated twice: with Table 1's
+generated. Every plan is written (<out>/neuroshard-table4/plans/) and simulated twice: with Table 1's
 dense part for the embedding cost, and whole for the training throughput over Random's.
 
 Output: <out>/neuroshard-table1/results.csv, results.md, figure.png (with matplotlib), scenarios/*.yaml (one sweep scenario
@@ -142,13 +143,10 @@ ROWS = BASELINES + ["hybrid (what-if)", "NeuroShard"]
 
 
 def draw_table(rng, spec):
-    """One synthetic table from a spec of POOL's or PROD's keys: lognormal rows and pooling
-    (clipped), a dim from spec["dims"] when it has some, a uniform Zipf exponent; drawn in
-    that order."""
+    """One synthetic table of the pool from POOL's keys: lognormal rows and pooling (clipped)
+    and a uniform Zipf exponent, drawn in that order (its dim is drawn per task)."""
     rows = rng.lognormvariate(math.log(spec["rows_median"]), spec["rows_sigma"])
     table = {"rows": int(min(max(rows, spec["rows_min"]), spec["rows_max"]))}
-    if "dims" in spec:
-        table["dim"] = rng.choice(spec["dims"])
     pooling = rng.lognormvariate(math.log(spec["pooling_median"]), spec["pooling_sigma"])
     table["pooling"] = round(min(max(pooling, 1.0), spec["pooling_max"]), 1)
     table["alpha"] = round(rng.uniform(spec["alpha_min"], spec["alpha_max"]), 3)
@@ -532,17 +530,13 @@ PAPER_TABLE4 = {
 }
 # §4.5: "nearly a thousand embedding tables that demand multi-terabyte memory", sharded "to 128
 # GPUs" on "a state-of-the-art hardware platform with RDMA network fabrics, which is detailed in
-# Mudigere et al. (2022)": Neo's ZionEX. Our stand-in is Neo's model-A (scenarios/papers/
-# neo-model-a.yaml: ~1000 tables, 793B parameters, 16 ZionEX nodes, local batch 512, fp16 tables),
-# its tables drawn here from that scenario's GUESSed distributions, so that they can be written
-# out and split as NeuroShard's column plan splits them.
+# Mudigere et al. (2022)": Neo's ZionEX. Our stand-in is Neo's model-A itself
+# (scenarios/papers/neo-model-a.yaml: 1000 generated tables, 793B parameters, 16 ZionEX nodes,
+# local batch 512, fp16 tables), its tables written out by `shardsim validate --tables-out` so that
+# they can be split as NeuroShard's column plan splits them.
 PROD = {
-    "tables": 1000,
-    "rows_median": 5_150_000, "rows_sigma": 1.0, "rows_min": 1_000, "rows_max": 1_000_000_000,
-    "dims": [4, 8, 16, 16, 32, 32, 64, 64, 64, 96, 128, 128, 160, 192, 384],
-    "pooling_median": 9.0, "pooling_sigma": 1.0, "pooling_max": 200.0,
-    "alpha_min": 0.8, "alpha_max": 1.2,
-    "seed": 4,
+    "scenario": os.path.join("scenarios", "papers", "neo-model-a.yaml"),
+    "tables": 1000,  # model-A's generate.count; --table4-tables N draws N of them (CI)
     "nodes": 16,  # §4.5: 128 GPUs
 }
 # (label, placement, planned on the sub-tables of NeuroShard's column plan). §4.5: "for the
@@ -554,8 +548,11 @@ TABLE4_PLANNERS = [
     ("Dim-based", "{planner: table_wise, options: {cost: dim}}", True),
     ("Lookup-based", "{planner: table_wise, options: {cost: lookup}}", True),
     ("Size-lookup-based", "{planner: table_wise, options: {cost: size_lookup}}", True),
-    ("TorchRec", "{planner: torchrec, options: {sharding_types: [table_wise, column_wise], "
-     "headroom: 0}}", False),
+    # TorchRec's own reservation (headroom 0.15, its default) replaces the preset's 3 GiB reserve
+    # (docs/planners.md, "torchrec"); Table 1's `headroom: 0` matches Table 1's GPUs, which have
+    # no reserve, but here it let TorchRec's plan overflow a GPU by 0.43 GB.
+    ("TorchRec", "{planner: torchrec, options: {sharding_types: [table_wise, column_wise]}}",
+     False),
     ("hybrid (what-if)", "{planner: hybrid}", False),
     ("NeuroShard", "{planner: neuroshard}", False),
 ]
@@ -566,37 +563,50 @@ EMBEDDING_ONLY = ["model.dense_features=13", "model.bottom_mlp=[64, 16]", "model
                   "simulation.pipeline={input_alltoall: none}"]
 
 
-def make_production_tables(count):
-    rng = random.Random(PROD["seed"])
-    return [dict(name=f"t{i}", **draw_table(rng, PROD)) for i in range(count)]
+def production_tables(rep, workdir):
+    """Model-A's tables as shardsim generates them (`validate --tables-out`), the first
+    --table4-tables of them."""
+    out = os.path.join(workdir, "model-a-tables.json")
+    scenario = os.path.join(rep.root, PROD["scenario"])
+    rep.shardsim("validate", scenario, "--tables-out", out, "--force", "--max-memory", "0",
+                 "--set", f"model.generate.count={rep.args.table4_tables}")
+    with open(out) as f:
+        return json.load(f)["tables"]
 
 
-def production_scenario_text(tables, nodes, note):
-    items = "\n".join(f"    - {{name: {t['name']}, rows: {t['rows']}, dim: {t['dim']}, "
-                      f"pooling: {t['pooling']}, alpha: {t['alpha']}}}" for t in tables)
+def production_scenario_text(rep, tables, nodes, note):
+    """neo-model-a.yaml on `nodes` nodes with its generate: block replaced by `tables`, and its
+    own header comments by ours."""
+    path = os.path.join(rep.root, PROD["scenario"])
+    with open(path) as f:
+        lines = f.read().splitlines()
+    body = [line for line in lines[next(i for i, x in enumerate(lines) if x.startswith("name:")):]]
+    cluster = "cluster: {preset: zionex, nodes: 16}"
+    if "  generate:" not in body or cluster not in body:
+        fail(f"{path}: expected the lines '  generate:' and '{cluster}'; the Table 4 driver "
+             "rewrites them (scripts/reproduce/neuroshard.py, production_scenario_text)")
+    out = []
+    skipping = False
+    for line in body:
+        if line == "  generate:":
+            skipping = True
+            out.append("  tables:")
+            # JSON is YAML's flow style; Python's float repr reads back to the same double.
+            out += [f"    - {json.dumps(t)}" for t in tables]
+            continue
+        if skipping and line.startswith("    "):
+            continue
+        skipping = False
+        if line.startswith("name:"):
+            line = "name: neuroshard-table4"
+        elif line == cluster:
+            line = f"cluster: {{preset: zionex, nodes: {nodes}}}"
+        out.append(line)
     return (
         "# NeuroShard Table 4 (seed 002, §4.5): the production model's stand-in, Neo's model-A\n"
-        f"# on {nodes} ZionEX nodes (scripts/reproduce/neuroshard.py, PROD;\n"
-        "# docs/reproductions/neuroshard.md).\n"
-        f"# {note}\n"
-        "name: neuroshard-table4\n"
-        f"cluster: {{preset: zionex, nodes: {nodes}}}\n"
-        "model:\n"
-        "  tables:\n" + items + "\n"
-        "  dense_features: 1024\n"
-        "  bottom_mlp: [3840, 3840, 3840, 3840, 3840, 3840, 3840, 3840, 512]\n"
-        "  top_mlp: [1024, 3840, 3840, 3840, 3840, 3840, 3840, 3840, 3840, 3840, 1]\n"
-        "  interaction: concat\n"
-        "  optimizer: rowwise_adagrad\n"
-        "  precision: {tables: fp16, comms: {fwd: fp16, bwd: bf16}, mlp: tf32}\n"
-        "workload:\n"
-        "  mode: training\n"
-        "  batch_per_gpu: 512\n"
-        "  iterations: 2\n"
-        "  warmup: 1\n"
-        "  seed: 3\n"
-        "  trace: {layout: scattered, mode: expected}\n"
-        "placement: {planner: neuroshard}\n")
+        f"# ({PROD['scenario']}, its generated tables written out) on {nodes} ZionEX nodes\n"
+        "# (scripts/reproduce/neuroshard.py; docs/reproductions/neuroshard.md).\n"
+        f"# {note}\n" + "\n".join(out) + "\n")
 
 
 def column_blocks(plan_path):
@@ -643,12 +653,13 @@ def table4(rep):
     plans = os.path.join(d, "plans")
     os.makedirs(plans, exist_ok=True)
     exe = rep.args.shardsim
-    tables = make_production_tables(rep.args.table4_tables)
+    tables = production_tables(rep, d)
     nodes = rep.args.table4_nodes
     full = os.path.join(d, "production.yaml")
     with open(full, "w") as f:
         f.write(production_scenario_text(
-            tables, nodes, "The tables as drawn (TorchRec, hybrid and NeuroShard plan these)."))
+            rep, tables, nodes, "The tables as generated (TorchRec, hybrid and NeuroShard plan "
+            "these)."))
     start = time.time()
 
     def plan_cmd(scenario, placement, out):
@@ -665,7 +676,7 @@ def table4(rep):
     sub = os.path.join(d, "production-columns.yaml")
     with open(sub, "w") as f:
         f.write(production_scenario_text(
-            sub_tables, nodes, "The tables as NeuroShard's column plan splits them (the other "
+            rep, sub_tables, nodes, "The tables as NeuroShard's column plan splits them (the other "
             "baselines plan these, as §4.5 runs them)."))
     slug = {label: label.split(" ")[0].lower().replace("-", "_") for label, _, _ in TABLE4_PLANNERS}
     todo = [(label, sub if on_sub else full, placement) for label, placement, on_sub
@@ -785,15 +796,17 @@ def table4(rep):
               "+6.6% over DreamShard; +15.1% over TorchRec)",
               speedup is not None and speedup >= 6.6,
               "-" if speedup is None else f"{speedup:+.1f}% over {best_qps / 1e6:.3f}M")
+    order = {t["name"]: i for i, t in enumerate(tables)}  # the model's order
     split = ", ".join(f"{t} into {len(b)}" for t, b in sorted(blocks.items(),
-                                                              key=lambda kv: int(kv[0][1:])))
+                                                              key=lambda kv: order[kv[0]]))
     scale = "128 GPUs (§4.5)" if nodes == PROD["nodes"] else f"{8 * nodes} GPUs (§4.5: 128)"
     md = [f"## {name}: the production model, {scale}", "",
           "Ours / the paper's. Embedding cost: ms an iteration (the slowest GPU's lookups and "
           "embedding communication, with Table 1's dense part); training throughput: over "
           "Random's, with the whole model; QPS: ours. \"-\": the plan does not fit; \"n/a\": not "
           "reproduced (AutoShard and DreamShard are RL planners). Stand-in: Neo's model-A, "
-          f"{len(tables)} tables drawn from its GUESSed distributions (fp16, "
+          f"{len(tables)} tables generated from its GUESSed distributions (`shardsim validate "
+          f"--tables-out`; fp16, "
           f"{sum(t['rows'] * t['dim'] * 2 for t in tables) / 1e12:.2f} TB of weights), {nodes} "
           f"ZionEX node{'s' if nodes != 1 else ''}, local batch 512. NeuroShard's column plan "
           f"splits {len(blocks)} tables "
