@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -196,11 +197,8 @@ void write_tables_out(const std::string& file, bool force, const ScenarioRuns& r
                       const std::string& source) {
   const Scenario& s = runs.scenarios.front();
   const bool sweep = !runs.labels.front().empty();
-  const std::size_t pruned_tables = [&] {
-    std::size_t n = 0;
-    for (const auto& t : s.model.tables) n += t.pruning.fraction > 0 ? 1 : 0;
-    return n;
-  }();
+  const auto pruned_tables = std::count_if(s.model.tables.begin(), s.model.tables.end(),
+                                           [](const auto& t) { return t.pruning.fraction > 0; });
   const bool json = file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
   std::string content;
   if (json) {
@@ -209,7 +207,7 @@ void write_tables_out(const std::string& file, bool force, const ScenarioRuns& r
     j["source"] = source;
     if (sweep) j["sweep_point"] = runs.labels.front();
     j["tables"] = tables_json(s.model.tables);
-    content = j.dump(2) + "\n";
+    content = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else {
     std::string header = fmt::format(
         "The {} embedding tables, listed and generated, of scenario '{}'\n"

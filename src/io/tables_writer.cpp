@@ -17,9 +17,10 @@ std::string number(double v) {
 }
 
 // A double-quoted string: JSON's escapes are valid in YAML's double-quoted scalars, so a name
-// with ':' or '#' or leading spaces reads back as written.
+// with ':' or '#' or leading spaces reads back as written (bytes that are not UTF-8 become
+// U+FFFD rather than an error).
 std::string quoted(const std::string& s) {
-  return nlohmann::json(s).dump();
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // The pooling as `model.tables[].pooling` reads it (io/model_loader.cpp, parse_pooling).
