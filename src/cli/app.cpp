@@ -206,7 +206,7 @@ void write_tables_out(const std::string& file, bool force, const ScenarioRuns& r
     j["scenario"] = s.name;
     j["source"] = source;
     if (sweep) j["sweep_point"] = runs.labels.front();
-    j["tables"] = tables_json(s.model.tables);
+    j["tables"] = tables_json(s.model.tables, s.model.prune_fraction);
     content = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else {
     std::string header = fmt::format(
@@ -223,7 +223,7 @@ void write_tables_out(const std::string& file, bool force, const ScenarioRuns& r
           "\n{} of them are pruned: written as before pruning, with their prune_fraction.",
           pruned_tables);
     }
-    content = tables_yaml(s.model.tables, header);
+    content = tables_yaml(s.model.tables, s.model.prune_fraction, header);
   }
   write_file_atomically(file, content, force, "--tables-out");
   log_info("wrote the {} tables of '{}' to {}", s.model.tables.size(), s.name, file);

@@ -330,6 +330,7 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
   const std::size_t listed = tables && !tables->is_null() ? tables->size() : 0;
   double model_fraction = 0;
   if (auto pf = model.find("prune_fraction")) model_fraction = parse_prune_fraction(*pf);
+  m.prune_fraction = model_fraction;
   for (std::size_t i = 0; i < m.tables.size(); ++i) {
     EmbeddingTable& t = m.tables[i];
     const bool own = i < listed && tables->at(i).find("prune_fraction").has_value();

@@ -82,9 +82,11 @@ nlohmann::ordered_json pooling_json(const PoolingSpec& p) {
 
 namespace {
 
-// When any table is pruned every table gets its own prune_fraction, 0 included, so that the list
-// means the same under any `model.prune_fraction` (a table's own value wins over the model's).
-bool any_pruned(std::span<const EmbeddingTable> tables) {
+// When any table is pruned, or the model prunes by default, every table gets its own
+// prune_fraction, 0 included, so that the list means the same under any `model.prune_fraction`
+// (a table's own value wins over the model's).
+bool write_fractions(std::span<const EmbeddingTable> tables, double model_prune_fraction) {
+  if (model_prune_fraction > 0) return true;
   for (const EmbeddingTable& t : tables) {
     if (t.pruning.fraction > 0) return true;
   }
@@ -93,8 +95,9 @@ bool any_pruned(std::span<const EmbeddingTable> tables) {
 
 }  // namespace
 
-std::string tables_yaml(std::span<const EmbeddingTable> tables, std::string_view header) {
-  const bool pruning = any_pruned(tables);
+std::string tables_yaml(std::span<const EmbeddingTable> tables, double model_prune_fraction,
+                        std::string_view header) {
+  const bool pruning = write_fractions(tables, model_prune_fraction);
   std::ostringstream out;
   std::istringstream lines{std::string(header)};
   for (std::string line; std::getline(lines, line);) {
@@ -120,8 +123,9 @@ std::string tables_yaml(std::span<const EmbeddingTable> tables, std::string_view
   return out.str();
 }
 
-nlohmann::ordered_json tables_json(std::span<const EmbeddingTable> tables) {
-  const bool pruning = any_pruned(tables);
+nlohmann::ordered_json tables_json(std::span<const EmbeddingTable> tables,
+                                   double model_prune_fraction) {
+  const bool pruning = write_fractions(tables, model_prune_fraction);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const EmbeddingTable& written : tables) {
     const EmbeddingTable t = unpruned_table(written);

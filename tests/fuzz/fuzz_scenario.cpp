@@ -1,7 +1,9 @@
 // libFuzzer target: scenario YAML -> load_scenario (every key checked) -> sweep points -> and,
 // when the scenario is small, the whole pipeline (plan, simulate, report writers) with at most
 // two iterations, and the Chrome trace of every simulated plan. Anything but a report, an
-// InputError or a DoesNotFitError is a finding.
+// InputError or a DoesNotFitError is a finding. Every loaded model's tables are also written out
+// (`validate --tables-out`, io/tables_writer.hpp) and loaded back in place of its tables and
+// generate block: tables that differ in any field are a finding.
 // The input is named <tests/fuzz/fixtures>/fuzz.yaml, so relative paths in it (preset_file,
 // placement.file, workload.trace.file) resolve to the small valid files kept there.
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/io/tables_writer.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim::fuzz {
@@ -27,8 +30,44 @@ bool small(const Scenario& s) {
   return lookups * s.workload.batch_per_gpu * static_cast<double>(gpus) <= 1e6;
 }
 
+bool same_table(const EmbeddingTable& a, const EmbeddingTable& b) {
+  const PoolingSpec& p = a.pooling;
+  const PoolingSpec& q = b.pooling;
+  return a.name == b.name && a.rows == b.rows && a.dim == b.dim && a.alpha == b.alpha &&
+         a.q == b.q && a.heavy_hitters == b.heavy_hitters && p.kind == q.kind &&
+         p.value == q.value && p.min == q.min && p.max == q.max && p.mean == q.mean &&
+         p.sigma == q.sigma && p.histogram == q.histogram && p.keep == q.keep &&
+         a.pruning.fraction == b.pruning.fraction &&
+         a.pruning.original_rows == b.pruning.original_rows &&
+         a.pruning.lookup_survival == b.pruning.lookup_survival;
+}
+
+// The written tables, loaded back in place of the model's tables and generate block, are the
+// loaded ones, field for field.
+void check_tables_round_trip(const std::string& file, const YAML::Node& doc, const Scenario& s) {
+  const std::string written = tables_yaml(s.model.tables, s.model.prune_fraction, "round trip");
+  if (written.find("\xEF\xBF\xBD") != std::string::npos) return;  // a name that was not UTF-8
+  YAML::Node frozen = YAML::Clone(doc);
+  frozen.remove("sweep");  // load_scenario does not apply it; its keys may name `generate`
+  frozen["model"].remove("generate");
+  frozen["model"]["tables"] = parse_yaml(written, file)["tables"];
+  Scenario back;
+  try {
+    back = load_scenario(frozen, file);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s\n%s", e.what(), written.c_str());
+    invariant_failed("the written tables do not load");
+  }
+  bool same = back.model.tables.size() == s.model.tables.size();
+  for (std::size_t i = 0; same && i < back.model.tables.size(); ++i) {
+    same = same_table(s.model.tables[i], back.model.tables[i]);
+  }
+  if (!same) invariant_failed("the written tables load back as other tables");
+}
+
 void run_one(const std::string& file, const YAML::Node& doc) {
   Scenario s = load_scenario(doc, file);
+  check_tables_round_trip(file, doc, s);
   if (!small(s)) return;
   s.workload.warmup = std::min(s.workload.warmup, 1);
   s.workload.iterations = std::min(s.workload.iterations, 1);

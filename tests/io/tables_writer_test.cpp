@@ -96,27 +96,55 @@ TEST(TablesWriter, WrittenTablesLoadBackBitForBit) {
   EXPECT_EQ(original.model.tables[6].rows, 1u);                   // 0.99999 of 100000
   EXPECT_EQ(original.model.tables[6].heavy_hitters.size(), 1u);   // cut to the kept row
   EXPECT_EQ(original.model.tables[7].pruning.original_rows, 0u);  // its own 0 wins
+  EXPECT_EQ(original.model.prune_fraction, 0.3);
 
-  const std::string yaml = tables_yaml(original.model.tables, "header line\n\nafter a blank");
+  const std::string yaml = tables_yaml(original.model.tables, original.model.prune_fraction,
+                                       "header line\n\nafter a blank");
   EXPECT_EQ(yaml.rfind("# header line\n#\n# after a blank\ntables:\n", 0), 0u) << yaml;
   EXPECT_NE(yaml.find(R"(name: "a: b # c")"), std::string::npos) << yaml;
   const Scenario reloaded = load_scenario_text(with_tables(yaml), "reloaded.yaml");
   expect_same_tables(original.model.tables, reloaded.model.tables);
   // Written again, the same bytes: the output is a fixed point.
-  EXPECT_EQ(tables_yaml(reloaded.model.tables, "header line\n\nafter a blank"), yaml);
+  EXPECT_EQ(tables_yaml(reloaded.model.tables, reloaded.model.prune_fraction,
+                        "header line\n\nafter a blank"),
+            yaml);
 }
 
 TEST(TablesWriter, DefaultsAreLeftOut) {
   const Scenario s = load_scenario_text(kModel, "frozen.yaml");
-  const std::string yaml = tables_yaml(std::span(s.model.tables).subspan(1, 1), "");
+  const std::string yaml = tables_yaml(std::span(s.model.tables).subspan(1, 1), 0.3, "");
   EXPECT_EQ(yaml,
             "tables:\n  - {name: \"u\", rows: 5000, dim: 32, pooling: {dist: uniform, "
             "min: 1, max: 9}, prune_fraction: 0.3}\n");
 }
 
+TEST(TablesWriter, AModelDefaultWithNoTablePrunedStillWritesEachTablesZero) {
+  // model.prune_fraction 0.5, but every table says 0: nothing is pruned, and the list must say
+  // so, or loading it under the same model.prune_fraction would prune every table.
+  std::string text = kModel;
+  text = text.substr(0, text.find("  tables:\n")) +
+         "  tables:\n"
+         "    - {name: a, rows: 1000, dim: 16, pooling: 2, prune_fraction: 0}\n"
+         "    - {name: b, rows: 2000, dim: 16, pooling: 2, prune_fraction: 0}\n"
+         "  prune_fraction: 0.5\n" +
+         text.substr(text.find("  bottom_mlp"));
+  const Scenario s = load_scenario_text(text, "zeros.yaml");
+  ASSERT_EQ(s.model.tables[0].rows, 1000u);
+  EXPECT_EQ(s.model.prune_fraction, 0.5);
+  const std::string yaml = tables_yaml(s.model.tables, s.model.prune_fraction, "");
+  EXPECT_EQ(yaml,
+            "tables:\n"
+            "  - {name: \"a\", rows: 1000, dim: 16, pooling: 2, prune_fraction: 0}\n"
+            "  - {name: \"b\", rows: 2000, dim: 16, pooling: 2, prune_fraction: 0}\n");
+  EXPECT_EQ(tables_yaml(s.model.tables, 0, ""),
+            "tables:\n"
+            "  - {name: \"a\", rows: 1000, dim: 16, pooling: 2}\n"
+            "  - {name: \"b\", rows: 2000, dim: 16, pooling: 2}\n");
+}
+
 TEST(TablesWriter, JsonHasTheSameKeys) {
   const Scenario s = load_scenario_text(kModel, "frozen.yaml");
-  const nlohmann::ordered_json j = tables_json(s.model.tables);
+  const nlohmann::ordered_json j = tables_json(s.model.tables, s.model.prune_fraction);
   ASSERT_EQ(j.size(), s.model.tables.size());
   EXPECT_EQ(j[0]["name"], "a: b # c");
   EXPECT_EQ(j[0]["pooling"], 2.5);

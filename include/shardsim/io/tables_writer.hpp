@@ -18,12 +18,15 @@ namespace shardsim {
 
 // YAML: the lines of `header` as comments ("# " each), then `tables:` and one flow mapping a
 // table, e.g. `  - {name: "gen0", rows: 5150000, dim: 64, pooling: 9.2, alpha: 1.05}`. Keys
-// equal to their defaults (alpha 1, q 0, no heavy hitters) are left out; `prune_fraction` is
-// written for every table (0 included) when some table is pruned, for none otherwise, so that
-// the list means the same under any `model.prune_fraction`.
-std::string tables_yaml(std::span<const EmbeddingTable> tables, std::string_view header);
+// equal to their defaults (alpha 1, q 0, no heavy hitters) are left out. `prune_fraction` is
+// written for every table (0 included) when some table is pruned or the model's own
+// `prune_fraction` (`model_prune_fraction`, DlrmModel::prune_fraction) is above 0, for none
+// otherwise, so that the list means the same under any `model.prune_fraction`.
+std::string tables_yaml(std::span<const EmbeddingTable> tables, double model_prune_fraction,
+                        std::string_view header);
 
 // JSON: an array of objects with the same keys as the YAML entries (for scripts).
-nlohmann::ordered_json tables_json(std::span<const EmbeddingTable> tables);
+nlohmann::ordered_json tables_json(std::span<const EmbeddingTable> tables,
+                                   double model_prune_fraction);
 
 }  // namespace shardsim

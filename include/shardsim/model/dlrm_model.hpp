@@ -41,6 +41,10 @@ std::string to_string(InteractionKind k);
 
 struct DlrmModel {
   std::vector<EmbeddingTable> tables;
+  // `model.prune_fraction` as written: the share pruned from every table that gives no fraction
+  // of its own (the tables above are already pruned; this is kept so that they can be written
+  // out again, io/tables_writer.hpp).
+  double prune_fraction = 0;
   std::uint32_t dense_features = 0;
   std::vector<std::uint32_t> bottom_mlp;  // layer output widths; input = dense_features
   std::vector<std::uint32_t> top_mlp;     // input = interaction output
