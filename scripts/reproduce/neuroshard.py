@@ -580,7 +580,7 @@ def production_scenario_text(rep, tables, nodes, note):
     path = os.path.join(rep.root, PROD["scenario"])
     with open(path) as f:
         lines = f.read().splitlines()
-    body = [line for line in lines[next(i for i, x in enumerate(lines) if x.startswith("name:")):]]
+    body = lines[next(i for i, x in enumerate(lines) if x.startswith("name:")):]
     cluster = "cluster: {preset: zionex, nodes: 16}"
     if "  generate:" not in body or cluster not in body:
         fail(f"{path}: expected the lines '  generate:' and '{cluster}'; the Table 4 driver "

@@ -24,38 +24,8 @@ std::string quoted(const std::string& s) {
 }
 
 // The pooling as `model.tables[].pooling` reads it (io/model_loader.cpp, parse_pooling).
-std::string pooling_yaml(const PoolingSpec& p) {
-  if (p.keep != 1) {
-    // The loader never produces thinned pooling outside pruning, which unpruned_table undoes.
-    throw std::logic_error("a thinned pooling (keep != 1) has no scenario form");
-  }
-  using Kind = PoolingSpec::Kind;
-  switch (p.kind) {
-    case Kind::fixed:
-      return number(p.value);
-    case Kind::uniform:
-      return fmt::format("{{dist: uniform, min: {}, max: {}}}", number(p.min), number(p.max));
-    case Kind::normal:
-    case Kind::lognormal: {
-      std::string s = fmt::format("{{dist: {}, mean: {}, sigma: {}, min: {}",
-                                  p.kind == Kind::normal ? "normal" : "lognormal", number(p.mean),
-                                  number(p.sigma), number(p.min));
-      if (p.max > 0) s += fmt::format(", max: {}", number(p.max));  // 0: no upper clip
-      return s + "}";
-    }
-    case Kind::histogram: {
-      std::string s = "{dist: histogram, bins: [";
-      for (std::size_t i = 0; i < p.histogram.size(); ++i) {
-        s += fmt::format("{}[{}, {}]", i ? ", " : "", number(p.histogram[i].first),
-                         number(p.histogram[i].second));
-      }
-      return s + "]}";
-    }
-  }
-  throw std::logic_error("unknown pooling kind");
-}
-
 nlohmann::ordered_json pooling_json(const PoolingSpec& p) {
+  // The loader never produces thinned pooling outside pruning, which unpruned_table undoes.
   if (p.keep != 1) throw std::logic_error("a thinned pooling (keep != 1) has no scenario form");
   using Kind = PoolingSpec::Kind;
   if (p.kind == Kind::fixed) return p.value;
@@ -73,14 +43,10 @@ nlohmann::ordered_json pooling_json(const PoolingSpec& p) {
     j["mean"] = p.mean;
     j["sigma"] = p.sigma;
     j["min"] = p.min;
-    if (p.max > 0) j["max"] = p.max;
+    if (p.max > 0) j["max"] = p.max;  // 0: no upper clip
   }
   return j;
 }
-
-}  // namespace
-
-namespace {
 
 // When any table is pruned, or the model prunes by default, every table gets its own
 // prune_fraction, 0 included, so that the list means the same under any `model.prune_fraction`
@@ -93,35 +59,30 @@ bool write_fractions(std::span<const EmbeddingTable> tables, double model_prune_
   return false;
 }
 
-}  // namespace
-
-std::string tables_yaml(std::span<const EmbeddingTable> tables, double model_prune_fraction,
-                        std::string_view header) {
-  const bool pruning = write_fractions(tables, model_prune_fraction);
-  std::ostringstream out;
-  std::istringstream lines{std::string(header)};
-  for (std::string line; std::getline(lines, line);) {
-    out << (line.empty() ? "#" : "# " + line) << '\n';
-  }
-  out << "tables:\n";
-  for (const EmbeddingTable& written : tables) {
-    const EmbeddingTable t = unpruned_table(written);
-    out << fmt::format("  - {{name: {}, rows: {}, dim: {}, pooling: {}", quoted(t.name), t.rows,
-                       t.dim, pooling_yaml(t.pooling));
-    if (t.alpha != 1.0) out << ", alpha: " << number(t.alpha);
-    if (t.q != 0.0) out << ", q: " << number(t.q);
-    if (!t.heavy_hitters.empty()) {
-      out << ", heavy_hitters: [";
-      for (std::size_t i = 0; i < t.heavy_hitters.size(); ++i) {
-        out << (i ? ", " : "") << number(t.heavy_hitters[i]);
-      }
-      out << "]";
+// One value in YAML's flow style: keys unquoted, floating numbers in their shortest exact form,
+// strings as they are (the keywords of `dist`) but a table's name double-quoted, the only free
+// text; e.g. {name: "gen0", rows: 20, pooling: {dist: uniform, min: 1, max: 9}}.
+void write_flow(std::ostream& out, const nlohmann::ordered_json& v, bool free_text = false) {
+  if (v.is_object() || v.is_array()) {
+    out << (v.is_object() ? '{' : '[');
+    const char* sep = "";
+    for (const auto& [key, item] : v.items()) {
+      out << sep;
+      if (v.is_object()) out << key << ": ";
+      write_flow(out, item, v.is_object() && key == "name");
+      sep = ", ";
     }
-    if (pruning) out << ", prune_fraction: " << number(t.pruning.fraction);
-    out << "}\n";
+    out << (v.is_object() ? '}' : ']');
+  } else if (v.is_string()) {
+    out << (free_text ? quoted(v.get<std::string>()) : v.get<std::string>());
+  } else if (v.is_number_float()) {
+    out << number(v.get<double>());
+  } else {
+    out << v.dump();  // integers
   }
-  return out.str();
 }
+
+}  // namespace
 
 nlohmann::ordered_json tables_json(std::span<const EmbeddingTable> tables,
                                    double model_prune_fraction) {
@@ -141,6 +102,22 @@ nlohmann::ordered_json tables_json(std::span<const EmbeddingTable> tables,
     out.push_back(std::move(j));
   }
   return out;
+}
+
+std::string tables_yaml(std::span<const EmbeddingTable> tables, double model_prune_fraction,
+                        std::string_view header) {
+  std::ostringstream out;
+  std::istringstream lines{std::string(header)};
+  for (std::string line; std::getline(lines, line);) {
+    out << (line.empty() ? "#" : "# " + line) << '\n';
+  }
+  out << "tables:\n";
+  for (const auto& table : tables_json(tables, model_prune_fraction)) {
+    out << "  - ";
+    write_flow(out, table);
+    out << '\n';
+  }
+  return out.str();
 }
 
 }  // namespace shardsim

@@ -19,6 +19,8 @@ struct TablePruning {
   // they were cut and renormalised, and the pooling's survival probability before thinning.
   std::vector<double> original_heavy_hitters;
   double original_keep = 1;
+
+  bool operator==(const TablePruning&) const = default;
 };
 
 // One embedding table and the statistics of how it is accessed.
@@ -31,6 +33,9 @@ struct EmbeddingTable {
   double q = 0.0;       // Zipf–Mandelbrot offset (0 = plain Zipf)
   std::vector<double> heavy_hitters;  // explicit probabilities of the hottest ranks 1, 2, ...
   TablePruning pruning;               // what pruning removed (nothing by default)
+
+  // Every field equal, doubles bit for bit (NaN never appears: the loader rejects it).
+  bool operator==(const EmbeddingTable&) const = default;
 };
 
 }  // namespace shardsim

@@ -46,6 +46,8 @@ struct PoolingSpec {
     return p;
   }
 
+  bool operator==(const PoolingSpec&) const = default;
+
   double expected() const;  // E[pooling], after thinning
   double variance() const;  // Var[pooling], after thinning
   // One draw (a non-negative integer number of lookups).
