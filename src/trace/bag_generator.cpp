@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include "shardsim/core/rng.hpp"
+#include "shardsim/model/validation.hpp"
 
 namespace shardsim {
 
@@ -58,8 +60,17 @@ BagGenerator::BagGenerator(const EmbeddingTable& table, std::size_t table_index,
       seed_(workload.seed),
       unique_in_bag_(workload.trace.unique_in_bag),
       reuse_(workload.trace.reuse),
-      sampler_(table),  // validates the table
-      layout_(workload.trace.layout, table.rows, layout_seed(workload.seed, table_index)) {}
+      layout_(workload.trace.layout, table.rows, layout_seed(workload.seed, table_index)) {
+  if (auto problem = check_table(table))
+    throw std::invalid_argument("table '" + table.name + "': " + problem->key + ": " +
+                                problem->problem);
+}
+
+const ZipfMandelbrotSampler& BagGenerator::sampler() const {
+  std::call_once(sampler_once_,
+                 [this] { sampler_ = std::make_unique<ZipfMandelbrotSampler>(table_); });
+  return *sampler_;
+}
 
 std::vector<std::uint32_t> BagGenerator::lengths(int iteration, int gpu,
                                                  std::uint32_t samples) const {
@@ -87,7 +98,7 @@ void BagGenerator::fresh_bag(int iteration, int gpu, std::uint32_t sample, std::
   Rng rng(mix64(base ^ mix64(sample)));
   ranks.resize(length);
   if (!unique_in_bag_) {
-    sampler_.fill(rng, ranks);
+    sampler().fill(rng, ranks);
     return;
   }
   const bool linear = length <= kLinearScanMax;
@@ -100,8 +111,9 @@ void BagGenerator::fresh_bag(int iteration, int gpu, std::uint32_t sample, std::
   };
   std::uint32_t filled = 0;
   const std::uint64_t limit = kUniqueDrawsBase + kUniqueDrawsPerSlot * std::uint64_t{length};
+  const ZipfMandelbrotSampler& draw = sampler();
   for (std::uint64_t draws = 0; filled < length && draws < limit; ++draws) {
-    const std::uint64_t r = sampler_(rng);
+    const std::uint64_t r = draw(rng);
     if (insert(r, filled)) ranks[filled++] = r;
   }
   for (std::uint64_t r = 0; filled < length; ++r)

@@ -112,6 +112,8 @@ std::vector<double> SyntheticTraceSource::expected_block_lookups(const Table& t,
   const std::size_t num_blocks = blocks.size();
   // Every GPU's local batch looks up its expectation, B·E[pooling] (docs/traces.md §7).
   const double local = static_cast<double>(samples_per_gpu) * t.pooling_mean;
+  // One block holds every lookup whatever its computed mass (a sum of rounded terms).
+  if (blocks.size() == 1) return {local};
   // Share of a bag's lookups in each block: the block's mass, or under unique_in_bag the expected
   // rows of the block among nu independent draws (which sum to the bag size over the blocks).
   const bool unique = workload_.trace.unique_in_bag;
@@ -126,8 +128,7 @@ std::vector<double> SyntheticTraceSource::expected_block_lookups(const Table& t,
     weights += weight[b];
   }
   for (std::size_t b = 0; b < num_blocks; ++b) {
-    // One block holds every lookup whatever its computed mass (a sum of rounded terms).
-    const double share = num_blocks == 1 ? 1.0 : (weights > 0 ? weight[b] / weights : 0.0);
+    const double share = weights > 0 ? weight[b] / weights : 0.0;
     weight[b] = local * share;
   }
   return weight;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -61,6 +63,24 @@ TEST(BagGenerator, LengthsFollowThePoolingAndRowsStayInTheTable) {
   EXPECT_EQ(u.rows.size(), static_cast<std::size_t>(sum));
   for (std::uint64_t r : u.rows) EXPECT_LT(r, 1000u);
   EXPECT_EQ(gen.lengths(3, 1, 20000), u.lengths);
+}
+
+TEST(BagGenerator, ABadTableIsRefusedAtConstructionThoughTheSamplerWaits) {
+  // The sampler is built on the first bag; the table is still checked at once, with the
+  // sampler's message.
+  const auto bad = table(1000, -1.0, fixed(1));
+  try {
+    const BagGenerator gen(bad, 0, workload(HotRowLayout::clustered));
+    FAIL() << "a negative alpha was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("table '" + bad.name + "': alpha"), std::string::npos)
+        << e.what();
+  }
+  const auto good = table(1000, 1.0, fixed(3));
+  const BagGenerator gen(good, 0, workload(HotRowLayout::clustered));
+  const ZipfMandelbrotSampler& first = gen.sampler();
+  EXPECT_EQ(&first, &gen.sampler());  // built once
+  EXPECT_EQ(bags_of(gen, 0, 0, 4).rows.size(), 12u);
 }
 
 TEST(BagGenerator, ScatteredRowIdsAreTheLayoutOfTheRanks) {

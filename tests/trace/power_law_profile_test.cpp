@@ -265,6 +265,27 @@ TEST(PowerLawProfile, ScatteredApproximationErrorIsSmall) {
   EXPECT_NEAR(total, 1.0, 1e-12);
 }
 
+TEST(PowerLawProfile, TheWholeTableInRowIdsIsTheRankSpaceAnswer) {
+  // Every row id is some rank's, so the whole table is answered in rank space (no head index):
+  // the same number as a rank query, and what the head-and-spread sums give over a partition.
+  const std::uint64_t n = 1'000'000;
+  PowerLawProfile prof(table(n, 1.05, 2, {0.05}), HotRowLayout::scattered, 11);
+  const RowRange all{0, n};
+  const double lookups = 3e5;
+  EXPECT_EQ(prof.mass(all, RowSpace::row_id), prof.mass(all, RowSpace::rank));
+  EXPECT_EQ(prof.expected_distinct(all, RowSpace::row_id, lookups),
+            prof.expected_distinct(all, RowSpace::rank, lookups));
+  double mass = 0, distinct = 0;
+  for (std::uint64_t b = 0; b < 8; ++b) {
+    const RowRange block{b * n / 8, (b + 1) * n / 8};
+    mass += prof.mass(block, RowSpace::row_id);
+    distinct += prof.expected_distinct(block, RowSpace::row_id, lookups);
+  }
+  EXPECT_NEAR(prof.mass(all, RowSpace::row_id), mass, 1e-12);
+  const double whole = prof.expected_distinct(all, RowSpace::row_id, lookups);
+  EXPECT_NEAR(whole, distinct, 1e-9 * whole);
+}
+
 TEST(PowerLawProfile, RanksCovering) {
   // Uniform over 1000 rows: half the mass needs 500 ranks.
   PowerLawProfile uniform(table(1000, 0.0), HotRowLayout::clustered, 1);

@@ -15,6 +15,8 @@
 // Every bag is a pure function of (seed, table, iteration, gpu, sample): the same whatever the
 // thread count or call order. Memory: the bags asked for, nothing per table row.
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -56,7 +58,9 @@ class BagGenerator {
   // (RowSpace::row_id) or ranks (RowSpace::rank, 0 = hottest).
   void append(int iteration, int gpu, std::uint32_t samples, RowSpace space, Bags& out) const;
 
-  const ZipfMandelbrotSampler& sampler() const { return sampler_; }
+  // Built on first use (thread-safe): expected mode, which never draws a row, does not pay for
+  // its cells.
+  const ZipfMandelbrotSampler& sampler() const;
   const RowLayout& layout() const { return layout_; }
 
  private:
@@ -71,7 +75,8 @@ class BagGenerator {
   std::uint64_t seed_;
   bool unique_in_bag_;
   double reuse_;
-  ZipfMandelbrotSampler sampler_;
+  mutable std::once_flag sampler_once_;
+  mutable std::unique_ptr<ZipfMandelbrotSampler> sampler_;
   RowLayout layout_;
 };
 

@@ -62,6 +62,9 @@ class PowerLawProfile final : public AccessProfile {
  private:
   struct HeadIndex;
   void check_range(RowRange rows) const;
+  // Whether `rows` of `space` is answered in rank space: rank space itself, the clustered layout
+  // (row id = rank) or the whole table.
+  bool rank_space_will_do(RowRange rows, RowSpace space) const;
   double rank_mass(std::uint64_t begin, std::uint64_t end) const;
   double rank_distinct(std::uint64_t begin, std::uint64_t end, double lookups) const;
   // Σ_{k=first}^{last} 1 - (1 - p_k)^n over 1-based tail ranks (first > m).
