@@ -9,6 +9,8 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -484,8 +486,18 @@ HardwarePreset builtin_preset(const std::string& name, const SourceLocation& whe
                      best ? fmt::format("did you mean '{}'? built-in presets: {}", *best, list)
                           : fmt::format("built-in presets: {}", list));
   }
+  // Parsed once a process: every scenario point, `size` probe and MPI run loads its preset by
+  // name, and parsing the YAML cost more than the rest of a small scenario's loading.
+  static std::mutex mutex;
+  static std::map<std::string, HardwarePreset, std::less<>> parsed;
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = parsed.find(name); it != parsed.end()) return it->second;
+  }
   const std::string file = builtin_file_name(name);
-  return parse_hardware_preset(YamlValue(parse_yaml(*text, file), file, ""));
+  HardwarePreset preset = parse_hardware_preset(YamlValue(parse_yaml(*text, file), file, ""));
+  std::lock_guard lock(mutex);
+  return parsed.try_emplace(name, std::move(preset)).first->second;
 }
 
 }  // namespace shardsim

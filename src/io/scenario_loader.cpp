@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -76,6 +78,20 @@ std::string resolve_relative(const std::string& path, const std::string& scenari
 
 // The hardware of `cluster`: its preset or preset file with `overrides` applied. `preset_hash`
 // receives the hash of the preset file the cluster starts from (InputHashes).
+// The content hash of a built-in preset's text (InputHashes), computed once a process.
+std::string builtin_preset_hash(const std::string& name, const std::string& file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string, std::less<>> hashes;
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = hashes.find(name); it != hashes.end()) return it->second;
+  }
+  const auto text = find_embedded_config("hardware/" + name + ".yaml");
+  std::string hash = text ? yaml_content_hash(parse_yaml(*text, file)) : std::string();
+  std::lock_guard lock(mutex);
+  return hashes.try_emplace(name, std::move(hash)).first->second;
+}
+
 HardwarePreset load_cluster_preset(const YamlValue& c, std::string& preset_hash) {
   c.expect_map();
   HardwarePreset result;
@@ -87,8 +103,7 @@ HardwarePreset load_cluster_preset(const YamlValue& c, std::string& preset_hash)
   }
   if (preset) {
     result = builtin_preset(preset->as_string(), preset->location(), preset->path());
-    const auto text = find_embedded_config("hardware/" + preset->as_string() + ".yaml");
-    if (text) preset_hash = yaml_content_hash(parse_yaml(*text, result.source_file));
+    preset_hash = builtin_preset_hash(preset->as_string(), result.source_file);
   } else if (preset_file) {
     const std::string path = resolve_relative(preset_file->as_string(), c.file());
     std::error_code ec;
