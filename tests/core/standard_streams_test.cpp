@@ -46,6 +46,9 @@ TEST(StandardStreams, EverySubcommandThatPrintsFailsOnAFullDevice) {
   const std::string src = SHARDSIM_SOURCE_DIR;
   const std::string scenario = src + "/scenarios/default.yaml";
   const std::string golden = src + "/tests/golden/default.json";
+  // The trace commands sample every bag of the default scenario (about 3 s each, 25 s under the
+  // sanitizers); one iteration is enough to fill the device.
+  const std::string one_iteration = " --set workload.iterations=1 --set workload.warmup=0";
   const std::vector<std::string> commands = {
       "run --quiet",
       "run --quiet --format json",
@@ -54,8 +57,8 @@ TEST(StandardStreams, EverySubcommandThatPrintsFailsOnAFullDevice) {
       "validate " + scenario + " --quiet",
       "plan " + scenario + " --quiet",
       "plan " + scenario + " --quiet --stats",
-      "trace stats " + scenario + " --quiet",
-      "trace gen " + scenario + " --quiet --out " + ws.path("t.bin"),
+      "trace stats " + scenario + " --quiet" + one_iteration,
+      "trace gen " + scenario + " --quiet --out " + ws.path("t.bin") + one_iteration,
       "hw list",
       "hw show dgx-h100",
       "collective allreduce --preset dgx-h100 --nodes 2 -b 8 -e 1M -f 4",
