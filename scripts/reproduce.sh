@@ -6,8 +6,8 @@
 #   scripts/reproduce.sh PAPER [--out DIR] [--force] [--only NAME[,NAME...]] [--jobs N]
 #   scripts/reproduce.sh all [--out DIR] [--force] [--jobs N]
 #
-# PAPER is one of the drivers under scripts/reproduce/ (every <paper>.py there but common.py:
-# oper, 2d, neuroshard, adaembed, ...). Options after PAPER that the driver adds are its own (see
+# PAPER is one of the drivers under scripts/reproduce/ (every <paper>.py there but common.py and
+# the helper modules named _*.py: oper, 2d, neuroshard, adaembed, ...). Options after PAPER that the driver adds are its own (see
 # its --help). `all` runs every driver into DIR/<paper> and then writes DIR/scoreboard.md and
 # DIR/scoreboard.json (every trend check of every paper, agreement per paper and overall); a
 # driver that fails makes it exit non-zero after the others ran.
@@ -24,9 +24,9 @@ if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
 fi
 paper="$1"
 shift
-known=$(cd scripts/reproduce && ls -- *.py 2>/dev/null | grep -v '^common\.py$' | sed 's/\.py$//' | sort)
+known=$(cd scripts/reproduce && ls -- *.py 2>/dev/null | grep -v -e '^common\.py$' -e '^_' | sed 's/\.py$//' | sort)
 driver="scripts/reproduce/${paper}.py"
-if [ "$paper" != all ] && { [ "$paper" = common ] || [ ! -f "$driver" ]; }; then
+if [ "$paper" != all ] && { [ "$paper" = common ] || [[ "$paper" == _* ]] || [ ! -f "$driver" ]; }; then
   echo "reproduce: unknown paper '$paper' (known: all $(echo $known))" >&2
   exit 2
 fi
