@@ -8,16 +8,6 @@
 
 namespace shardsim::neuroshard {
 
-std::size_t ComputeCost::KeyHash::operator()(const std::vector<std::uint64_t>& k) const {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the keys' words
-  for (std::uint64_t x : k) {
-    h ^= x;
-    h *= 1099511628211ULL;
-    h ^= h >> 29;
-  }
-  return static_cast<std::size_t>(h);
-}
-
 ComputeCost::ComputeCost(const PlanningContext& ctx, bool use_cache)
     : ctx_(ctx), use_cache_(use_cache) {
   const double served = ctx.cluster.num_gpus();
@@ -47,14 +37,13 @@ double ComputeCost::evaluate(std::span<const std::uint64_t> keys) {
 
 double ComputeCost::set_s(std::span<const std::uint64_t> keys) {
   ++queries_;
-  if (!use_cache_) return evaluate(keys);
-  key_.assign(keys.begin(), keys.end());
-  if (auto it = cache_.find(key_); it != cache_.end()) {
+  if (!use_cache_ || keys.empty()) return evaluate(keys);
+  if (const auto cached = cache_.find(keys)) {
     ++hits_;
-    return it->second;
+    return *cached;
   }
   const double s = evaluate(keys);
-  cache_.emplace(key_, s);
+  cache_.insert(keys, s);
   return s;
 }
 

@@ -16,10 +16,10 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/plan/neuroshard/key_set_cache.hpp"
 #include "shardsim/plan/neuroshard/sub_tables.hpp"
 #include "shardsim/plan/planner.hpp"
 
@@ -40,17 +40,13 @@ class ComputeCost {
   const PlanningContext& context() const { return ctx_; }
 
  private:
-  struct KeyHash {
-    std::size_t operator()(const std::vector<std::uint64_t>& k) const;
-  };
   double evaluate(std::span<const std::uint64_t> keys);
 
   const PlanningContext& ctx_;
   bool use_cache_;
   std::vector<EmbeddingWork> table_work_;  // per table, whole table serving every GPU
   std::vector<EmbeddingWork> scratch_;
-  std::unordered_map<std::vector<std::uint64_t>, double, KeyHash> cache_;
-  std::vector<std::uint64_t> key_;
+  KeySetCache cache_;
   std::uint64_t queries_ = 0;
   std::uint64_t hits_ = 0;
 };
