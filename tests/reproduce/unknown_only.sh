@@ -7,27 +7,25 @@ set -uo pipefail
 shardsim="$1" out="$2"
 shift 2
 mkdir -p "$out"
-for paper in "$@"; do
-  err="$out/$paper.err"
-  SHARDSIM="$shardsim" bash scripts/reproduce.sh "$paper" --out "$out/$paper" --force \
-    --only no-such-experiment 2>"$err" >/dev/null
-  rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -q "no-such-experiment" "$err"; then
-    echo "$paper: exit $rc (expected 2 and a message naming no-such-experiment):"
-    cat "$err"
-    exit 1
-  fi
-  echo "$paper: $(head -c 200 "$err")"
-done
-for helper in scripts/reproduce/_*.py; do
-  name=$(basename "$helper" .py)
-  err="$out/$name.err"
-  SHARDSIM="$shardsim" bash scripts/reproduce.sh "$name" --out "$out/$name" 2>"$err" >/dev/null
-  rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -q "unknown paper '$name'" "$err"; then
-    echo "$name: exit $rc (expected 2: a helper module is not a paper):"
+# expect_exit_2 NAME PATTERN ARGS...: `reproduce.sh ARGS` exits 2 with PATTERN in its stderr.
+expect_exit_2() {
+  local name="$1" pattern="$2"
+  shift 2
+  local err="$out/$name.err"
+  SHARDSIM="$shardsim" bash scripts/reproduce.sh "$@" 2>"$err" >/dev/null
+  local rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -q "$pattern" "$err"; then
+    echo "$name: exit $rc (expected 2 and a message with '$pattern'):"
     cat "$err"
     exit 1
   fi
   echo "$name: $(head -c 200 "$err")"
+}
+for paper in "$@"; do
+  expect_exit_2 "$paper" "no-such-experiment" "$paper" --out "$out/$paper" --force \
+    --only no-such-experiment
+done
+for helper in scripts/reproduce/_*.py; do
+  name=$(basename "$helper" .py)
+  expect_exit_2 "$name" "unknown paper '$name'" "$name" --out "$out/$name"
 done
