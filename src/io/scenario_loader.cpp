@@ -76,8 +76,6 @@ std::string resolve_relative(const std::string& path, const std::string& scenari
   return (dir / p).lexically_normal().string();
 }
 
-// The hardware of `cluster`: its preset or preset file with `overrides` applied. `preset_hash`
-// receives the hash of the preset file the cluster starts from (InputHashes).
 // The content hash of a built-in preset's text (InputHashes), computed once a process.
 std::string builtin_preset_hash(const std::string& name, const std::string& file) {
   static std::mutex mutex;
@@ -92,6 +90,8 @@ std::string builtin_preset_hash(const std::string& name, const std::string& file
   return hashes.try_emplace(name, std::move(hash)).first->second;
 }
 
+// The hardware of `cluster`: its preset or preset file with `overrides` applied. `preset_hash`
+// receives the hash of the preset file the cluster starts from (InputHashes).
 HardwarePreset load_cluster_preset(const YamlValue& c, std::string& preset_hash) {
   c.expect_map();
   HardwarePreset result;
