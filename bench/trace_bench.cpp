@@ -184,8 +184,8 @@ BENCHMARK(BM_TraceEmpiricalQuery)->Args({0, 0})->Args({1, 0})->Args({0, 1})->Arg
 // The end-to-end goal: one iteration of a 1000-table model in expected mode, 64 K samples
 // (8 GPUs x 8192) x pooling 15 per table, each table split in Arg row-wise blocks (1: whole
 // tables, as table-wise plans hold them): building every table's profile (the trace source) and
-// drawing the iteration. Tables of 10^4 to
-// 10^9 rows (log-uniform), alpha 0.8..1.3, scattered layout.
+// drawing the iteration. Tables of 10^4 to 10^9 rows (log-uniform), alpha 0.8..1.3, scattered
+// layout.
 void BM_TraceExpectedIteration1000Tables(benchmark::State& state) {
   setup_logging(Verbosity::quiet);
   DlrmModel model;

@@ -474,8 +474,24 @@ std::vector<std::string> builtin_preset_names() {
   return names;
 }
 
-HardwarePreset builtin_preset(const std::string& name, const SourceLocation& where,
-                              const std::string& key) {
+namespace {
+
+struct ParsedBuiltin {
+  HardwarePreset preset;
+  std::string content_hash;  // of the preset's YAML (InputHashes)
+};
+
+// A built-in preset, parsed once a process: every scenario point, `size` probe and MPI run loads
+// its preset by name, and parsing the YAML (for the preset, then again for its hash) cost more
+// than the rest of a small scenario's loading.
+const ParsedBuiltin& parsed_builtin(const std::string& name, const SourceLocation& where,
+                                    const std::string& key) {
+  static std::mutex mutex;
+  static std::map<std::string, ParsedBuiltin, std::less<>> parsed;  // entries never move
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = parsed.find(name); it != parsed.end()) return it->second;
+  }
   const auto text =
       find_embedded_config(std::string(kPresetPrefix) + name + std::string(kPresetSuffix));
   if (!text) {
@@ -486,18 +502,23 @@ HardwarePreset builtin_preset(const std::string& name, const SourceLocation& whe
                      best ? fmt::format("did you mean '{}'? built-in presets: {}", *best, list)
                           : fmt::format("built-in presets: {}", list));
   }
-  // Parsed once a process: every scenario point, `size` probe and MPI run loads its preset by
-  // name, and parsing the YAML cost more than the rest of a small scenario's loading.
-  static std::mutex mutex;
-  static std::map<std::string, HardwarePreset, std::less<>> parsed;
-  {
-    std::lock_guard lock(mutex);
-    if (const auto it = parsed.find(name); it != parsed.end()) return it->second;
-  }
   const std::string file = builtin_file_name(name);
-  HardwarePreset preset = parse_hardware_preset(YamlValue(parse_yaml(*text, file), file, ""));
+  const YAML::Node doc = parse_yaml(*text, file);
+  ParsedBuiltin p{parse_hardware_preset(YamlValue(doc, file, "")), yaml_content_hash(doc)};
   std::lock_guard lock(mutex);
-  return parsed.try_emplace(name, std::move(preset)).first->second;
+  return parsed.try_emplace(name, std::move(p)).first->second;
+}
+
+}  // namespace
+
+HardwarePreset builtin_preset(const std::string& name, const SourceLocation& where,
+                              const std::string& key) {
+  return parsed_builtin(name, where, key).preset;
+}
+
+std::string builtin_preset_content_hash(const std::string& name, const SourceLocation& where,
+                                        const std::string& key) {
+  return parsed_builtin(name, where, key).content_hash;
 }
 
 }  // namespace shardsim

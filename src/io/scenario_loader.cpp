@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -76,20 +74,6 @@ std::string resolve_relative(const std::string& path, const std::string& scenari
   return (dir / p).lexically_normal().string();
 }
 
-// The content hash of a built-in preset's text (InputHashes), computed once a process.
-std::string builtin_preset_hash(const std::string& name, const std::string& file) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string, std::less<>> hashes;
-  {
-    std::lock_guard lock(mutex);
-    if (const auto it = hashes.find(name); it != hashes.end()) return it->second;
-  }
-  const auto text = find_embedded_config("hardware/" + name + ".yaml");
-  std::string hash = text ? yaml_content_hash(parse_yaml(*text, file)) : std::string();
-  std::lock_guard lock(mutex);
-  return hashes.try_emplace(name, std::move(hash)).first->second;
-}
-
 // The hardware of `cluster`: its preset or preset file with `overrides` applied. `preset_hash`
 // receives the hash of the preset file the cluster starts from (InputHashes).
 HardwarePreset load_cluster_preset(const YamlValue& c, std::string& preset_hash) {
@@ -103,7 +87,8 @@ HardwarePreset load_cluster_preset(const YamlValue& c, std::string& preset_hash)
   }
   if (preset) {
     result = builtin_preset(preset->as_string(), preset->location(), preset->path());
-    preset_hash = builtin_preset_hash(preset->as_string(), result.source_file);
+    preset_hash =
+        builtin_preset_content_hash(preset->as_string(), preset->location(), preset->path());
   } else if (preset_file) {
     const std::string path = resolve_relative(preset_file->as_string(), c.file());
     std::error_code ec;

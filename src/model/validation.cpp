@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace shardsim {
 
@@ -126,6 +127,12 @@ std::optional<SpecProblem> check_table(const EmbeddingTable& t) {
     return p;
   }
   return std::nullopt;
+}
+
+void require_valid_table(const EmbeddingTable& table) {
+  if (auto problem = check_table(table))
+    throw std::invalid_argument("table '" + table.name + "': " + problem->key + ": " +
+                                problem->problem);
 }
 
 }  // namespace shardsim

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <stdexcept>
 #include <utility>
 
 #include "shardsim/core/rng.hpp"
@@ -60,10 +59,9 @@ BagGenerator::BagGenerator(const EmbeddingTable& table, std::size_t table_index,
       seed_(workload.seed),
       unique_in_bag_(workload.trace.unique_in_bag),
       reuse_(workload.trace.reuse),
-      layout_(workload.trace.layout, table.rows, layout_seed(workload.seed, table_index)) {
-  if (auto problem = check_table(table))
-    throw std::invalid_argument("table '" + table.name + "': " + problem->key + ": " +
-                                problem->problem);
+      layout_(workload.trace.layout, std::max<std::uint64_t>(table.rows, 1),  // rows checked below
+              layout_seed(workload.seed, table_index)) {
+  require_valid_table(table);
 }
 
 const ZipfMandelbrotSampler& BagGenerator::sampler() const {

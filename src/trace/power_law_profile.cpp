@@ -117,9 +117,7 @@ PowerLawProfile::PowerLawProfile(const EmbeddingTable& table, HotRowLayout layou
       tail_mass_(0),
       layout_(layout, std::max<std::uint64_t>(table.rows, 1), seed),  // rows checked below
       options_(options) {
-  if (auto problem = check_table(table))
-    throw std::invalid_argument("table '" + table.name + "': " + problem->key + ": " +
-                                problem->problem);
+  require_valid_table(table);
   heavy_cum_.assign(heavy_.size() + 1, 0.0);
   for (std::size_t i = 0; i < heavy_.size(); ++i) heavy_cum_[i + 1] = heavy_cum_[i] + heavy_[i];
   tail_mass_ = std::max(0.0, 1.0 - heavy_cum_.back());

@@ -29,9 +29,7 @@ std::uint64_t to_fixed(double x) {
 
 ZipfMandelbrotSampler::ZipfMandelbrotSampler(const EmbeddingTable& table)
     : alpha_(table.alpha), q_(table.q), rows_(table.rows) {
-  if (auto problem = check_table(table))
-    throw std::invalid_argument("table '" + table.name + "': " + problem->key + ": " +
-                                problem->problem);
+  require_valid_table(table);
   const std::uint64_t m = table.heavy_hitters.size();
   std::vector<double> mass;
   double heavy_total = 0;

@@ -76,6 +76,14 @@ TEST(BagGenerator, ABadTableIsRefusedAtConstructionThoughTheSamplerWaits) {
     EXPECT_NE(std::string(e.what()).find("table '" + bad.name + "': alpha"), std::string::npos)
         << e.what();
   }
+  // No rows: the table's message too, not the row layout's.
+  try {
+    const BagGenerator gen(table(0, 1.0, fixed(1)), 0, workload(HotRowLayout::scattered));
+    FAIL() << "a table without rows was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("table '" + bad.name + "': rows"), std::string::npos)
+        << e.what();
+  }
   const auto good = table(1000, 1.0, fixed(3));
   const BagGenerator gen(good, 0, workload(HotRowLayout::clustered));
   const ZipfMandelbrotSampler& first = gen.sampler();

@@ -82,6 +82,10 @@ std::vector<std::string> builtin_preset_names();
 // `where` locates the reference (e.g. the scenario's `cluster.preset`) for the message.
 HardwarePreset builtin_preset(const std::string& name, const SourceLocation& where = {},
                               const std::string& key = "cluster.preset");
+// The content hash of a built-in preset's YAML (yaml_content_hash; a report's InputHashes).
+// Both are computed once a process.
+std::string builtin_preset_content_hash(const std::string& name, const SourceLocation& where = {},
+                                        const std::string& key = "cluster.preset");
 
 // Applies `cluster.overrides` (same keys as a preset file, any subset) on top of a preset.
 // Maps (`gpu`, `scale_up`, `nic`) merge key by key; a `tiers` list replaces the whole list.

@@ -24,4 +24,8 @@ std::optional<SpecProblem> check_pooling(const PoolingSpec& pooling);
 // as "pooling.sigma"), or nothing when it is valid.
 std::optional<SpecProblem> check_table(const EmbeddingTable& table);
 
+// Past the loader: throws std::invalid_argument("table 'NAME': KEY: PROBLEM") when check_table
+// reports a problem.
+void require_valid_table(const EmbeddingTable& table);
+
 }  // namespace shardsim
