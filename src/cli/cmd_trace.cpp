@@ -29,9 +29,8 @@ namespace shardsim {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Flags {
+// The flags of `trace` and its subcommands but `fit` (a member of TraceCommand::State).
+struct TraceFlags {
   std::string input;
   std::string out;
   std::string format = "text";
@@ -44,7 +43,9 @@ struct Flags {
   bool quiet = false;
 };
 
-Scenario load(const Flags& s) {
+namespace {
+
+Scenario load(const TraceFlags& s) {
   std::vector<Override> overrides;
   for (const auto& o : s.sets) overrides.push_back(parse_override(o));
   if (s.seed) overrides.push_back({"workload.seed", std::to_string(*s.seed)});
@@ -66,7 +67,7 @@ bool is_recorded_trace_path(const std::string& path) {
   return is_trace_file(path) || (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0);
 }
 
-int run_gen(const Flags& s) {
+int run_gen(const TraceFlags& s) {
   const Scenario sc = load(s);
   if (!sc.workload.trace.file.empty())
     throw InputError(SourceLocation{s.input}, "workload.trace.file",
@@ -85,7 +86,7 @@ int run_gen(const Flags& s) {
   return 0;
 }
 
-int run_import(const Flags& s) {
+int run_import(const TraceFlags& s) {
   const auto trace = read_trace_csv(s.input);
   write_file_atomically(s.out, s.force, "--out",
                         [&](const std::string& tmp) { write_trace_file(tmp, *trace); });
@@ -146,7 +147,7 @@ void print_text(std::ostream& out, const std::string& source, const TraceStats& 
 
 const std::chrono::milliseconds kStatsProgressInterval{10000};
 
-int run_stats(const Flags& s) {
+int run_stats(const TraceFlags& s) {
   std::vector<std::unique_ptr<EmpiricalProfile>> profiles;
   std::vector<std::string> names;
   std::uint64_t samples = 0;
@@ -172,7 +173,7 @@ int run_stats(const Flags& s) {
   } else {
     const Scenario sc = load(s);
     if (!sc.workload.trace.file.empty()) {
-      Flags file = s;
+      TraceFlags file = s;
       file.input = sc.workload.trace.file;
       file.sets.clear();
       file.seed.reset();
@@ -224,13 +225,13 @@ struct TraceCommand::State {
   CLI::App* stats = nullptr;
   CLI::App* import = nullptr;
   CLI::App* fit = nullptr;
-  Flags flags;
+  TraceFlags flags;
   TraceFitFlags fit_flags;
 };
 
 TraceCommand::TraceCommand(CLI::App& app) : s_(std::make_unique<State>()) {
   State& st = *s_;
-  Flags& s = st.flags;
+  TraceFlags& s = st.flags;
   st.trace = app.add_subcommand("trace", "generate, summarise and convert traces");
   st.trace->require_subcommand(1);
   const auto common = [&](CLI::App* c) {
@@ -283,7 +284,7 @@ bool TraceCommand::parsed() const {
 }
 
 int TraceCommand::run() const {
-  const Flags& f = s_->flags;
+  const TraceFlags& f = s_->flags;
   setup_logging(f.quiet ? Verbosity::quiet : f.verbose ? Verbosity::verbose : Verbosity::normal);
   if (s_->gen->parsed()) return run_gen(f);
   if (s_->import->parsed()) return run_import(f);

@@ -16,7 +16,7 @@ namespace shardsim {
 
 namespace {
 
-using Json = nlohmann::json;
+using JsonDoc = nlohmann::json;
 namespace fs = std::filesystem;
 
 std::optional<double> finite(double v) {
@@ -37,19 +37,19 @@ struct Where {
   }
 };
 
-const char* type_name(const Json& v) {
+const char* type_name(const JsonDoc& v) {
   switch (v.type()) {
-    case Json::value_t::null:
+    case JsonDoc::value_t::null:
       return "null";
-    case Json::value_t::object:
+    case JsonDoc::value_t::object:
       return "an object";
-    case Json::value_t::array:
+    case JsonDoc::value_t::array:
       return "an array";
-    case Json::value_t::string:
+    case JsonDoc::value_t::string:
       return "a string";
-    case Json::value_t::boolean:
+    case JsonDoc::value_t::boolean:
       return "a boolean";
-    case Json::value_t::discarded:
+    case JsonDoc::value_t::discarded:
       return "nothing";
     default:
       return "a number";
@@ -57,37 +57,37 @@ const char* type_name(const Json& v) {
 }
 
 // The member `key` of `obj`, or nullptr when absent or null.
-const Json* member(const Json& obj, std::string_view key) {
+const JsonDoc* member(const JsonDoc& obj, std::string_view key) {
   const auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return nullptr;
   return &*it;
 }
 
-std::optional<double> number(const Json& obj, const Where& w, std::string_view key) {
-  const Json* v = member(obj, key);
+std::optional<double> number(const JsonDoc& obj, const Where& w, std::string_view key) {
+  const JsonDoc* v = member(obj, key);
   if (!v) return std::nullopt;
   if (!v->is_number())
     w.at(key).fail(fmt::format("expected a number or null, found {}", type_name(*v)));
   return finite(v->get<double>());
 }
 
-std::optional<std::string> text(const Json& obj, const Where& w, std::string_view key) {
-  const Json* v = member(obj, key);
+std::optional<std::string> text(const JsonDoc& obj, const Where& w, std::string_view key) {
+  const JsonDoc* v = member(obj, key);
   if (!v) return std::nullopt;
   if (!v->is_string()) w.at(key).fail(fmt::format("expected a string, found {}", type_name(*v)));
   return v->get<std::string>();
 }
 
-const Json* object(const Json& obj, const Where& w, std::string_view key) {
-  const Json* v = member(obj, key);
+const JsonDoc* object(const JsonDoc& obj, const Where& w, std::string_view key) {
+  const JsonDoc* v = member(obj, key);
   if (v && !v->is_object())
     w.at(key).fail(fmt::format("expected an object, found {}", type_name(*v)));
   return v;
 }
 
 // A set-up field as text: strings as they are, integers in decimal, booleans as true/false.
-std::optional<std::string> setup_text(const Json& obj, const Where& w, std::string_view key) {
-  const Json* v = member(obj, key);
+std::optional<std::string> setup_text(const JsonDoc& obj, const Where& w, std::string_view key) {
+  const JsonDoc* v = member(obj, key);
   if (!v) return std::nullopt;
   if (v->is_string()) return v->get<std::string>();
   if (v->is_number_unsigned()) return std::to_string(v->get<std::uint64_t>());
@@ -192,7 +192,7 @@ ReportSummary summarize_report(const Report& r, std::string origin) {
   return s;
 }
 
-ReportSummary summarize_report_json(const Json& j, const std::string& file,
+ReportSummary summarize_report_json(const JsonDoc& j, const std::string& file,
                                     const std::string& path) {
   const Where w{file, path};
   if (!j.is_object() || !j.contains("scenario") || !j.contains("planner")) {
@@ -208,7 +208,7 @@ ReportSummary summarize_report_json(const Json& j, const std::string& file,
   s.scenario = required_text("scenario");
   s.planner = required_text("planner");
   s.sweep_point = text(j, w, "sweep_point").value_or("");
-  if (const Json* seed = member(j, "seed")) {
+  if (const JsonDoc* seed = member(j, "seed")) {
     if (!seed->is_number_unsigned()) {
       w.at("seed").fail(fmt::format("expected an unsigned integer, found {}", type_name(*seed)));
     }
@@ -218,38 +218,38 @@ ReportSummary summarize_report_json(const Json& j, const std::string& file,
     if (auto v = setup_text(j, w, key)) s.setup.emplace_back(std::string(key), *v);
   }
   s.shardsim_version = text(j, w, "shardsim_version").value_or("");
-  if (const Json* h = object(j, w, "input_hashes")) {
+  if (const JsonDoc* h = object(j, w, "input_hashes")) {
     const Where hw = w.at("input_hashes");
     s.input_hashes.scenario = text(*h, hw, "scenario").value_or("");
     s.input_hashes.hardware = text(*h, hw, "hardware").value_or("");
     s.input_hashes.cost = text(*h, hw, "cost").value_or("");
   }
 
-  if (const Json* fits = member(j, "fits_in_memory")) {
+  if (const JsonDoc* fits = member(j, "fits_in_memory")) {
     if (!fits->is_boolean()) {
       w.at("fits_in_memory")
           .fail(fmt::format("expected true or false, found {}", type_name(*fits)));
     }
     set(s, MetricId::fits_in_memory, fits->get<bool>() ? 1.0 : 0.0);
   }
-  if (const Json* t = object(j, w, "iteration_time_s")) {
+  if (const JsonDoc* t = object(j, w, "iteration_time_s")) {
     set(s, MetricId::iteration_time_mean_s, number(*t, w.at("iteration_time_s"), "mean"));
     set(s, MetricId::iteration_time_p99_s, number(*t, w.at("iteration_time_s"), "p99"));
   }
   set(s, MetricId::qps, number(j, w, "qps"));
   set(s, MetricId::imbalance_ratio, number(j, w, "imbalance_ratio"));
   set(s, MetricId::degree_of_balance, number(j, w, "degree_of_balance"));
-  if (const Json* m = object(j, w, "memory_bytes")) {
+  if (const JsonDoc* m = object(j, w, "memory_bytes")) {
     set(s, MetricId::memory_max_bytes, number(*m, w.at("memory_bytes"), "max"));
   }
-  if (const Json* gpus = member(j, "per_gpu")) {
+  if (const JsonDoc* gpus = member(j, "per_gpu")) {
     const Where gw = w.at("per_gpu");
     if (!gpus->is_array()) gw.fail(fmt::format("expected an array, found {}", type_name(*gpus)));
     double total = 0;
     double max_gpu = 0;
     bool complete = !gpus->empty();
     for (std::size_t i = 0; i < gpus->size(); ++i) {
-      const Json& g = (*gpus)[i];
+      const JsonDoc& g = (*gpus)[i];
       const Where ew = gw.index(i);
       if (!g.is_object()) ew.fail(fmt::format("expected an object, found {}", type_name(g)));
       const auto sent = number(g, ew, "comm_sent_bytes");
@@ -273,21 +273,22 @@ ReportSummary summarize_report_json(const Json& j, const std::string& file,
 std::vector<ReportSummary> read_report_file(const std::string& path) {
   const std::string content = read_file(path);
   // Skip what compare never reads: the GPU x GPU matrices dominate the size of large reports.
-  const Json::parser_callback_t skip = [](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    return !(event == Json::parse_event_t::key &&
+  const JsonDoc::parser_callback_t skip = [](int /*depth*/, JsonDoc::parse_event_t event,
+                                             JsonDoc& parsed) {
+    return !(event == JsonDoc::parse_event_t::key &&
              (parsed == "comm_bytes" || parsed == "iteration_times_s"));
   };
-  Json doc;
+  JsonDoc doc;
   try {
-    doc = Json::parse(content, skip);
-  } catch (const Json::parse_error& e) {
+    doc = JsonDoc::parse(content, skip);
+  } catch (const JsonDoc::parse_error& e) {
     throw InputError(location_of(path, content, e.byte), "",
                      fmt::format("malformed JSON: {}", e.what()),
                      "is this a report JSON written by shardsim?");
   }
   std::vector<ReportSummary> out;
   if (doc.is_object() && doc.contains("reports") && !doc.contains("scenario")) {
-    const Json& list = doc["reports"];
+    const JsonDoc& list = doc["reports"];
     if (!list.is_array()) {
       Where{path, "reports"}.fail(fmt::format("expected an array, found {}", type_name(list)));
     }

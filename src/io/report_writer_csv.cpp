@@ -30,16 +30,16 @@ void write_line(std::ostream& out, const std::vector<std::string>& fields) {
   out << '\n';
 }
 
-std::string num(double v) {
+std::string cell(double v) {
   return rf::csv_number(v);
 }
-std::string timed(const Report& r, double v) {
-  return report_has_timing(r) ? num(v) : std::string();
+std::string timed_cell(const Report& r, double v) {
+  return report_has_timing(r) ? cell(v) : std::string();
 }
-std::string planned(const Report& r, double v) {
-  return report_has_plan(r) ? num(v) : std::string();
+std::string planned_cell(const Report& r, double v) {
+  return report_has_plan(r) ? cell(v) : std::string();
 }
-std::string text(const std::string& s) {
+std::string text_cell(const std::string& s) {
   return rf::csv_field(s);
 }
 
@@ -102,11 +102,11 @@ void write_csv_summary(std::ostream& out, std::span<const Report> reports) {
   write_line(out, header);
   for (const Report& r : reports) {
     std::vector<std::string> cells{
-        text(r.scenario),
-        text(r.planner),
-        text(r.sweep_point),
-        text(r.mode),
-        text(r.preset),
+        text_cell(r.scenario),
+        text_cell(r.planner),
+        text_cell(r.sweep_point),
+        text_cell(r.mode),
+        text_cell(r.preset),
         std::to_string(r.num_gpus),
         std::to_string(r.num_nodes),
         std::to_string(r.num_tables),
@@ -114,56 +114,56 @@ void write_csv_summary(std::ostream& out, std::span<const Report> reports) {
         std::to_string(r.warmup),
         std::to_string(r.seed),
         std::to_string(r.global_batch),
-        timed(r, r.iteration_time.mean_s),
-        timed(r, r.iteration_time.p50_s),
-        timed(r, r.iteration_time.p99_s),
-        timed(r, r.iteration_time.min_s),
-        timed(r, r.iteration_time.max_s),
-        timed(r, r.qps),
-        timed(r, r.imbalance_ratio),
-        planned(r, r.degree_of_balance),
-        num(r.memory_max_bytes),
-        planned(r, r.memory_mean_bytes),
-        num(r.memory_capacity_bytes),
+        timed_cell(r, r.iteration_time.mean_s),
+        timed_cell(r, r.iteration_time.p50_s),
+        timed_cell(r, r.iteration_time.p99_s),
+        timed_cell(r, r.iteration_time.min_s),
+        timed_cell(r, r.iteration_time.max_s),
+        timed_cell(r, r.qps),
+        timed_cell(r, r.imbalance_ratio),
+        planned_cell(r, r.degree_of_balance),
+        cell(r.memory_max_bytes),
+        planned_cell(r, r.memory_mean_bytes),
+        cell(r.memory_capacity_bytes),
         std::to_string(r.worst_memory_gpu),
         r.fits_in_memory ? "true" : "false",
-        text(r.fits_in_memory ? std::string() : r.fit_error),
-        num(r.planning_time_s),
-        text(r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version),
-        timed(r, r.scaling_factor),
+        text_cell(r.fits_in_memory ? std::string() : r.fit_error),
+        cell(r.planning_time_s),
+        text_cell(r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version),
+        timed_cell(r, r.scaling_factor),
         std::to_string(r.groups.empty() ? 1 : r.groups.size()),
-        r.replica_sync ? timed(r, r.replica_sync->simulated_s) : std::string(),
-        timed(r, r.busy_imbalance_ratio),
+        r.replica_sync ? timed_cell(r, r.replica_sync->simulated_s) : std::string(),
+        timed_cell(r, r.busy_imbalance_ratio),
         report_has_timing(r) ? std::to_string(r.critical_gpu) : std::string()};
     for (int p = 0; p < kNumPhases; ++p) {
       const std::string phase = to_string(static_cast<Phase>(p));
       const auto it = std::find_if(r.breakdown.begin(), r.breakdown.end(),
                                    [&](const PhaseTime& x) { return x.phase == phase; });
-      cells.push_back(it == r.breakdown.end() ? std::string() : num(it->serialized_s));
-      cells.push_back(it == r.breakdown.end() ? std::string() : num(it->exposed_s));
+      cells.push_back(it == r.breakdown.end() ? std::string() : cell(it->serialized_s));
+      cells.push_back(it == r.breakdown.end() ? std::string() : cell(it->exposed_s));
     }
     {
       const auto idle = std::find_if(r.breakdown.begin(), r.breakdown.end(),
                                      [](const PhaseTime& x) { return x.phase == "idle"; });
-      cells.push_back(idle != r.breakdown.end() ? num(idle->exposed_s)
-                      : report_has_timing(r)    ? num(0)
+      cells.push_back(idle != r.breakdown.end() ? cell(idle->exposed_s)
+                      : report_has_timing(r)    ? cell(0)
                                                 : std::string());
     }
     if (r.plan_stats) {
       const PlanStats& st = *r.plan_stats;
-      cells.push_back(num(st.estimated_embedding_s));
-      cells.push_back(num(st.alltoall_fwd_s));
-      cells.push_back(num(st.alltoall_bwd_s));
-      cells.push_back(num(st.estimated_degree_of_balance));
-      cells.push_back(num(st.total_s.max_over_mean()));
-      cells.push_back(num(st.memory_bytes.gap_to_bound()));
+      cells.push_back(cell(st.estimated_embedding_s));
+      cells.push_back(cell(st.alltoall_fwd_s));
+      cells.push_back(cell(st.alltoall_bwd_s));
+      cells.push_back(cell(st.estimated_degree_of_balance));
+      cells.push_back(cell(st.total_s.max_over_mean()));
+      cells.push_back(cell(st.memory_bytes.gap_to_bound()));
     } else {
       for (int k = 0; k < 6; ++k) cells.emplace_back();
     }
     if (cost) {
-      cells.push_back(r.cost ? num(r.cost->price_per_gpu_hour) : std::string());
-      cells.push_back(r.cost ? num(r.cost->cost_per_million_samples) : std::string());
-      cells.push_back(r.cost ? num(r.cost->cost_per_epoch) : std::string());
+      cells.push_back(r.cost ? cell(r.cost->price_per_gpu_hour) : std::string());
+      cells.push_back(r.cost ? cell(r.cost->cost_per_million_samples) : std::string());
+      cells.push_back(r.cost ? cell(r.cost->cost_per_epoch) : std::string());
     }
     write_line(out, cells);
   }
@@ -201,35 +201,35 @@ void write_per_gpu_csv(std::ostream& out, std::span<const Report> reports) {
                    "comm_received_bytes"});
   for (const Report& r : reports) {
     for (const GpuReport& g : r.per_gpu) {
-      write_line(out, {text(r.planner),
-                       text(r.sweep_point),
+      write_line(out, {text_cell(r.planner),
+                       text_cell(r.sweep_point),
                        std::to_string(g.gpu),
                        std::to_string(g.node),
-                       timed(r, g.lookup_s),
-                       timed(r, g.busy_s),
-                       timed(r, g.compute_s),
-                       timed(r, g.comm_transfer_s),
-                       timed(r, g.comm_wait_s),
-                       timed(r, g.idle_s),
-                       timed(r, g.shares.embedding_s),
-                       timed(r, g.shares.dense_compute_s),
-                       timed(r, g.shares.comm_s),
-                       timed(r, g.shares.comm_wait_s),
-                       timed(r, g.shares.host_s),
-                       timed(r, g.shares.idle_s),
-                       num(g.memory_bytes),
-                       num(g.memory_capacity_bytes),
-                       num(g.weights_bytes),
-                       num(g.optimizer_bytes),
-                       num(g.cache_bytes),
-                       num(g.activation_bytes),
-                       num(g.reserved_bytes),
-                       num(g.host_memory_bytes),
-                       timed(r, g.host_link_bytes),
-                       num(g.lookups),
+                       timed_cell(r, g.lookup_s),
+                       timed_cell(r, g.busy_s),
+                       timed_cell(r, g.compute_s),
+                       timed_cell(r, g.comm_transfer_s),
+                       timed_cell(r, g.comm_wait_s),
+                       timed_cell(r, g.idle_s),
+                       timed_cell(r, g.shares.embedding_s),
+                       timed_cell(r, g.shares.dense_compute_s),
+                       timed_cell(r, g.shares.comm_s),
+                       timed_cell(r, g.shares.comm_wait_s),
+                       timed_cell(r, g.shares.host_s),
+                       timed_cell(r, g.shares.idle_s),
+                       cell(g.memory_bytes),
+                       cell(g.memory_capacity_bytes),
+                       cell(g.weights_bytes),
+                       cell(g.optimizer_bytes),
+                       cell(g.cache_bytes),
+                       cell(g.activation_bytes),
+                       cell(g.reserved_bytes),
+                       cell(g.host_memory_bytes),
+                       timed_cell(r, g.host_link_bytes),
+                       cell(g.lookups),
                        std::to_string(g.shards),
-                       num(g.comm_sent_bytes),
-                       num(g.comm_received_bytes)});
+                       cell(g.comm_sent_bytes),
+                       cell(g.comm_received_bytes)});
     }
   }
 }

@@ -18,22 +18,22 @@ namespace shardsim {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // A number, or null when it is not finite (NaN, inf), so the object in memory reads the same
 // as its printed form (nlohmann prints non-finite numbers as null).
-Json num(double value) {
-  return std::isfinite(value) ? Json(value) : Json();
+OrderedJson num(double value) {
+  return std::isfinite(value) ? OrderedJson(value) : OrderedJson();
 }
 
 // A value that only exists when the plan fit and was simulated: null otherwise.
-Json timed(const Report& r, double value) {
-  return report_has_timing(r) ? num(value) : Json();
+OrderedJson timed(const Report& r, double value) {
+  return report_has_timing(r) ? num(value) : OrderedJson();
 }
 
 // A value that only exists when there is a plan: null otherwise.
-Json planned(const Report& r, double value) {
-  return report_has_plan(r) ? num(value) : Json();
+OrderedJson planned(const Report& r, double value) {
+  return report_has_plan(r) ? num(value) : OrderedJson();
 }
 
 // A JSON number as nlohmann prints one (shortest text that reads back to the same double, with
@@ -49,18 +49,18 @@ void append_json_number(fmt::memory_buffer& buf, double value) {
   if (text.find_first_of(".eE") == std::string_view::npos) buf.append(std::string_view(".0"));
 }
 
-Json matrix_to_json(const ByteMatrix& m) {
-  Json rows = Json::array();
+OrderedJson matrix_to_json(const ByteMatrix& m) {
+  OrderedJson rows = OrderedJson::array();
   for (int i = 0; i < m.size(); ++i) {
-    Json row = Json::array();
+    OrderedJson row = OrderedJson::array();
     for (int j = 0; j < m.size(); ++j) row.push_back(num(m.at(i, j)));
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-Json gpu_to_json(const Report& r, const GpuReport& g) {
-  Json j;
+OrderedJson gpu_to_json(const Report& r, const GpuReport& g) {
+  OrderedJson j;
   j["gpu"] = g.gpu;
   j["node"] = g.node;
   j["lookup_s"] = timed(r, g.lookup_s);
@@ -71,7 +71,7 @@ Json gpu_to_json(const Report& r, const GpuReport& g) {
   j["idle_s"] = timed(r, g.idle_s);
   if (report_has_timing(r)) {
     // The iteration's instants, each given to one kind of work (docs/report.md).
-    Json sh;
+    OrderedJson sh;
     sh["embedding"] = num(g.shares.embedding_s);
     sh["dense_compute"] = num(g.shares.dense_compute_s);
     sh["communication"] = num(g.shares.comm_s);
@@ -98,8 +98,8 @@ Json gpu_to_json(const Report& r, const GpuReport& g) {
   return j;
 }
 
-Json spread_to_json(const Spread& s) {
-  Json j;
+OrderedJson spread_to_json(const Spread& s) {
+  OrderedJson j;
   if (s.count == 0) {  // no GPUs, no plan: nothing to measure
     for (const char* key :
          {"min", "mean", "max", "max_minus_min", "max_over_mean", "min_gpu", "max_gpu"}) {
@@ -119,11 +119,11 @@ Json spread_to_json(const Spread& s) {
 
 // Per phase, the largest time any GPU spent in it (2D Fig. 6): {"phase": {"max": s,
 // "exposed": s}}; null when not simulated.
-Json phase_max_to_json(const Report& r) {
-  if (!report_has_timing(r)) return Json();
-  Json j = Json::object();
+OrderedJson phase_max_to_json(const Report& r) {
+  if (!report_has_timing(r)) return OrderedJson();
+  OrderedJson j = OrderedJson::object();
   for (const PhaseTime& p : r.phase_max) {
-    Json phase;
+    OrderedJson phase;
     phase["max"] = num(p.serialized_s);
     phase["exposed"] = num(p.exposed_s);
     phase["waiting"] = num(p.waiting_s);
@@ -132,10 +132,10 @@ Json phase_max_to_json(const Report& r) {
   return j;
 }
 
-Json groups_to_json(const Report& r) {
-  Json list = Json::array();
+OrderedJson groups_to_json(const Report& r) {
+  OrderedJson list = OrderedJson::array();
   for (const GroupReport& g : r.groups) {
-    Json j;
+    OrderedJson j;
     j["group"] = g.group;
     j["num_gpus"] = g.num_gpus;
     j["first_gpu"] = g.first_gpu;
@@ -152,10 +152,10 @@ Json groups_to_json(const Report& r) {
   return list;
 }
 
-Json replica_sync_to_json(const Report& r) {
-  if (!r.replica_sync) return Json();
+OrderedJson replica_sync_to_json(const Report& r) {
+  if (!r.replica_sync) return OrderedJson();
   const ReplicaSyncReport& rs = *r.replica_sync;
-  Json j;
+  OrderedJson j;
   j["mode"] = rs.mode;
   j["interval"] = rs.interval;
   j["peers"] = rs.peers;
@@ -167,8 +167,8 @@ Json replica_sync_to_json(const Report& r) {
   return j;
 }
 
-Json breakdown_to_json(const Report& r) {
-  if (!report_has_timing(r)) return Json();
+OrderedJson breakdown_to_json(const Report& r) {
+  if (!report_has_timing(r)) return OrderedJson();
   // Phases in the order first seen. Two entries for one phase would be a metrics bug: keep
   // both amounts (summed) rather than drop one, and say so.
   std::vector<PhaseTime> phases;
@@ -185,9 +185,9 @@ Json breakdown_to_json(const Report& r) {
     same->exposed_s += p.exposed_s;
     same->waiting_s += p.waiting_s;
   }
-  Json j = Json::object();
+  OrderedJson j = OrderedJson::object();
   for (const PhaseTime& p : phases) {
-    Json phase;
+    OrderedJson phase;
     phase["serialized"] = num(p.serialized_s);
     phase["exposed"] = num(p.exposed_s);
     phase["waiting"] = num(p.waiting_s);
@@ -198,8 +198,8 @@ Json breakdown_to_json(const Report& r) {
 
 // The report object. Without matrices, "comm_bytes" holds null as a placeholder that keeps the
 // key order; write_json streams the matrices into that place.
-Json report_json(const Report& r, bool with_matrices) {
-  Json j;
+OrderedJson report_json(const Report& r, bool with_matrices) {
+  OrderedJson j;
   j["scenario"] = r.scenario;
   j["scenario_source"] = r.scenario_source;
   j["planner"] = r.planner;
@@ -214,17 +214,17 @@ Json report_json(const Report& r, bool with_matrices) {
   j["global_batch"] = r.global_batch;
   j["seed"] = r.seed;
   j["fits_in_memory"] = r.fits_in_memory;
-  j["fit_error"] = r.fits_in_memory ? Json() : Json(r.fit_error);
+  j["fit_error"] = r.fits_in_memory ? OrderedJson() : OrderedJson(r.fit_error);
 
   if (report_has_timing(r)) {
-    Json t;
+    OrderedJson t;
     t["mean"] = num(r.iteration_time.mean_s);
     t["p50"] = num(r.iteration_time.p50_s);
     t["p99"] = num(r.iteration_time.p99_s);
     t["min"] = num(r.iteration_time.min_s);
     t["max"] = num(r.iteration_time.max_s);
     j["iteration_time_s"] = std::move(t);
-    Json times = Json::array();
+    OrderedJson times = OrderedJson::array();
     for (double t : r.iteration_times_s) times.push_back(num(t));
     j["iteration_times_s"] = std::move(times);
   } else {
@@ -246,18 +246,18 @@ Json report_json(const Report& r, bool with_matrices) {
   j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
   j["busy_imbalance_ratio"] = timed(r, r.busy_imbalance_ratio);
   j["degree_of_balance"] = planned(r, r.degree_of_balance);
-  j["critical_gpu"] = report_has_timing(r) ? Json(r.critical_gpu) : Json();
+  j["critical_gpu"] = report_has_timing(r) ? OrderedJson(r.critical_gpu) : OrderedJson();
   j["breakdown_s"] = breakdown_to_json(r);
   j["phase_max_s"] = phase_max_to_json(r);
   if (report_has_timing(r)) {
-    Json links = Json::array();
+    OrderedJson links = OrderedJson::array();
     for (const LinkClassUse& u : r.link_utilization) {
-      Json l;
+      OrderedJson l;
       l["class"] = u.link_class;
       l["links"] = u.links;
       l["mean_utilization"] = num(u.mean_utilization);
       l["max_utilization"] = num(u.max_utilization);
-      l["busiest_link"] = u.busiest_link.empty() ? Json() : Json(u.busiest_link);
+      l["busiest_link"] = u.busiest_link.empty() ? OrderedJson() : OrderedJson(u.busiest_link);
       links.push_back(std::move(l));
     }
     j["link_utilization"] = std::move(links);
@@ -266,31 +266,31 @@ Json report_json(const Report& r, bool with_matrices) {
   }
   j["planning_time_s"] = num(r.planning_time_s);
 
-  Json mem;
+  OrderedJson mem;
   mem["max"] = num(r.memory_max_bytes);
   mem["mean"] = planned(r, r.memory_mean_bytes);
   mem["capacity"] = num(r.memory_capacity_bytes);
-  Json mem_per_gpu = Json::array();
+  OrderedJson mem_per_gpu = OrderedJson::array();
   for (const GpuReport& g : r.per_gpu) mem_per_gpu.push_back(num(g.memory_bytes));
   mem["per_gpu"] = std::move(mem_per_gpu);
   j["memory_bytes"] = std::move(mem);
   j["worst_memory_gpu"] = r.worst_memory_gpu;
 
   // OPER §6.4 / DESIGN.md §6: memory, lookup workload and communication balance.
-  Json balance;
+  OrderedJson balance;
   balance["memory_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_memory_bytes));
   balance["lookups"] = spread_to_json(spread_of(r.per_gpu, gpu_lookups));
   balance["comm_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_comm_bytes));
   j["balance"] = std::move(balance);
 
-  Json per_gpu = Json::array();
+  OrderedJson per_gpu = OrderedJson::array();
   for (const GpuReport& g : r.per_gpu) per_gpu.push_back(gpu_to_json(r, g));
   j["per_gpu"] = std::move(per_gpu);
   j["groups"] = groups_to_json(r);
   j["replica_sync"] = replica_sync_to_json(r);
   // Frequency pruning (docs/model.md "Pruning"): written only when some table is pruned.
   if (r.pruning) {
-    Json pr;
+    OrderedJson pr;
     pr["pruned_tables"] = r.pruning->pruned_tables;
     pr["original_rows"] = r.pruning->original_rows;
     pr["pruned_rows"] = r.pruning->pruned_rows;
@@ -299,11 +299,11 @@ Json report_json(const Report& r, bool with_matrices) {
   }
 
   if (with_matrices) {
-    Json comm;
+    OrderedJson comm;
     comm["granularity"] = r.comm_granularity;
     const bool none = r.comm_granularity == "none";
-    comm["fwd"] = none ? Json() : matrix_to_json(r.comm_fwd);
-    comm["bwd"] = none ? Json() : matrix_to_json(r.comm_bwd);
+    comm["fwd"] = none ? OrderedJson() : matrix_to_json(r.comm_fwd);
+    comm["bwd"] = none ? OrderedJson() : matrix_to_json(r.comm_bwd);
     j["comm_bytes"] = std::move(comm);
   } else {
     j["comm_bytes"] = nullptr;
@@ -314,15 +314,15 @@ Json report_json(const Report& r, bool with_matrices) {
   if (r.input_hashes.empty()) {
     j["input_hashes"] = nullptr;
   } else {
-    auto hash = [](const std::string& h) { return h.empty() ? Json() : Json(h); };
-    Json h;
+    auto hash = [](const std::string& h) { return h.empty() ? OrderedJson() : OrderedJson(h); };
+    OrderedJson h;
     h["scenario"] = hash(r.input_hashes.scenario);
     h["hardware"] = hash(r.input_hashes.hardware);
     h["cost"] = hash(r.input_hashes.cost);
     j["input_hashes"] = std::move(h);
   }
   // Plan statistics (plan/plan_stats.hpp): null when there is no plan.
-  j["plan_stats"] = r.plan_stats ? plan_stats_to_json(*r.plan_stats) : Json();
+  j["plan_stats"] = r.plan_stats ? plan_stats_to_json(*r.plan_stats) : OrderedJson();
 
   // The version that produced the numbers; a report built without one gets this binary's.
   j["shardsim_version"] =
@@ -337,15 +337,15 @@ std::string spaces(int n) {
   return std::string(static_cast<std::size_t>(n), ' ');
 }
 
-bool is_flat_array(const Json& v) {
+bool is_flat_array(const OrderedJson& v) {
   if (!v.is_array()) return false;
-  for (const Json& e : v) {
+  for (const OrderedJson& e : v) {
     if (e.is_structured()) return false;
   }
   return true;
 }
 
-void print_value(std::ostream& out, const Json& v, int indent) {
+void print_value(std::ostream& out, const OrderedJson& v, int indent) {
   if (!v.is_structured() || v.empty()) {
     out << v.dump();
     return;
@@ -353,7 +353,7 @@ void print_value(std::ostream& out, const Json& v, int indent) {
   if (is_flat_array(v)) {
     out << '[';
     bool first = true;
-    for (const Json& e : v) {
+    for (const OrderedJson& e : v) {
       out << (first ? "" : ", ") << e.dump();
       first = false;
     }
@@ -365,7 +365,7 @@ void print_value(std::ostream& out, const Json& v, int indent) {
   bool first = true;
   for (auto it = v.begin(); it != v.end(); ++it) {
     out << (first ? "\n" : ",\n") << spaces(indent + 2);
-    if (object) out << Json(it.key()).dump() << ": ";
+    if (object) out << OrderedJson(it.key()).dump() << ": ";
     print_value(out, it.value(), indent + 2);
     first = false;
   }
@@ -394,18 +394,19 @@ void print_matrix(std::ostream& out, const ByteMatrix& m, int indent) {
   out << '\n' << spaces(indent) << ']';
 }
 
-void print_report(std::ostream& out, const Report& r, const Json& extra, int indent) {
-  Json j = report_json(r, false);
+void print_report(std::ostream& out, const Report& r, const OrderedJson& extra, int indent) {
+  OrderedJson j = report_json(r, false);
   for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
   out << '{';
   bool first = true;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    out << (first ? "\n" : ",\n") << spaces(indent + 2) << Json(it.key()).dump() << ": ";
+    out << (first ? "\n" : ",\n") << spaces(indent + 2) << OrderedJson(it.key()).dump() << ": ";
     first = false;
     if (it.key() == "comm_bytes") {
       const int inner = indent + 2;
       const bool none = r.comm_granularity == "none";
-      out << "{\n" << spaces(inner + 2) << "\"granularity\": " << Json(r.comm_granularity).dump();
+      out << "{\n"
+          << spaces(inner + 2) << "\"granularity\": " << OrderedJson(r.comm_granularity).dump();
       out << ",\n" << spaces(inner + 2) << "\"fwd\": ";
       if (none) {
         out << "null";
@@ -434,9 +435,9 @@ nlohmann::ordered_json report_to_json(const Report& r) {
 
 nlohmann::ordered_json reports_to_json(std::span<const Report> reports) {
   if (reports.size() == 1) return report_to_json(reports.front());
-  Json list = Json::array();
+  OrderedJson list = OrderedJson::array();
   for (const Report& r : reports) list.push_back(report_to_json(r));
-  Json j;
+  OrderedJson j;
   j["reports"] = std::move(list);
   return j;
 }
@@ -451,8 +452,8 @@ void write_json(std::ostream& out, std::span<const Report> reports,
     throw std::logic_error(fmt::format("write_json: {} extra field sets for {} reports",
                                        extra_fields.size(), reports.size()));
   }
-  const Json no_extra = Json::object();
-  auto extra = [&](std::size_t i) -> const Json& {
+  const OrderedJson no_extra = OrderedJson::object();
+  auto extra = [&](std::size_t i) -> const OrderedJson& {
     return extra_fields.empty() ? no_extra : extra_fields[i];
   };
   if (reports.size() == 1) {

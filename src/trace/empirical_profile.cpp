@@ -10,6 +10,8 @@
 
 #include "row_count_map.hpp"
 #include "shardsim/core/rng.hpp"
+#include "space_saving.hpp"
+#include "touch_probability.hpp"
 
 namespace shardsim {
 
@@ -20,83 +22,13 @@ constexpr std::uint64_t kRankSalt = 0x52414e4b4f524452ULL;    // "RANKORDR"
 // n·p >= this: the row is touched (1 - (1 - p)^n > 1 - e^-40).
 constexpr double kSaturated = 40.0;
 
-double touch_probability(double p, double n) {
-  if (p >= 1.0) return 1.0;
-  return -std::expm1(n * std::log1p(-p));
-}
+using detail::touch_probability;
 
 // Octave of a count: 0 for (0, 1], j for (2^(j-1), 2^j].
 int octave(double count) {
   if (count <= 1) return 0;
   return static_cast<int>(std::ceil(std::log2(count) - 1e-12));
 }
-
-// Space-Saving (Metwally et al. 2005) with a min-heap over its counters: the rows it holds
-// include every row whose count exceeds (items seen) / capacity.
-class SpaceSaving {
- public:
-  explicit SpaceSaving(std::size_t capacity) : capacity_(capacity), index_(2 * capacity) {}
-  void add(std::uint64_t row, std::uint64_t weight = 1) {
-    if (std::uint64_t* slot = index_.find(row)) {
-      count_[*slot] += weight;
-      sift_down(pos_[*slot]);
-      return;
-    }
-    if (ids_.size() < capacity_) {
-      const std::size_t s = ids_.size();
-      ids_.push_back(row);
-      count_.push_back(weight);
-      pos_.push_back(heap_.size());
-      heap_.push_back(s);
-      index_[row] = s;
-      sift_up(heap_.size() - 1);
-      return;
-    }
-    const std::size_t s = heap_[0];  // the smallest counter takes the new row
-    index_.erase(ids_[s]);
-    ids_[s] = row;
-    count_[s] += weight;
-    index_[row] = s;
-    sift_down(0);
-  }
-  const std::vector<std::uint64_t>& ids() const { return ids_; }
-
- private:
-  bool less(std::size_t a, std::size_t b) const { return count_[heap_[a]] < count_[heap_[b]]; }
-  void swap_at(std::size_t a, std::size_t b) {
-    std::swap(heap_[a], heap_[b]);
-    pos_[heap_[a]] = a;
-    pos_[heap_[b]] = b;
-  }
-  void sift_up(std::size_t i) {
-    while (i > 0 && less(i, (i - 1) / 2)) {
-      swap_at(i, (i - 1) / 2);
-      i = (i - 1) / 2;
-    }
-  }
-  void sift_down(std::size_t i) {
-    while (true) {
-      const std::size_t l = 2 * i + 1, r = l + 1;
-      std::size_t m = i;
-      if (l < heap_.size() && less(l, m)) m = l;
-      if (r < heap_.size() && less(r, m)) m = r;
-      if (m == i) return;
-      swap_at(i, m);
-      i = m;
-    }
-  }
-  std::size_t capacity_;
-  detail::RowCountMap index_;  // row -> counter
-  std::vector<std::uint64_t> ids_;
-  std::vector<std::uint64_t> count_;
-  std::vector<std::size_t> pos_;   // counter -> heap position
-  std::vector<std::size_t> heap_;  // heap position -> counter
-};
-
-struct RowCount {
-  std::uint64_t row;
-  std::uint64_t count;
-};
 
 // A tail row standing for `weight` rows; its lookups count `lookup_weight` times its count each.
 struct TailRow {
@@ -281,8 +213,8 @@ struct EmpiricalProfileBuilder::State {
   std::uint64_t lookups = 0;
   int level = 0;  // rows with the low `level` bits of their hash zero are counted
   detail::RowCountMap counts;
-  std::unique_ptr<SpaceSaving> hot;  // after an overflow
-  detail::RowCountMap candidates;    // pass 2: exact counts of the Space-Saving rows
+  std::unique_ptr<detail::SpaceSaving> hot;  // after an overflow
+  detail::RowCountMap candidates;            // pass 2: exact counts of the Space-Saving rows
   bool second_pass = false;
   std::uint64_t second_lookups = 0;
 
@@ -292,15 +224,15 @@ struct EmpiricalProfileBuilder::State {
   void raise_level() {
     if (!hot) {
       // The exact counts so far seed Space-Saving with its capacity's hottest rows.
-      std::vector<RowCount> all;
+      std::vector<detail::RowCount> all;
       counts.for_each([&](std::uint64_t r, std::uint64_t c) { all.push_back({r, c}); });
       const std::size_t k = options.hot_candidates;
       std::partial_sort(all.begin(),
                         all.begin() + static_cast<std::ptrdiff_t>(std::min(k, all.size())),
-                        all.end(), [](const RowCount& a, const RowCount& b) {
+                        all.end(), [](const detail::RowCount& a, const detail::RowCount& b) {
                           return a.count != b.count ? a.count > b.count : a.row < b.row;
                         });
-      hot = std::make_unique<SpaceSaving>(k);
+      hot = std::make_unique<detail::SpaceSaving>(k);
       for (std::size_t i = 0; i < std::min(k, all.size()); ++i) hot->add(all[i].row, all[i].count);
     }
     while (counts.size() > options.exact_rows) {
@@ -370,12 +302,12 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   p->rows_ = s.rows;
   p->lookups_ = s.lookups;
   p->exact_ = s.hot == nullptr;
-  const auto hotter = [](const RowCount& a, const RowCount& b) {
+  const auto hotter = [](const detail::RowCount& a, const detail::RowCount& b) {
     return a.count != b.count ? a.count > b.count : a.row < b.row;
   };
 
   // Head: the hottest rows by exact count.
-  std::vector<RowCount> head;
+  std::vector<detail::RowCount> head;
   if (s.hot) {
     // Space-Saving holds every row counted more than lookups / capacity times, so the candidates
     // above that bound are exactly the rows above it: the head is complete down to there.
@@ -403,7 +335,7 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   const std::size_t exact_tail = tail.size();
   if (s.hot) {
     detail::RowCountMap known(head.size());
-    for (const RowCount& rc : head) known[rc.row] = 1;
+    for (const detail::RowCount& rc : head) known[rc.row] = 1;
     s.counts.for_each([&](std::uint64_t r, std::uint64_t c) {
       if (!known.find(r)) tail.push_back({r, c, scale});
     });

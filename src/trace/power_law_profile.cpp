@@ -12,6 +12,7 @@
 
 #include "shardsim/model/validation.hpp"
 #include "shardsim/trace/power_sum.hpp"
+#include "touch_probability.hpp"
 
 namespace shardsim {
 
@@ -85,10 +86,7 @@ const GaussLegendre& gauss_legendre() {
 }
 
 // 1 - (1 - p)^n: the probability that n independent lookups touch a row of probability p.
-double touch_probability(double p, double n) {
-  if (p >= 1.0) return 1.0;
-  return -std::expm1(n * std::log1p(-p));
-}
+using detail::touch_probability;
 
 // floor/ceil results as rank bounds, clamped to [lo, hi] (NaN -> lo).
 std::uint64_t clamp_rank(double x, std::uint64_t lo, std::uint64_t hi) {

@@ -10,13 +10,13 @@ namespace {
 // Terms with k + q below this are summed exactly. Above it the Euler–Maclaurin remainder after
 // the B6 term is about 2(2π)^-8 (beta)_7 y^-7 relative to the first term (Abramowitz & Stegun
 // 23.1.30): at y = 64, beta = 1.5 that is ~3e-15, and y >= 2·beta keeps it < 1e-8 for any beta.
-constexpr double kExactBelowY = 64.0;
-constexpr double kExactBelowYMax = 4096.0;
+constexpr double kSumExactBelowY = 64.0;
+constexpr double kSumExactBelowYMax = 4096.0;
 // Ranges at most this long are summed exactly.
-constexpr std::uint64_t kShortRange = 64;
+constexpr std::uint64_t kSumShortRange = 64;
 
 double exact_below_y(double beta) {
-  return std::min(std::max(kExactBelowY, 2 * beta), kExactBelowYMax);
+  return std::min(std::max(kSumExactBelowY, 2 * beta), kSumExactBelowYMax);
 }
 
 // Euler–Maclaurin for Σ_{y = ya, ya+1, ..., yb} y^-beta (yb - ya an integer):
@@ -60,7 +60,7 @@ double power_sum(double beta, double q, std::uint64_t first, std::uint64_t last)
   const double y_exact = exact_below_y(beta);
   double sum = 0.0;
   std::uint64_t k = first;
-  while (k <= last && (static_cast<double>(k) + q < y_exact || last - k < kShortRange)) {
+  while (k <= last && (static_cast<double>(k) + q < y_exact || last - k < kSumShortRange)) {
     sum += std::pow(static_cast<double>(k) + q, -beta);
     ++k;
   }
@@ -81,8 +81,8 @@ PowerSumFrom::PowerSumFrom(double beta, double q, std::uint64_t first)
 
 double PowerSumFrom::operator()(std::uint64_t last) const {
   // power_sum stops its exact loop at exact_end_ only when the range goes on for at least
-  // kShortRange more terms; otherwise (and for beta = 0) it is asked directly.
-  if (beta_ == 0.0 || last < exact_end_ || last - exact_end_ < kShortRange) {
+  // kSumShortRange more terms; otherwise (and for beta = 0) it is asked directly.
+  if (beta_ == 0.0 || last < exact_end_ || last - exact_end_ < kSumShortRange) {
     return power_sum(beta_, q_, first_, last);
   }
   return exact_sum_ + euler_maclaurin(beta_, static_cast<double>(exact_end_) + q_,

@@ -14,7 +14,7 @@
 
 #include "support/cli_run.hpp"
 
-namespace shardsim {
+namespace shardsim::determinism_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -164,4 +164,4 @@ TEST(Determinism, BaselinesDoNotDependOnJobs) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::determinism_test

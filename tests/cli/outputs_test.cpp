@@ -18,7 +18,7 @@
 
 #include "support/cli_run.hpp"
 
-namespace shardsim {
+namespace shardsim::outputs_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -223,4 +223,4 @@ TEST(OutputsInterrupted, SigtermDuringTraceGenLeavesNoFileAndNoTemporary) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::outputs_test

@@ -11,6 +11,7 @@
 
 #include "support/cli_run.hpp"
 
+namespace shardsim::plan_command_test {
 namespace {
 
 using shardsim::testing::Result;
@@ -275,3 +276,4 @@ TEST(PlanCommand, TwoDWarnsWhenItsInnerPlannerIgnoresTheSync) {
 }
 
 }  // namespace
+}  // namespace shardsim::plan_command_test

@@ -9,7 +9,7 @@
 
 #include "support/cli_run.hpp"
 
-namespace shardsim {
+namespace shardsim::trace_cli_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -190,4 +190,4 @@ TEST(TraceCli, ImportCsvThenStats) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::trace_cli_test

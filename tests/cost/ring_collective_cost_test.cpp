@@ -9,7 +9,7 @@
 #include "round_presets.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 
-namespace shardsim {
+namespace shardsim::ring_collective_cost_test {
 namespace {
 
 using test::ideal_collectives;
@@ -177,4 +177,4 @@ TEST(RingCollectiveCost, AllReduceTimesMatchAllReduceForEverySize) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::ring_collective_cost_test

@@ -7,7 +7,7 @@
 #include "io/yaml_path.hpp"
 #include "scenario_test_helpers.hpp"
 
-namespace shardsim {
+namespace shardsim::scenario_overrides_test {
 namespace {
 
 Scenario load_with(const std::vector<std::string>& sets) {
@@ -172,4 +172,4 @@ TEST(ScenarioOverrides, FileOverrides) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::scenario_overrides_test

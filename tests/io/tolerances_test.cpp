@@ -9,7 +9,7 @@
 #include "shardsim/core/error.hpp"
 #include "support/scratch.hpp"
 
-namespace shardsim {
+namespace shardsim::tolerances_test {
 namespace {
 
 double tol(const CompareOptions& o, MetricId id) {
@@ -113,4 +113,4 @@ TEST(Tolerances, BadFilesNameFileLineAndKey) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::tolerances_test

@@ -10,7 +10,7 @@
 #include "shardsim/core/rng.hpp"
 #include "shardsim/plan/planner.hpp"
 
-namespace shardsim {
+namespace shardsim::planner_properties_test {
 namespace {
 
 using testing::PlanFixture;
@@ -118,4 +118,4 @@ TEST(PlannerProperties, EveryPlannerRejectsUnknownOptionsAndAcceptsHeadroom) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::planner_properties_test

@@ -14,7 +14,7 @@
 #include "shardsim/plan/serving.hpp"
 #include "shardsim/plan/sparse_groups.hpp"
 
-namespace shardsim {
+namespace shardsim::two_d_planner_test {
 namespace {
 
 using testing::model_of;
@@ -243,9 +243,9 @@ TEST(TwoDPlanner, BadOptionsAreInputErrors) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::two_d_planner_test
 
-namespace shardsim {
+namespace shardsim::two_d_planner_test {
 namespace {
 
 // Making the planner twice from one options document (as `baseline --seeds 2` does for each
@@ -262,4 +262,4 @@ TEST(TwoDPlannerOptions, HeadroomLeavesTheScenariosInnerOptionsUnchanged) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::two_d_planner_test

@@ -10,7 +10,7 @@
 #include "shardsim/trace/bag_generator.hpp"
 #include "shardsim/trace/power_law_profile.hpp"
 
-namespace shardsim {
+namespace shardsim::empirical_profile_test {
 namespace {
 
 std::unique_ptr<EmpiricalProfile> profile_of(std::uint64_t rows,
@@ -199,4 +199,4 @@ TEST(EmpiricalProfile, RejectsRowsOutsideTheTable) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::empirical_profile_test

@@ -13,7 +13,7 @@
 #include "support/power_law_table.hpp"
 #include "support/scratch.hpp"
 
-namespace shardsim {
+namespace shardsim::recorded_trace_source_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -153,4 +153,4 @@ TEST(RecordedTraceSource, MakeTraceSourceReplaysCsvFiles) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::recorded_trace_source_test

@@ -10,7 +10,7 @@
 #include "shardsim/trace/row_blocks.hpp"
 #include "support/power_law_table.hpp"
 
-namespace shardsim {
+namespace shardsim::synthetic_trace_source_test {
 namespace {
 
 EmbeddingTable table(std::uint64_t rows, double alpha, PoolingSpec pooling) {
@@ -400,4 +400,4 @@ TEST(SyntheticTrace, RejectsInvalidTables) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::synthetic_trace_source_test

@@ -13,7 +13,7 @@
 #include "shardsim/trace/xxhash64.hpp"
 #include "support/scratch.hpp"
 
-namespace shardsim {
+namespace shardsim::trace_file_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -356,4 +356,4 @@ TEST(TraceCsv, BadLinesNameTheirLine) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::trace_file_test

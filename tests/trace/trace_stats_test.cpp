@@ -7,7 +7,7 @@
 
 #include "shardsim/trace/bag_generator.hpp"
 
-namespace shardsim {
+namespace shardsim::trace_stats_test {
 namespace {
 
 std::unique_ptr<EmpiricalProfile> profile_of(std::uint64_t rows,
@@ -112,4 +112,4 @@ TEST(TraceStats, OverallSumsTablesAndSharesOneExponent) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::trace_stats_test

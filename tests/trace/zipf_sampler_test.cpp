@@ -9,7 +9,7 @@
 #include "shardsim/core/rng.hpp"
 #include "shardsim/trace/power_law_profile.hpp"
 
-namespace shardsim {
+namespace shardsim::zipf_sampler_test {
 namespace {
 
 EmbeddingTable table(std::uint64_t rows, double alpha, double q = 0,
@@ -173,4 +173,4 @@ TEST(ZipfSampler, Deterministic) {
 }
 
 }  // namespace
-}  // namespace shardsim
+}  // namespace shardsim::zipf_sampler_test
