@@ -15,6 +15,17 @@
 
 namespace shardsim {
 
+namespace detail {
+
+// A row and how many lookups it had. Not in the anonymous namespace: EmpiricalProfileBuilder::
+// State's lambdas hold vectors of it (GCC's -Wsubobject-linkage in a unity batch).
+struct RowCount {
+  std::uint64_t row;
+  std::uint64_t count;
+};
+
+}  // namespace detail
+
 namespace {
 
 constexpr std::uint64_t kSampleSalt = 0x454d505349524943ULL;  // "EMPSIRIC"

@@ -10,12 +10,6 @@
 
 namespace shardsim::detail {
 
-// A row and how many lookups it had.
-struct RowCount {
-  std::uint64_t row;
-  std::uint64_t count;
-};
-
 // Space-Saving (Metwally et al. 2005) with a min-heap over its counters: the rows it holds
 // include every row whose count exceeds (items seen) / capacity.
 class SpaceSaving {
