@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Holds whole training iterations against published DLRM throughputs (docs/validation/training.md).
+
+Reads tests/data/training/points.csv (one published training throughput per line, with its
+source URL, the scenario that stands for its system and model, and the `--set` overrides of its
+precision), runs each distinct scenario once with `shardsim run --format json`, and prints a
+markdown table of measured vs predicted samples per second with the error (predicted / measured
+- 1), then the median and worst absolute error and the worst ratio. Nothing is fitted: every
+point is judged with the parameters the simulator ships.
+
+  scripts/validate_training.py [--shardsim PATH] [--points CSV] [--set KEY=VALUE ...]
+                               [--max-median X] [--max-ratio R]
+
+--set adds an override to every point's run (a what-if: e.g. a preset figure under
+cluster.overrides). --max-median fails (exit 1) when the median |error| is above X; --max-ratio when a prediction is
+off by more than a factor R either way. Needs python3 (standard library only).
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COLUMNS = ["source_url", "framework", "system", "gpus", "model", "batch_per_gpu", "precision",
+           "measured_samples_per_s", "scenario", "set", "notes"]
+
+
+def fail(message):
+    sys.exit(f"validate_training: {message}")
+
+
+def read_points(path):
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        fail(f"{path}: cannot read the points ({e.strerror}); give --points a CSV with the "
+             f"columns {', '.join(COLUMNS)}")
+    with f:
+        reader = csv.DictReader(f)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            fail(f"{path}:1: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
+        points = []
+        for line, row in enumerate(reader, start=2):
+            try:
+                row["measured"] = float(row["measured_samples_per_s"])
+            except ValueError:
+                fail(f"{path}:{line}: measured_samples_per_s {row['measured_samples_per_s']!r} is "
+                     "not a number (samples per second, e.g. 2880000)")
+            if not row["measured"] > 0:
+                fail(f"{path}:{line}: measured_samples_per_s must be > 0")
+            if not row["source_url"].startswith("https://"):
+                fail(f"{path}:{line}: source_url must be the https link of the point's source")
+            if not os.path.isfile(os.path.join(ROOT, row["scenario"])):
+                fail(f"{path}:{line}: scenario {row['scenario']!r} does not exist (a path under "
+                     "the repository root, e.g. scenarios/validation/nvidia-dlrm-t15-1gpu.yaml)")
+            row["line"] = line
+            points.append(row)
+    if not points:
+        fail(f"{path}: no points")
+    return points
+
+
+def predict(shardsim, scenario, overrides, extra):
+    cmd = [shardsim, "run", os.path.join(ROOT, scenario), "--format", "json", "--quiet"]
+    for item in overrides.split() + extra:
+        cmd += ["--set", item]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"{' '.join(cmd)} failed ({run.returncode}):\n{run.stderr}")
+    report = json.loads(run.stdout)
+    reports = report.get("reports", [report])
+    if len(reports) != 1:
+        fail(f"{scenario}: expected one report, got {len(reports)} (a sweep or several planners)")
+    if not reports[0]["fits_in_memory"]:
+        fail(f"{scenario}: the plan does not fit ({reports[0].get('fit_error')})")
+    return reports[0]["qps"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shardsim", default=os.environ.get("SHARDSIM", "build-test/shardsim"))
+    ap.add_argument("--points", default=os.path.join(ROOT, "tests", "data", "training",
+                                                     "points.csv"))
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="extra",
+                    help="an override for every point's run (repeatable)")
+    ap.add_argument("--max-median", type=float, help="fail (exit 1) above this median |error|")
+    ap.add_argument("--max-ratio", type=float,
+                    help="fail (exit 1) when a prediction is off by more than this factor")
+    args = ap.parse_args()
+    if not os.path.isfile(args.shardsim):
+        fail(f"no shardsim binary at {args.shardsim} (build it, or give --shardsim / SHARDSIM)")
+
+    points = read_points(args.points)
+    predicted = {}
+    for p in points:
+        key = (p["scenario"], p["set"])
+        if key not in predicted:
+            predicted[key] = predict(args.shardsim, *key, args.extra)
+
+    print("| framework | GPUs | model | batch/GPU | precision | measured samples/s | predicted "
+          "| error |")
+    print("|---|---|---|---|---|---|---|---|")
+    errors, ratios = [], []
+    for p in points:
+        qps = predicted[(p["scenario"], p["set"])]
+        error = qps / p["measured"] - 1
+        errors.append(error)
+        ratios.append(max(qps / p["measured"], p["measured"] / qps))
+        print(f"| {p['framework']} | {p['gpus']} | {p['model']} | {p['batch_per_gpu']} | "
+              f"{p['precision']} | {p['measured']:,.0f} | {qps:,.0f} | {error:+.1%} |")
+    median = statistics.median(abs(e) for e in errors)
+    worst = max(ratios)
+    print(f"\n{len(points)} points: median |error| {median:.1%}, worst {max(abs(e) for e in errors):.1%}"
+          f" (a factor {worst:.2f}); predicted above measured on {sum(e > 0 for e in errors)}")
+
+    bad = []
+    if args.max_median is not None and median > args.max_median:
+        bad.append(f"median |error| {median:.3f} above --max-median {args.max_median}")
+    if args.max_ratio is not None and worst > args.max_ratio:
+        bad.append(f"worst ratio {worst:.3f} above --max-ratio {args.max_ratio}")
+    if bad:
+        fail("; ".join(bad))
+
+
+if __name__ == "__main__":
+    main()
