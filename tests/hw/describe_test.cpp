@@ -17,13 +17,15 @@ int count_lines_starting_with(const std::string& text, const std::string& prefix
   return n;
 }
 
-// The H100 presets' MLP width half (docs/validation/kernels.md, "Narrow MLPs"); the A100 ones
-// have none and show no line for it.
+// The H100 presets' MLP width half (docs/validation/kernels.md, "Narrow MLPs") and the A100
+// ones' (the ridge-point rule, "A100"); a preset without one shows no line for it.
 TEST(DescribePreset, ShowsTheMlpWidthHalfWhereThePresetHasOne) {
   const std::string h100 = describe_preset(builtin_preset("dgx-h100"));
   EXPECT_NE(h100.find("MLP width half      1420"), std::string::npos) << h100;
   const std::string a100 = describe_preset(builtin_preset("dgx-a100"));
-  EXPECT_EQ(a100.find("MLP width half"), std::string::npos) << a100;
+  EXPECT_NE(a100.find("MLP width half      965"), std::string::npos) << a100;
+  const std::string turing = describe_preset(builtin_preset("rtx2080ti-8"));
+  EXPECT_EQ(turing.find("MLP width half"), std::string::npos) << turing;
 }
 
 TEST(DescribePreset, ShowsEveryFieldWithUnits) {
@@ -37,10 +39,12 @@ TEST(DescribePreset, ShowsEveryFieldWithUnits) {
                                "FP32           19.5 TFLOP/s",
                                "TF32           156 TFLOP/s",
                                "BF16           312 TFLOP/s",
-                               "MLP efficiency      76.0% of peak",
-                               "fp32              71.2% of peak",
+                               "MLP efficiency      93.9% of peak",
+                               "fp32              73.3% of peak",
                                "MLP batch half      319 samples",
                                "fp32              40 samples",
+                               "MLP width half      965 features",
+                               "fp32              121 features",
                                "kernel launch       5 us",
                                "L2 cache            40 MiB",
                                "reserved memory     3 GiB",

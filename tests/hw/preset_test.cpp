@@ -80,8 +80,10 @@ TEST(BuiltinPresets, DgxA100MatchesThePapers) {
   EXPECT_DOUBLE_EQ(p.gpu.hbm_capacity_bytes, 40 * kGiB);
   EXPECT_DOUBLE_EQ(p.gpu.hbm_peak_Bps, 1555e9);
   EXPECT_DOUBLE_EQ(p.gpu.hbm_achievable_Bps, 1300e9);
-  // Neo App. B's "up to 70.5%" at App. A's largest batch (A100BatchHalves... below).
-  EXPECT_NEAR(p.gpu.mlp_efficiency * 4096 / (4096 + p.gpu.mlp_batch_half), 0.705, 5e-4);
+  // Neo App. B's "up to 70.5%" at App. A's largest batch and layer (A100MlpFigures... below).
+  EXPECT_NEAR(p.gpu.mlp_efficiency * 4096 / (4096 + p.gpu.mlp_batch_half) * 4096 /
+                  (4096 + p.gpu.mlp_width_half),
+              0.705, 5e-4);
   EXPECT_DOUBLE_EQ(p.gpu.peak_fp32_flops, 19.5e12);
   EXPECT_DOUBLE_EQ(p.gpu.peak_tf32_flops, 156e12);
   EXPECT_DOUBLE_EQ(p.gpu.peak_fp16_flops, 312e12);
@@ -104,7 +106,9 @@ TEST(BuiltinPresets, ZionexMatchesNeoTable2) {
   EXPECT_DOUBLE_EQ(p.gpus_per_node * p.scale_up.bandwidth_Bps, 2.4e12);
   EXPECT_DOUBLE_EQ(p.nics_per_node * p.nic.bandwidth_Bps * 8, 1600e9);
   EXPECT_DOUBLE_EQ(p.gpu.hbm_achievable_Bps, 1300e9);
-  EXPECT_NEAR(p.gpu.mlp_efficiency * 4096 / (4096 + p.gpu.mlp_batch_half), 0.705, 5e-4);
+  EXPECT_NEAR(p.gpu.mlp_efficiency * 4096 / (4096 + p.gpu.mlp_batch_half) * 4096 /
+                  (4096 + p.gpu.mlp_width_half),
+              0.705, 5e-4);
 }
 
 TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
@@ -124,8 +128,10 @@ TEST(BuiltinPresets, OtherPresetsHaveTheirDefiningNumbers) {
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_factor(1420, Precision::tf32), 0.5);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_factor(1420, Precision::bf16), 0.5);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_width_half_for(Precision::fp32), 168);  // CUDA cores: measured
-  // The A100 presets have no width term (no narrow-layer measurement on an A100).
-  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_width_factor(64, Precision::tf32), 1.0);
+  // The A100 presets' width half is the H100's by the ridge-point rule (965 on the 40 GB card;
+  // A100MlpFigures... below); Turing's preset has none.
+  EXPECT_DOUBLE_EQ(builtin_preset("dgx-a100").gpu.mlp_width_factor(965, Precision::tf32), 0.5);
+  EXPECT_DOUBLE_EQ(builtin_preset("rtx2080ti-8").gpu.mlp_width_factor(64, Precision::fp32), 1.0);
   EXPECT_DOUBLE_EQ(h100.gpu.mlp_batch_half_for(Precision::fp32), 104);  // measured
 
   const HardwarePreset hpc = builtin_preset("hpc-a100x4");  // OPER §6.1 multi-node platform
@@ -224,10 +230,11 @@ TEST(GpuSpec, MlpBatchHalfPerPrecisionFallsBackToTheCommonOne) {
 }
 
 // The A100 presets' MLP figures are GUESSes derived by one rule (docs/validation/kernels.md,
-// "A100"): the H100's fitted batch half (470, at TF32 / BF16 / FP16 alike) scaled by the roofline
-// ridge point, bytes per element x peak FLOP/s / peak HBM bandwidth, and the efficiency that
-// puts Neo App. B's "up to 70.5%" at App. A's largest benchmark batch, 4096. The test holds the
-// four presets to the rule, so that an edit of one number without the others fails.
+// "A100"): the H100's fitted batch half (470) and width half (1420), both at TF32 / BF16 / FP16
+// alike, scaled by the roofline ridge point, bytes per element x peak FLOP/s / peak HBM
+// bandwidth, and the efficiency that puts Neo App. B's "up to 70.5%" at App. A's largest
+// benchmark batch and layer, 4096 and 4096, on its 40 GB card. The test holds the four presets
+// to the rule, so that an edit of one number without the others fails.
 TEST(BuiltinPresets, A100MlpFiguresFollowTheH100ByTheRidgePoint) {
   const GpuSpec h100 = builtin_preset("dgx-h100").gpu;
   const double h100_ridge = 4 * h100.peak_tf32_flops / h100.hbm_peak_Bps;
@@ -239,12 +246,18 @@ TEST(BuiltinPresets, A100MlpFiguresFollowTheH100ByTheRidgePoint) {
       const double ridge = bytes * a.peak_flops(p) / a.hbm_peak_Bps;
       const double expected = h100.mlp_batch_half * ridge / h100_ridge;
       EXPECT_NEAR(a.mlp_batch_half_for(p), expected, 0.5) << name << " " << to_string(p);
+      const double expected_width = h100.mlp_width_half * ridge / h100_ridge;
+      EXPECT_NEAR(a.mlp_width_half_for(p), expected_width, 0.5) << name << " " << to_string(p);
     }
-    // The 40 GB card's batch halves put 70.5% at batch 4096 (the 80 GB card keeps its figures).
+    // The 40 GB card's halves put 70.5% at batch 4096 and width 4096 (the 80 GB card keeps its
+    // efficiencies).
     for (Precision p : {Precision::fp32, Precision::tf32}) {
-      const double b_half_40gb =
-          std::round(h100.mlp_batch_half * 4 * a.peak_flops(p) / 1555e9 / h100_ridge);
-      EXPECT_NEAR(a.mlp_efficiency_for(p) * 4096 / (4096 + b_half_40gb), 0.705, 5e-4)
+      const double ridge_40gb = 4 * a.peak_flops(p) / 1555e9 / h100_ridge;
+      const double b_half_40gb = std::round(h100.mlp_batch_half * ridge_40gb);
+      const double w_half_40gb = std::round(h100.mlp_width_half * ridge_40gb);
+      EXPECT_NEAR(
+          a.mlp_efficiency_for(p) * 4096 / (4096 + b_half_40gb) * 4096 / (4096 + w_half_40gb),
+          0.705, 5e-4)
           << name << " " << to_string(p);
     }
   }
