@@ -12,12 +12,15 @@ point is judged with the parameters the simulator ships.
                                [--max-median X] [--max-ratio R]
 
 --set adds an override to every point's run (a what-if: e.g. a preset figure under
-cluster.overrides). --max-median fails (exit 1) when the median |error| is above X; --max-ratio when a prediction is
-off by more than a factor R either way. Needs python3 (standard library only).
+cluster.overrides). --max-median fails (exit 1) when the median |error| is above X; --max-ratio
+when a prediction is off by more than a factor R either way. Bad input (an unreadable CSV, a
+missing column or value, a measurement that is not a positive number, a scenario that does not
+exist) exits 2 with the file, line and column. Needs python3 (standard library only).
 """
 import argparse
 import csv
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -28,39 +31,53 @@ COLUMNS = ["source_url", "framework", "system", "gpus", "model", "batch_per_gpu"
            "measured_samples_per_s", "scenario", "set", "notes"]
 
 
-def fail(message):
-    sys.exit(f"validate_training: {message}")
+def fail(message, code=1):
+    print(f"validate_training: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def bad_input(message):
+    fail(message, 2)
 
 
 def read_points(path):
     try:
         f = open(path, newline="")
     except OSError as e:
-        fail(f"{path}: cannot read the points ({e.strerror}); give --points a CSV with the "
-             f"columns {', '.join(COLUMNS)}")
+        bad_input(f"{path}: cannot read the points ({e.strerror}); give --points a CSV with the "
+                  f"columns {', '.join(COLUMNS)}")
     with f:
         reader = csv.DictReader(f)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            fail(f"{path}:1: missing column(s) {', '.join(missing)}; expected {', '.join(COLUMNS)}")
+            bad_input(f"{path}:1: missing column(s) {', '.join(missing)}; expected "
+                      f"{', '.join(COLUMNS)}")
         points = []
         for line, row in enumerate(reader, start=2):
+            for column in COLUMNS:
+                if row.get(column) is None or (column not in ("set", "notes") and
+                                               not row[column].strip()):
+                    bad_input(f"{path}:{line}: column {column} is empty (every point needs "
+                              f"{', '.join(c for c in COLUMNS if c not in ('set', 'notes'))})")
             try:
                 row["measured"] = float(row["measured_samples_per_s"])
             except ValueError:
-                fail(f"{path}:{line}: measured_samples_per_s {row['measured_samples_per_s']!r} is "
-                     "not a number (samples per second, e.g. 2880000)")
-            if not row["measured"] > 0:
-                fail(f"{path}:{line}: measured_samples_per_s must be > 0")
+                row["measured"] = math.nan
+            if not (math.isfinite(row["measured"]) and row["measured"] > 0):
+                bad_input(f"{path}:{line}: measured_samples_per_s "
+                          f"{row['measured_samples_per_s']!r} is not a positive number (samples "
+                          "per second, e.g. 2880000)")
             if not row["source_url"].startswith("https://"):
-                fail(f"{path}:{line}: source_url must be the https link of the point's source")
+                bad_input(f"{path}:{line}: source_url must be the https link of the point's "
+                          "source")
             if not os.path.isfile(os.path.join(ROOT, row["scenario"])):
-                fail(f"{path}:{line}: scenario {row['scenario']!r} does not exist (a path under "
-                     "the repository root, e.g. scenarios/validation/nvidia-dlrm-t15-1gpu.yaml)")
+                bad_input(f"{path}:{line}: scenario {row['scenario']!r} does not exist (a path "
+                          "under the repository root, e.g. "
+                          "scenarios/validation/nvidia-dlrm-t15-1gpu.yaml)")
             row["line"] = line
             points.append(row)
     if not points:
-        fail(f"{path}: no points")
+        bad_input(f"{path}: no points")
     return points
 
 
@@ -92,7 +109,8 @@ def main():
                     help="fail (exit 1) when a prediction is off by more than this factor")
     args = ap.parse_args()
     if not os.path.isfile(args.shardsim):
-        fail(f"no shardsim binary at {args.shardsim} (build it, or give --shardsim / SHARDSIM)")
+        bad_input(f"no shardsim binary at {args.shardsim} (build it, or give --shardsim / "
+                  "SHARDSIM)")
 
     points = read_points(args.points)
     predicted = {}
@@ -114,8 +132,9 @@ def main():
               f"{p['precision']} | {p['measured']:,.0f} | {qps:,.0f} | {error:+.1%} |")
     median = statistics.median(abs(e) for e in errors)
     worst = max(ratios)
-    print(f"\n{len(points)} points: median |error| {median:.1%}, worst {max(abs(e) for e in errors):.1%}"
-          f" (a factor {worst:.2f}); predicted above measured on {sum(e > 0 for e in errors)}")
+    worst_error = max(abs(e) for e in errors)
+    print(f"\n{len(points)} points: median |error| {median:.1%}, worst {worst_error:.1%} (a factor "
+          f"{worst:.2f}); predicted above measured on {sum(e > 0 for e in errors)}")
 
     bad = []
     if args.max_median is not None and median > args.max_median:
