@@ -252,9 +252,9 @@ TEST(BuiltinPresets, A100MlpFiguresFollowTheH100ByTheRidgePoint) {
     // The 40 GB card's halves put 70.5% at batch 4096 and width 4096 (the 80 GB card keeps its
     // efficiencies).
     for (Precision p : {Precision::fp32, Precision::tf32}) {
-      const double ridge_40gb = 4 * a.peak_flops(p) / 1555e9 / h100_ridge;
-      const double b_half_40gb = std::round(h100.mlp_batch_half * ridge_40gb);
-      const double w_half_40gb = std::round(h100.mlp_width_half * ridge_40gb);
+      const double scale_40gb = 4 * a.peak_flops(p) / 1555e9 / h100_ridge;  // ridge / H100 ridge
+      const double b_half_40gb = std::round(h100.mlp_batch_half * scale_40gb);
+      const double w_half_40gb = std::round(h100.mlp_width_half * scale_40gb);
       EXPECT_NEAR(
           a.mlp_efficiency_for(p) * 4096 / (4096 + b_half_40gb) * 4096 / (4096 + w_half_40gb),
           0.705, 5e-4)
