@@ -119,16 +119,17 @@ def main():
         if key not in predicted:
             predicted[key] = predict(args.shardsim, *key, args.extra)
 
-    print("| framework | GPUs | model | batch/GPU | precision | measured samples/s | predicted "
-          "| error |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| framework | system | GPUs | model | batch/GPU | precision | measured samples/s "
+          "| predicted | error |")
+    print("|---|---|---|---|---|---|---|---|---|")
     errors, ratios = [], []
     for p in points:
         qps = predicted[(p["scenario"], p["set"])]
         error = qps / p["measured"] - 1
         errors.append(error)
         ratios.append(max(qps / p["measured"], p["measured"] / qps))
-        print(f"| {p['framework']} | {p['gpus']} | {p['model']} | {p['batch_per_gpu']} | "
+        print(f"| {p['framework']} | {p['system']} | {p['gpus']} | {p['model']} | "
+              f"{p['batch_per_gpu']} | "
               f"{p['precision']} | {p['measured']:,.0f} | {qps:,.0f} | {error:+.1%} |")
     median = statistics.median(abs(e) for e in errors)
     worst = max(ratios)
