@@ -74,7 +74,6 @@ def read_points(path):
                 bad_input(f"{path}:{line}: scenario {row['scenario']!r} does not exist (a path "
                           "under the repository root, e.g. "
                           "scenarios/validation/nvidia-dlrm-t15-1gpu.yaml)")
-            row["line"] = line
             points.append(row)
     if not points:
         bad_input(f"{path}: no points")
@@ -120,7 +119,7 @@ def main():
             predicted[key] = predict(args.shardsim, *key, args.extra)
 
     print("| framework | system | GPUs | model | batch/GPU | precision | measured samples/s "
-          "| predicted | error |")
+          "| predicted samples/s | error |")
     print("|---|---|---|---|---|---|---|---|---|")
     errors, ratios = [], []
     for p in points:
