@@ -14,6 +14,7 @@
 #include "shardsim/io/plan_file.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/plan/bottom_mlp_placement.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/model_summary.hpp"
 #include "shardsim/plan/plan_stats.hpp"
@@ -107,6 +108,8 @@ int PlanCommand::run() const {
   // Which plans: --planner, else the scenario's planners, else its plan file.
   std::vector<NamedPlan> plans;
   auto add = [&](Plan plan) {
+    place_bottom_mlp(plan, sc.placement.bottom_mlp_gpu, sc.placement.bottom_mlp_location, sc.model,
+                     cluster.num_gpus());
     PlanStats stats = compute_plan_stats(plan, cluster, sc.model, sc.workload, *trace, sc.cost);
     plans.push_back(NamedPlan{std::move(plan), std::move(stats)});
   };

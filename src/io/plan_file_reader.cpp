@@ -1,6 +1,8 @@
 // Reading plan files (io/plan_file.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -131,7 +133,7 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
   }
   root.expect_map();
   root.expect_keys({"format", "planner", "scenario", "num_gpus", "communication", "replica_sync",
-                    "tables", "groups", "sync", "fetch"});
+                    "tables", "groups", "sync", "fetch", "bottom_mlp_gpu"});
   if (auto f = root.find("format")) {
     if (f->as_string() != kPlanFormatTag) {
       throw f->error(fmt::format("unknown plan format '{}'", f->as_string()),
@@ -151,6 +153,13 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
   if (auto r = root.find("replica_sync")) plan.replica_sync = read_replica_sync(*r);
   PlanSource source;
   source.name = file;
+  if (auto b = root.find("bottom_mlp_gpu")) {
+    const std::uint64_t g = b->as_nonnegative_int();
+    // Out of range: validate_plan names it.
+    plan.bottom_mlp_gpu =
+        static_cast<int>(std::min<std::uint64_t>(g, std::numeric_limits<int>::max()));
+    source.bottom_mlp_location = b->location();
+  }
   source.table_locations.assign(model.tables.size(), SourceLocation{file, 0, 0});
 
   std::unordered_map<std::string, std::size_t> by_name;

@@ -118,6 +118,7 @@ Node plan_tree(const Plan& plan, const DlrmModel& model, const Cluster& cluster,
   if (plan.replica_sync != ReplicaSync::dense) {
     root.add("replica_sync", Node::string(to_string(plan.replica_sync)));
   }
+  if (plan.bottom_mlp_gpu >= 0) root.add("bottom_mlp_gpu", Node::integer(plan.bottom_mlp_gpu));
   const auto entries = entries_by_table(plan, model);
   Node& tables = root.add("tables", Node::map(Layout::block));
   for (std::size_t t = 0; t < model.tables.size(); ++t) {

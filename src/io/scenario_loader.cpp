@@ -282,8 +282,16 @@ Workload load_workload(const YamlValue& w, int gpus, int gpus_per_node) {
 
 PlacementSpec load_placement(const YamlValue& p) {
   p.expect_map();
-  p.expect_keys({"planner", "options", "file"});
+  p.expect_keys({"planner", "options", "file", "bottom_mlp_gpu"});
   PlacementSpec spec;
+  if (auto b = p.find("bottom_mlp_gpu"); b && !b->is_null()) {
+    const std::uint64_t g = b->as_nonnegative_int();
+    if (g > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      throw b->error(fmt::format("GPU {} is out of range", g), "GPU ids are 0 to num_gpus - 1");
+    }
+    spec.bottom_mlp_gpu = static_cast<int>(g);
+    spec.bottom_mlp_location = b->location();
+  }
   if (auto f = p.find("file")) {
     const std::string path = resolve_relative(f->as_string(), p.file());
     std::error_code ec;

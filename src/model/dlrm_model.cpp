@@ -112,6 +112,10 @@ std::uint64_t DlrmModel::mlp_parameter_count() const {
          stack_parameters(interaction_output_width(), top_mlp);
 }
 
+std::uint64_t DlrmModel::bottom_mlp_parameter_count() const {
+  return stack_parameters(dense_features, bottom_mlp);
+}
+
 std::uint64_t DlrmModel::dense_parameter_count() const {
   return mlp_parameter_count() + dense_arch.parameters;
 }

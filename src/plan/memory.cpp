@@ -108,6 +108,37 @@ GpuMemory base_gpu_memory(const HardwarePreset& preset, const DlrmModel& model,
   return m;
 }
 
+namespace {
+
+// A bottom MLP on one GPU (Plan::bottom_mlp_gpu): that GPU keeps its layer outputs for the
+// global batch; the others keep neither its parameters nor its layers, and receive its output
+// (one vector a sample, at the AlltoAll's precision) as they receive the pooled embeddings.
+void place_bottom_mlp_memory(std::vector<GpuMemory>& mem, int bottom_gpu, const DlrmModel& model,
+                             const Workload& workload) {
+  const bool training = workload.mode == Mode::training;
+  const double per_param = training ? dense_training_bytes_per_param(model.dense_optimizer)
+                                    : kDenseInferenceBytesPerParam;
+  const double factor = training ? 2.0 : 1.0;
+  const double batch = workload.batch_per_gpu;
+  double layer_width = model.dense_features;
+  for (auto w : model.bottom_mlp) layer_width += w;
+  const double layers_bytes = factor * batch * layer_width * 4.0;
+  const double received_bytes = factor * batch * static_cast<double>(model.bottom_mlp.back()) *
+                                bytes_per_element(model.comm_precision);
+  const double params_bytes = static_cast<double>(model.bottom_mlp_parameter_count()) * per_param;
+  const auto n = static_cast<double>(mem.size());
+  for (std::size_t g = 0; g < mem.size(); ++g) {
+    if (static_cast<int>(g) == bottom_gpu) {
+      mem[g].activation_bytes += (n - 1) * layers_bytes;
+    } else {
+      mem[g].activation_bytes += received_bytes - layers_bytes;
+      mem[g].dense_bytes -= params_bytes;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload) {
   return plan_memory(plan, build_serving_map(plan, cluster), cluster, model, workload);
@@ -118,6 +149,7 @@ std::vector<GpuMemory> plan_memory(const Plan& plan, const ServingMap& serving,
                                    const Workload& workload) {
   const int n = cluster.num_gpus();
   std::vector<GpuMemory> mem(n, base_gpu_memory(cluster, model, workload));
+  if (plan.bottom_mlp_gpu >= 0) place_bottom_mlp_memory(mem, plan.bottom_mlp_gpu, model, workload);
   for (const Shard& sh : plan.shards) {
     GpuMemory& m = mem.at(sh.gpu);
     if (sh.storage.in_host()) {

@@ -95,7 +95,7 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       w.rows = static_cast<double>(set.rows.size());
     }
   }
-  for_each_pooled_transfer(plan, serving, n, [&](int owner, int g, double cols) {
+  const auto transfer = [&](int owner, int g, double cols) {
     const double vector_bytes = batch * cols * comm_elem;
     fwd.at(owner, g) += vector_bytes;
     if (domain[owner] == domain[g]) {
@@ -105,7 +105,10 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       sent_off[owner] += vector_bytes;
       recv_off[g] += vector_bytes;
     }
-  });
+  };
+  for_each_pooled_transfer(plan, serving, n, transfer);
+  for_each_bottom_mlp_transfer(plan, model.bottom_mlp.empty() ? 0 : model.bottom_mlp.back(), n,
+                               transfer);
   pooled_costs(st, plan, cluster, model, workload, p, work,
                PooledBytes{sent_up, sent_off, recv_up, recv_off}, fwd);
 }

@@ -53,7 +53,9 @@ bool aligned(std::uint32_t col, std::uint32_t dim) {
 
 void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                    const std::string& source) {
-  validate_plan(plan, cluster, model, PlanSource{source, {}, {}, {}, {}, {}});
+  PlanSource s;
+  s.name = source;
+  validate_plan(plan, cluster, model, s);
 }
 
 namespace {
@@ -218,6 +220,36 @@ void check_fetch_overrides(const Reporter& report, const Plan& plan, const PlanS
   }
 }
 
+// The bottom MLP on one GPU (Plan::bottom_mlp_gpu): an existing GPU, a model with a bottom MLP,
+// one pooled AlltoAll over all GPUs (its output rides in it).
+void check_bottom_mlp(const Reporter& report, const Plan& plan, const SourceLocation& loc,
+                      const std::string& key, const DlrmModel& model, int n) {
+  const int g = plan.bottom_mlp_gpu;
+  if (g == -1) return;
+  if (g < 0 || g >= n) {
+    report.other(
+        loc, key, fmt::format("GPU {} does not exist: the cluster has {} GPUs", g, n),
+        fmt::format("GPU ids are 0 to {}; leave the key out for a data-parallel bottom MLP",
+                    n - 1));
+  }
+  if (model.bottom_mlp.empty()) {
+    report.other(loc, key, "the model has no bottom MLP to place",
+                 "add model.bottom_mlp, or leave this key out");
+  }
+  if (!plan.groups.empty()) {
+    report.other(loc, key,
+                 "a bottom MLP on one GPU needs one AlltoAll over all GPUs, but the plan "
+                 "has sparse groups",
+                 "leave this key out with two_d plans (their bottom MLP is data parallel)");
+  }
+  if (plan.lookup_comm != LookupComm::pooled) {
+    report.other(loc, key,
+                 "a bottom MLP on one GPU sends its output in the pooled AlltoAll, "
+                 "which a one-sided plan does not run",
+                 "use communication: pooled, or leave this key out");
+  }
+}
+
 }  // namespace
 
 void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
@@ -289,6 +321,14 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   check_coverage(report, tables, blocks, space_of);
   check_groups(report, plan, source, n);
   check_fetch_overrides(report, plan, source, n);
+  check_bottom_mlp_gpu(plan, model, n, source.bottom_mlp_location, source.bottom_mlp_key);
+}
+
+void check_bottom_mlp_gpu(const Plan& plan, const DlrmModel& model, int num_gpus,
+                          const SourceLocation& where, const std::string& key) {
+  PlanSource source;
+  source.name = where.file;
+  check_bottom_mlp(Reporter(source), plan, where, key, model, num_gpus);
 }
 
 }  // namespace shardsim

@@ -8,6 +8,7 @@
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/plan_file.hpp"
 #include "shardsim/metrics/report_builder.hpp"
+#include "shardsim/plan/bottom_mlp_placement.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/plan_validation.hpp"
@@ -74,11 +75,15 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     plan.planner = name;
     validate_plan(plan, cluster, scenario.model, "plan from planner '" + name + "'");
+    place_bottom_mlp(plan, scenario.placement.bottom_mlp_gpu,
+                     scenario.placement.bottom_mlp_location, scenario.model, cluster.num_gpus());
     simulate_plan(plan);
   }
   if (!scenario.placement.plan_file.empty()) {
     Plan plan = read_plan_file(scenario.placement.plan_file, scenario.model, cluster);
     plan.planner = plan_file_planner_name(scenario.placement.plan_file);
+    place_bottom_mlp(plan, scenario.placement.bottom_mlp_gpu,
+                     scenario.placement.bottom_mlp_location, scenario.model, cluster.num_gpus());
     simulate_plan(plan);
   }
   for (Report& r : reports) {

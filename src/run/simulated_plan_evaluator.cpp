@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/metrics/report_builder.hpp"
@@ -11,7 +12,17 @@
 
 namespace shardsim {
 
-double SimulatedPlanEvaluator::iteration_s(const Plan& plan) const {
+double SimulatedPlanEvaluator::iteration_s(const Plan& candidate) const {
+  // The scenario's bottom MLP placement, as the chosen plan will be simulated with it
+  // (run_scenario); a candidate that cannot take it (sparse groups, one-sided) keeps its own.
+  const int bottom_gpu = scenario_.placement.bottom_mlp_gpu;
+  std::optional<Plan> placed;
+  if (bottom_gpu >= 0 && candidate.bottom_mlp_gpu < 0 && candidate.groups.empty() &&
+      candidate.lookup_comm == LookupComm::pooled) {
+    placed = candidate;
+    placed->bottom_mlp_gpu = bottom_gpu;
+  }
+  const Plan& plan = placed ? *placed : candidate;
   const PlanAnalysis analysis =
       analyze_plan(plan, cluster_, scenario_.model, scenario_.workload, trace_, scenario_.cost);
   try {

@@ -170,14 +170,20 @@ Forward forward(Emitter& e, IterationDraw& draw) {
     fw.look[g] = e.local(g, Stream::sparse_compute, Phase::embedding_lookup_fwd,
                          draw.lookup_fwd_s[g], std::move(deps));
   }
+  // A bottom MLP on one GPU (Plan::bottom_mlp_gpu) runs there for the global batch; its output
+  // travels in the AlltoAll, which that GPU joins only once it is computed.
+  const int bottom_gpu = e.in().plan.bottom_mlp_gpu;
+  fw.bot.assign(n, -1);
   for (int g = 0; g < n; ++g) {
+    if (bottom_gpu >= 0 && g != bottom_gpu) continue;
     fw.bot[g] = e.local(g, Stream::dense_compute, Phase::bottom_mlp_fwd,
                         e.f(g) * dense.bottom_fwd_s, e.barrier(g));
   }
   DepsByGpu deps_by_gpu(n);
   for (int g = 0; g < n; ++g) {
     deps_by_gpu[g] = {fw.look[g]};
-    if (e.in().options.pooled_alltoall == PooledAlltoall::serial)
+    if (fw.bot[g] >= 0 &&
+        (e.in().options.pooled_alltoall == PooledAlltoall::serial || g == bottom_gpu))
       deps_by_gpu[g].push_back(fw.bot[g]);
   }
   fw.a2a.assign(n, -1);
@@ -185,9 +191,10 @@ Forward forward(Emitter& e, IterationDraw& draw) {
     e.shared(c, Stream::sparse_comm, Phase::alltoall_fwd, deps_by_gpu, fw.a2a);
   }
   for (int g = 0; g < n; ++g) {
-    fw.inter[g] =
-        e.local(g, Stream::dense_compute, Phase::interaction_fwd, e.f(g) * dense.interaction_fwd_s,
-                {fw.bot[g], fw.a2a[g] >= 0 ? fw.a2a[g] : fw.look[g]});
+    std::vector<int> deps = {fw.a2a[g] >= 0 ? fw.a2a[g] : fw.look[g]};
+    if (fw.bot[g] >= 0) deps.push_back(fw.bot[g]);
+    fw.inter[g] = e.local(g, Stream::dense_compute, Phase::interaction_fwd,
+                          e.f(g) * dense.interaction_fwd_s, std::move(deps));
   }
   for (int g = 0; g < n; ++g) {
     fw.top[g] = e.local(g, Stream::dense_compute, Phase::top_mlp_fwd, e.f(g) * dense.top_fwd_s,
@@ -254,9 +261,15 @@ void backward(Emitter& e, const Forward& fw, const IterationDraw& draw, const Pe
     update[g] = e.local(g, Stream::sparse_compute, Phase::embedding_update_bwd,
                         draw.update_bwd_s[g], std::move(deps));
   }
+  // A bottom MLP on one GPU needs its output's gradient from every GPU: the backward AlltoAll.
+  const int bottom_gpu = e.in().plan.bottom_mlp_gpu;
+  bot_b.assign(n, -1);
   for (int g = 0; g < n; ++g) {
+    if (bottom_gpu >= 0 && g != bottom_gpu) continue;
+    std::vector<int> deps = {inter_b[g]};
+    if (g == bottom_gpu && a2a_b[g] >= 0) deps.push_back(a2a_b[g]);
     bot_b[g] = e.local(g, Stream::dense_compute, Phase::bottom_mlp_bwd, e.f(g) * dense.bottom_bwd_s,
-                       {inter_b[g]});
+                       std::move(deps));
   }
   // 2D replica sync (Algorithm 1, lines 9-10): after every peer's update, on the sparse
   // communication stream (it follows the backward AlltoAll there and does not queue behind the
@@ -273,10 +286,11 @@ void backward(Emitter& e, const Forward& fw, const IterationDraw& draw, const Pe
   std::vector<int> dense_opt(n, -1);
   if (dense.optimizer_s > 0) {
     for (int g = 0; g < n; ++g) {
-      std::vector<int> deps = {bot_b[g]};
+      std::vector<int> deps = {bot_b[g] >= 0 ? bot_b[g] : inter_b[g]};
       if (mlp_ar[g] >= 0) deps.push_back(mlp_ar[g]);
-      dense_opt[g] = e.local(g, Stream::dense_compute, Phase::dense_optimizer,
-                             e.f(g) * dense.optimizer_s, std::move(deps));
+      const double step_s = bot_b[g] >= 0 ? dense.optimizer_s : dense.optimizer_without_bottom_s;
+      dense_opt[g] = e.local(g, Stream::dense_compute, Phase::dense_optimizer, e.f(g) * step_s,
+                             std::move(deps));
     }
   }
   for (int g = 0; g < n; ++g) {

@@ -91,7 +91,7 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
                         units.unit_of[static_cast<std::size_t>(dst)]) += bytes;
     }
   };
-  for_each_pooled_transfer(in.plan, serving, n, [&](int owner, int g, double cols) {
+  const auto transfer = [&](int owner, int g, double cols) {
     const double fwd_bytes = batch * cols * fwd_elem_bytes;
     const double bwd_bytes = batch * cols * bwd_elem_bytes;
     const int level = levels.level(owner, g);
@@ -100,7 +100,10 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
     if (training) {
       add(comm.bwd, comm.bwd_matrix, gt.bwd, gt.pair_bwd, g, owner, level, grp, bwd_bytes);
     }
-  });
+  };
+  for_each_pooled_transfer(in.plan, serving, n, transfer);
+  for_each_bottom_mlp_transfer(
+      in.plan, in.model.bottom_mlp.empty() ? 0 : in.model.bottom_mlp.back(), n, transfer);
   return gt;
 }
 
@@ -179,7 +182,12 @@ DenseTimes dense_times(const SimulationInputs& in) {
   const std::uint32_t vec_dim = m.bottom_mlp.empty() ? 0 : m.bottom_mlp.back();
   const std::uint64_t vectors = m.tables.size() + 1;
   DenseTimes d;
-  d.bottom_fwd_s = mlp_forward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost);
+  // The bottom MLP's batch: each GPU's own samples, or the global batch on the one GPU that runs
+  // it (Plan::bottom_mlp_gpu; plans with it have no sparse groups, so every GPU has `batch`).
+  const bool bottom_on_one = in.plan.bottom_mlp_gpu >= 0;
+  const double bottom_batch = bottom_on_one ? batch * in.cluster.num_gpus() : batch;
+  d.bottom_fwd_s =
+      mlp_forward_s(gpu, m.dense_features, m.bottom_mlp, bottom_batch, m.mlp_precision, cost);
   const bool concat = m.interaction == InteractionKind::concat;
   const double concat_s =
       concat ? concat_interaction_s(gpu, batch, m.interaction_output_width(), m.mlp_precision)
@@ -200,8 +208,13 @@ DenseTimes dense_times(const SimulationInputs& in) {
       concat ? concat_s
              : interaction_backward_s(gpu, batch, vectors, vec_dim, m.mlp_precision, cost);
   d.bottom_bwd_s =
-      mlp_backward_s(gpu, m.dense_features, m.bottom_mlp, batch, m.mlp_precision, cost);
+      mlp_backward_s(gpu, m.dense_features, m.bottom_mlp, bottom_batch, m.mlp_precision, cost);
   d.optimizer_s = dense_optimizer_step_s(gpu, m.dense_parameter_count(), m.dense_optimizer);
+  d.optimizer_without_bottom_s =
+      bottom_on_one
+          ? dense_optimizer_step_s(gpu, m.dense_parameter_count() - m.bottom_mlp_parameter_count(),
+                                   m.dense_optimizer)
+          : d.optimizer_s;
   return d;
 }
 
@@ -243,8 +256,12 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   if (training) {
     // DDP's gradients (Neo §7.2), in the dense_grads format: QComms covers the embedding
     // traffic only (Neo §8.4 quantizes the AlltoAlls).
-    const double bytes = static_cast<double>(in.model.dense_parameter_count()) *
-                         bytes_per_element(in.model.dense_grad_precision);
+    // A bottom MLP on one GPU (Plan::bottom_mlp_gpu) has no replicas to reduce.
+    const std::uint64_t params =
+        in.model.dense_parameter_count() -
+        (in.plan.bottom_mlp_gpu >= 0 ? in.model.bottom_mlp_parameter_count() : 0);
+    const double bytes =
+        static_cast<double>(params) * bytes_per_element(in.model.dense_grad_precision);
     const std::vector<int> all = all_gpu_ids(n);
     t.mlp_allreduce =
         share(in, t, all, allreduce_demand(in.cluster, all, bytes, in.cost, granularity));

@@ -77,7 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::fprintf(stderr, "%s\n%s\n", e.what(), text.str().c_str());
         fuzz::invariant_failed("a written plan does not read back");
       }
-      if (!fuzz::same_shards(plan, again)) fuzz::invariant_failed("a plan changed in a round trip");
+      if (!fuzz::same_shards(plan, again) || plan.bottom_mlp_gpu != again.bottom_mlp_gpu) {
+        fuzz::invariant_failed("a plan changed in a round trip");
+      }
     }
     const auto memory = plan_memory(plan, w.cluster, model, w.scenario.workload);
     (void)compute_plan_stats(plan, w.cluster, model, w.scenario.workload, *w.trace,

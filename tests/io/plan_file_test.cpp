@@ -105,6 +105,36 @@ tables:
   EXPECT_TRUE(has(err, "one_sided")) << err;
 }
 
+// bottom_mlp_gpu: the GPU that runs the bottom MLP for the global batch (Plan::bottom_mlp_gpu),
+// written only when set; a GPU the cluster lacks, sparse groups or a one-sided plan are errors
+// at its line.
+TEST(PlanFile, BottomMlpGpuRoundTripsAndIsChecked) {
+  const PlanFixture f(testing::hand_preset(2), 1, model_of({{100, 16}}));
+  const Plan p =
+      from_text("format: shardsim-plan-1\nbottom_mlp_gpu: 1\ntables:\n  t0: [{gpu: 0}]\n", f);
+  EXPECT_EQ(p.bottom_mlp_gpu, 1);
+  for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
+    const std::string text = to_text(p, f, format);
+    EXPECT_EQ(from_text(text, f, format == PlanFormat::json ? "p.json" : "p.yaml").bottom_mlp_gpu,
+              1)
+        << text;
+  }
+  EXPECT_TRUE(has(to_text(p, f, PlanFormat::yaml), "bottom_mlp_gpu: 1\n"));
+  EXPECT_FALSE(has(to_text(f.valid_plan("table_wise"), f, PlanFormat::yaml), "bottom_mlp"));
+  std::string e = error_of("bottom_mlp_gpu: 2\ntables:\n  t0: [{gpu: 0}]\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
+  EXPECT_TRUE(has(e, "bottom_mlp_gpu")) << e;
+  EXPECT_TRUE(has(e, "GPU 2 does not exist")) << e;
+  e = error_of("bottom_mlp_gpu: 0\ngroups: [[0], [1]]\ntables:\n  t0: [{gpus: [0, 1]}]\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
+  EXPECT_TRUE(has(e, "sparse groups")) << e;
+  e = error_of("bottom_mlp_gpu: 0\ncommunication: one_sided\ntables:\n  t0: [{gpu: 1}]\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
+  EXPECT_TRUE(has(e, "one-sided")) << e;
+  e = error_of("bottom_mlp_gpu: -1\ntables:\n  t0: [{gpu: 0}]\n", f);
+  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
+}
+
 TEST(PlanFile, JsonIsValidJson) {
   const PlanFixture f(testing::hand_preset(2), 1, model_of({{100, 16}, {10, 8}}));
   const std::string text = to_text(f.valid_plan("data_parallel"), f, PlanFormat::json);

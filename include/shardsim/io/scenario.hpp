@@ -30,6 +30,10 @@ struct PlacementSpec {
   // resolved against the scenario's folder. Empty when none. At least one planner or a file.
   std::string plan_file;
   SourceLocation plan_file_location;  // where `file:` was written, for messages
+  // `placement.bottom_mlp_gpu`: the GPU that runs the bottom MLP for the global batch, applied
+  // to every plan the scenario simulates (Plan::bottom_mlp_gpu); -1 when absent.
+  int bottom_mlp_gpu = -1;
+  SourceLocation bottom_mlp_location;
 };
 
 // One axis of a `sweep:` block: a dotted key and its values. The keys of a zip group

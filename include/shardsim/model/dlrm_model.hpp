@@ -72,7 +72,8 @@ struct DlrmModel {
   // plus the bottom MLP output (DLRM's interaction; assumes equal dims as DLRM does); concat:
   // the sum of the table dims plus the bottom MLP output.
   std::uint64_t interaction_output_width() const;
-  std::uint64_t mlp_parameter_count() const;  // weights + biases of both MLPs
+  std::uint64_t mlp_parameter_count() const;         // weights + biases of both MLPs
+  std::uint64_t bottom_mlp_parameter_count() const;  // weights + biases of the bottom MLP
   // Every data-parallel dense parameter: the MLPs and the dense arch (memory, AllReduce).
   std::uint64_t dense_parameter_count() const;
   double mlp_parameter_bytes() const;  // at fp32 master weights

@@ -131,6 +131,12 @@ struct Plan {
   std::vector<std::vector<int>> groups;
   // Synchronisation of replicas across groups (meaningful only with two or more groups).
   PeerSync peer_sync;
+  // Where the bottom MLP runs. -1 (default): data parallel, every GPU on its own samples.
+  // Otherwise this GPU runs it for the global batch and its output travels to each GPU in the
+  // pooled AlltoAll, one more vector per sample, as NVIDIA's PyTorch DLRM places it
+  // (dlrm/utils/distributed.py: "Bottom MLP running on device 0"); docs/model.md, "One training
+  // iteration" ("Bottom MLP on one GPU"). Pooled plans without sparse groups only.
+  int bottom_mlp_gpu = -1;
   double planning_time_s = 0;  // wall time the planner took (reported; not deterministic)
   // The planner's own statistics of its plan, as it prints them (`torchrec`: TorchRec's
   // "Planner Statistics"); empty for most planners. Shown by `shardsim plan --stats`; never

@@ -25,10 +25,16 @@ struct PlanSource {
   std::vector<SourceLocation> table_locations;  // per model table; empty if unknown
   SourceLocation groups_location;
   std::vector<SourceLocation> fetch_locations;  // per fetch override; empty if unknown
+  SourceLocation bottom_mlp_location;           // where bottom_mlp_gpu was written
+  std::string bottom_mlp_key = "bottom_mlp_gpu";
 };
 
 void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                    const PlanSource& source);
+// Only Plan::bottom_mlp_gpu (part of validate_plan): an InputError at `where`/`key` when the GPU
+// does not exist, the model has no bottom MLP, or the plan has sparse groups or is one-sided.
+void check_bottom_mlp_gpu(const Plan& plan, const DlrmModel& model, int num_gpus,
+                          const SourceLocation& where, const std::string& key);
 void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                    const std::string& source);
 

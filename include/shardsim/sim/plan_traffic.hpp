@@ -28,9 +28,13 @@ struct SharedCollective {
 // The dense part: identical on every GPU (data-parallel MLPs on the local batch), before
 // stragglers and jitter.
 struct DenseTimes {
+  // The bottom MLP's times are for the global batch when one GPU runs it (Plan::bottom_mlp_gpu),
+  // and only that GPU runs them.
   double bottom_fwd_s = 0, interaction_fwd_s = 0, top_fwd_s = 0;
   double top_bwd_s = 0, interaction_bwd_s = 0, bottom_bwd_s = 0;
-  double optimizer_s = 0;  // the dense optimizer's step (training)
+  double optimizer_s = 0;  // the dense optimizer's step (training) over every dense parameter
+  // The step on a GPU without the bottom MLP (Plan::bottom_mlp_gpu); optimizer_s otherwise.
+  double optimizer_without_bottom_s = 0;
 };
 
 struct PlanTraffic {

@@ -1,0 +1,105 @@
+// `placement.bottom_mlp_gpu` through run_scenario: applied to every plan, checked against the
+// cluster and the plan (bad input names the scenario's line and key), and a plan file's own
+// bottom_mlp_gpu must agree with it.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "shardsim/core/error.hpp"
+#include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/run/run_scenario.hpp"
+
+namespace shardsim {
+namespace {
+
+// 4 tables on one dgx-a100 node (8 GPUs); `placement` is the placement block's body.
+std::string scenario_text(const std::string& placement) {
+  return "name: bottom\n"
+         "cluster: {preset: dgx-a100, nodes: 1}\n"
+         "model:\n"
+         "  tables:\n"
+         "    - {name: a, rows: 10000, dim: 32, pooling: 2, alpha: 1.0}\n"
+         "    - {name: b, rows: 20000, dim: 32, pooling: 2, alpha: 1.0}\n"
+         "    - {name: c, rows: 30000, dim: 32, pooling: 2, alpha: 1.0}\n"
+         "    - {name: d, rows: 40000, dim: 32, pooling: 2, alpha: 1.0}\n"
+         "  bottom_mlp: [64, 32]\n"
+         "  top_mlp: [64, 1]\n"
+         "workload: {batch_per_gpu: 1024, iterations: 2, warmup: 1}\n"
+         "cost: {host_launch_mode: cuda_graphs}\n"
+         "placement:\n" +
+         placement;
+}
+
+std::string run_error(const std::string& text, const std::string& file = "s.yaml") {
+  try {
+    (void)run_scenario(load_scenario_text(text, file));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(BottomMlpPlacementScenario, LoadedWithItsLineAndAppliedToThePlan) {
+  const Scenario s =
+      load_scenario_text(scenario_text("  planner: round_robin\n  bottom_mlp_gpu: 0\n"), "s.yaml");
+  EXPECT_EQ(s.placement.bottom_mlp_gpu, 0);
+  EXPECT_EQ(s.placement.bottom_mlp_location.line, 15);
+  const Scenario dp = load_scenario_text(scenario_text("  planner: round_robin\n"), "s.yaml");
+  EXPECT_EQ(dp.placement.bottom_mlp_gpu, -1);
+  const std::vector<Report> one = run_scenario(s);
+  const std::vector<Report> all = run_scenario(dp);
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(all.size(), 1u);
+  // GPU 0 runs the bottom MLP for all 8 GPUs' samples: the iteration is longer, and GPU 0 holds
+  // the global batch's layer outputs.
+  EXPECT_GT(one[0].iteration_time.mean_s, all[0].iteration_time.mean_s);
+  EXPECT_GT(one[0].per_gpu[0].activation_bytes, all[0].per_gpu[0].activation_bytes);
+  EXPECT_LT(one[0].per_gpu[1].memory_bytes, all[0].per_gpu[1].memory_bytes);
+}
+
+TEST(BottomMlpPlacementScenario, BadPlacementsNameTheLineAndKey) {
+  std::string e = run_error(scenario_text("  planner: round_robin\n  bottom_mlp_gpu: 8\n"));
+  EXPECT_TRUE(has(e, "s.yaml:15:")) << e;
+  EXPECT_TRUE(has(e, "placement.bottom_mlp_gpu")) << e;
+  EXPECT_TRUE(has(e, "GPU 8 does not exist")) << e;
+  e = run_error(scenario_text(
+      "  planner: two_d\n  options: {groups: 2, inner: table_wise}\n  bottom_mlp_gpu: 0\n"));
+  EXPECT_TRUE(has(e, "s.yaml:16:")) << e;
+  EXPECT_TRUE(has(e, "sparse groups")) << e;
+  e = run_error(scenario_text(
+      "  planner: table_wise\n  options: {communication: one_sided}\n  bottom_mlp_gpu: 0\n"));
+  EXPECT_TRUE(has(e, "one-sided")) << e;
+  e = run_error(scenario_text("  planner: round_robin\n  bottom_mlp_gpu: -1\n"));
+  EXPECT_TRUE(has(e, "s.yaml:15:")) << e;
+}
+
+TEST(BottomMlpPlacementScenario, APlanFilesGpuMustAgreeWithTheScenarios) {
+  const std::string dir =
+      ::testing::TempDir() + "/bottom_mlp_placement_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/p.yaml") << "bottom_mlp_gpu: 2\n"
+                                    "tables: {a: [{gpu: 1}], b: [{gpu: 2}], c: [{gpu: 3}], "
+                                    "d: [{gpu: 4}]}\n";
+  const std::string file = dir + "/s.yaml";
+  const std::string e = run_error(scenario_text("  file: p.yaml\n  bottom_mlp_gpu: 0\n"), file);
+  EXPECT_TRUE(has(e, "on GPU 2, this key on GPU 0")) << e;
+  const std::vector<Report> same = run_scenario(
+      load_scenario_text(scenario_text("  file: p.yaml\n  bottom_mlp_gpu: 2\n"), file));
+  const std::vector<Report> own =
+      run_scenario(load_scenario_text(scenario_text("  file: p.yaml\n"), file));
+  ASSERT_EQ(same.size(), 1u);
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_DOUBLE_EQ(same[0].iteration_time.mean_s, own[0].iteration_time.mean_s);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace shardsim
