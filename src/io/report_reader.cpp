@@ -100,6 +100,12 @@ std::optional<std::string> setup_text(const JsonDoc& obj, const Where& w, std::s
 constexpr std::string_view kSetupKeys[] = {"mode",       "preset",       "num_gpus",   "num_nodes",
                                            "num_tables", "global_batch", "iterations", "warmup"};
 
+// Where the bottom MLP ran, as a set-up field (compare names a difference): a report without
+// `bottom_mlp_gpu` (every report before the key existed, too) ran it data parallel.
+std::string bottom_mlp_setup(int gpu) {
+  return gpu >= 0 ? fmt::format("on GPU {}", gpu) : std::string("data parallel");
+}
+
 void set(ReportSummary& s, MetricId id, std::optional<double> v) {
   s.values[index_of(id)] = v;
 }
@@ -162,7 +168,8 @@ ReportSummary summarize_report(const Report& r, std::string origin) {
              {"num_tables", std::to_string(r.num_tables)},
              {"global_batch", std::to_string(r.global_batch)},
              {"iterations", std::to_string(r.iterations)},
-             {"warmup", std::to_string(r.warmup)}};
+             {"warmup", std::to_string(r.warmup)},
+             {"bottom_mlp", bottom_mlp_setup(r.bottom_mlp_gpu)}};
   // As the JSON writer: a report without a version gets this binary's.
   s.shardsim_version =
       r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version;
@@ -217,6 +224,15 @@ ReportSummary summarize_report_json(const JsonDoc& j, const std::string& file,
   for (std::string_view key : kSetupKeys) {
     if (auto v = setup_text(j, w, key)) s.setup.emplace_back(std::string(key), *v);
   }
+  int bottom_gpu = -1;
+  if (const JsonDoc* b = member(j, "bottom_mlp_gpu")) {
+    if (!b->is_number_unsigned()) {
+      w.at("bottom_mlp_gpu")
+          .fail(fmt::format("expected a GPU id (an unsigned integer), found {}", type_name(*b)));
+    }
+    bottom_gpu = static_cast<int>(std::min<std::uint64_t>(b->get<std::uint64_t>(), 1u << 30));
+  }
+  s.setup.emplace_back("bottom_mlp", bottom_mlp_setup(bottom_gpu));
   s.shardsim_version = text(j, w, "shardsim_version").value_or("");
   if (const JsonDoc* h = object(j, w, "input_hashes")) {
     const Where hw = w.at("input_hashes");

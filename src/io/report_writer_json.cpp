@@ -212,6 +212,8 @@ OrderedJson report_json(const Report& r, bool with_matrices) {
   j["iterations"] = r.iterations;
   j["warmup"] = r.warmup;
   j["global_batch"] = r.global_batch;
+  // Only when one GPU ran the bottom MLP, so data-parallel reports keep their bytes.
+  if (r.bottom_mlp_gpu >= 0) j["bottom_mlp_gpu"] = r.bottom_mlp_gpu;
   j["seed"] = r.seed;
   j["fits_in_memory"] = r.fits_in_memory;
   j["fit_error"] = r.fits_in_memory ? OrderedJson() : OrderedJson(r.fit_error);

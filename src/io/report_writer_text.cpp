@@ -132,6 +132,7 @@ std::string header_line(const Report& r, std::size_t index, std::size_t count) {
   line += fmt::format("scenario {} | planner {} | preset {} | {} GPUs on {} node{} | {}",
                       r.scenario, r.planner, r.preset, r.num_gpus, r.num_nodes,
                       r.num_nodes == 1 ? "" : "s", r.mode);
+  if (r.bottom_mlp_gpu >= 0) line += fmt::format(" | bottom MLP on GPU {}", r.bottom_mlp_gpu);
   if (!r.sweep_point.empty()) line += " | sweep " + rf::shown_sweep_point(r.sweep_point);
   return line;
 }

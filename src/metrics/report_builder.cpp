@@ -106,6 +106,7 @@ void fill_common(Report& r, const ReportHeader& header, const SimulationInputs& 
   const int n = cluster.num_gpus();
   fill_header(r, header, in.plan.planner, cluster, in.model, in.workload);
   r.planning_time_s = in.plan.planning_time_s;
+  r.bottom_mlp_gpu = in.plan.bottom_mlp_gpu;
   r.per_gpu.resize(n);
   double max_mem = -1, sum_mem = 0;
   for (int g = 0; g < n; ++g) {

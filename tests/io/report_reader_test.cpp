@@ -120,6 +120,32 @@ TEST_F(ReportReader, ReadsEveryJsonFileOfADirectoryInNameOrder) {
   EXPECT_THROW(read_reports(empty), InputError);
 }
 
+// Where the bottom MLP ran is part of the set-up (compare names a difference); the JSON carries
+// `bottom_mlp_gpu` only when one GPU ran it, and a report without the key ran it data parallel.
+TEST_F(ReportReader, TheBottomMlpsGpuIsPartOfTheSetUp) {
+  Report dp = with_hashes(test::make_report(4, "table_wise", ""));
+  Report one = dp;
+  one.bottom_mlp_gpu = 0;
+  const auto dp_json = nlohmann::json::parse(report_to_json(dp).dump());
+  const auto one_json = nlohmann::json::parse(report_to_json(one).dump());
+  EXPECT_FALSE(dp_json.contains("bottom_mlp_gpu"));
+  EXPECT_EQ(one_json.at("bottom_mlp_gpu"), 0);
+  expect_same(summarize_report(one, "mem"), summarize_report_json(one_json, "f.json", ""));
+  const ReportSummary a = summarize_report_json(dp_json, "a.json", "");
+  const ReportSummary b = summarize_report_json(one_json, "b.json", "");
+  const auto setup_of = [](const ReportSummary& s) {
+    for (const auto& [k, v] : s.setup) {
+      if (k == "bottom_mlp") return v;
+    }
+    return std::string("missing");
+  };
+  EXPECT_EQ(setup_of(a), "data parallel");
+  EXPECT_EQ(setup_of(b), "on GPU 0");
+  auto bad = one_json;
+  bad["bottom_mlp_gpu"] = "zero";
+  EXPECT_THROW((void)summarize_report_json(bad, "bad.json", ""), InputError);
+}
+
 TEST_F(ReportReader, OlderReportsWithoutNewKeysStillRead) {
   // No input_hashes, no per_gpu, no planning time: those are simply absent.
   const std::string path = write("old.json", R"({"scenario": "s", "planner": "p", "seed": 1,

@@ -7,9 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
@@ -63,6 +65,12 @@ TEST(BottomMlpPlacementScenario, LoadedWithItsLineAndAppliedToThePlan) {
   EXPECT_GT(one[0].iteration_time.mean_s, all[0].iteration_time.mean_s);
   EXPECT_GT(one[0].per_gpu[0].activation_bytes, all[0].per_gpu[0].activation_bytes);
   EXPECT_LT(one[0].per_gpu[1].memory_bytes, all[0].per_gpu[1].memory_bytes);
+  // The report says where it ran.
+  EXPECT_EQ(one[0].bottom_mlp_gpu, 0);
+  EXPECT_EQ(all[0].bottom_mlp_gpu, -1);
+  std::ostringstream text;
+  write_text(text, one);
+  EXPECT_TRUE(has(text.str(), "| training | bottom MLP on GPU 0")) << text.str();
 }
 
 TEST(BottomMlpPlacementScenario, BadPlacementsNameTheLineAndKey) {

@@ -149,6 +149,9 @@ struct Report {
   int warmup = 0;
   std::uint64_t seed = 0;
   std::uint64_t global_batch = 0;
+  // The GPU that ran the bottom MLP for the global batch (Plan::bottom_mlp_gpu); -1: data
+  // parallel, every GPU on its own samples (the JSON then leaves the key out).
+  int bottom_mlp_gpu = -1;
   TimeStats iteration_time;
   std::vector<double> iteration_times_s;  // each measured iteration
   double qps = 0;
