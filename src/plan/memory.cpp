@@ -139,6 +139,17 @@ void place_bottom_mlp_memory(std::vector<GpuMemory>& mem, int bottom_gpu, const 
 
 }  // namespace
 
+std::vector<double> bottom_mlp_memory_delta_bytes(int bottom_gpu, int num_gpus,
+                                                  const DlrmModel& model,
+                                                  const Workload& workload) {
+  std::vector<GpuMemory> mem(static_cast<std::size_t>(num_gpus));
+  place_bottom_mlp_memory(mem, bottom_gpu, model, workload);
+  std::vector<double> delta;
+  delta.reserve(mem.size());
+  for (const GpuMemory& m : mem) delta.push_back(m.total_bytes());
+  return delta;
+}
+
 std::vector<GpuMemory> plan_memory(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                                    const Workload& workload) {
   return plan_memory(plan, build_serving_map(plan, cluster), cluster, model, workload);

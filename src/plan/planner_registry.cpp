@@ -168,6 +168,10 @@ const std::vector<PlannerInfo>& planner_registry() {
        "NeuroShard's search: beam search over column halvings around a greedy grid search "
        "of table placement, by the cost model or a simulation (NeuroShard §3.3)",
        with_common(make_neuroshard_planner), shape::tables_and_halvings},
+      {"nvidia_dlrm",
+       "NVIDIA's PyTorch DLRM: the bottom MLP on GPU 0 for the global batch, whole tables by "
+       "size into buckets of at most ceil(tables / GPUs), GPU 0 free of tables above 4 GPUs",
+       with_common(make_nvidia_dlrm_planner), shape::whole_tables},
       {"two_d",
        "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
        "synchronised across groups (2D paper §3)",

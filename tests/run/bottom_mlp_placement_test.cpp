@@ -11,8 +11,10 @@
 #include <string>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/io/plan_file.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/plan/planner.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim {
@@ -107,6 +109,30 @@ TEST(BottomMlpPlacementScenario, APlanFilesGpuMustAgreeWithTheScenarios) {
   ASSERT_EQ(own.size(), 1u);
   EXPECT_DOUBLE_EQ(same[0].iteration_time.mean_s, own[0].iteration_time.mean_s);
   std::filesystem::remove_all(dir);
+}
+
+// The nvidia_dlrm planner makes the plan file the validation points run, which was written by
+// running NVIDIA's own get_device_mapping on the scenario's cardinalities (docs/validation/
+// training.md): the same GPU for every table, the bottom MLP on GPU 0.
+TEST(BottomMlpPlacementScenario, TheNvidiaDlrmPlannerMakesTheValidationPlanFile) {
+  const std::string dir = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/validation/";
+  const Scenario sc = load_scenario_file(dir + "nvidia-dlrm-t3-8gpu.yaml");
+  const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
+  const auto trace = make_trace_source(sc.model, sc.workload);
+  const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost};
+  const Plan made = find_planner("nvidia_dlrm", {}, "test")
+                        .make(YamlValue::absent("test", "placement.options"))
+                        ->plan(ctx);
+  const Plan file =
+      read_plan_file(dir + "nvidia-dlrm-t3-8gpu-pytorch.plan.yaml", sc.model, cluster);
+  EXPECT_EQ(made.bottom_mlp_gpu, 0);
+  EXPECT_EQ(file.bottom_mlp_gpu, 0);
+  ASSERT_EQ(made.shards.size(), sc.model.tables.size());
+  ASSERT_EQ(file.shards.size(), sc.model.tables.size());
+  std::vector<int> made_gpu(sc.model.tables.size(), -1), file_gpu(sc.model.tables.size(), -2);
+  for (const Shard& s : made.shards) made_gpu[s.table] = s.gpu;
+  for (const Shard& s : file.shards) file_gpu[s.table] = s.gpu;
+  EXPECT_EQ(made_gpu, file_gpu);
 }
 
 }  // namespace

@@ -51,6 +51,13 @@ GpuMemory base_gpu_memory(const Cluster& cluster, const DlrmModel& model, const 
 GpuMemory base_gpu_memory(const HardwarePreset& preset, const DlrmModel& model,
                           const Workload& workload);
 
+// What a bottom MLP on `bottom_gpu` (Plan::bottom_mlp_gpu) changes in each GPU's HBM against a
+// data-parallel one, as plan_memory counts it: that GPU holds the global batch's bottom layers
+// (positive), the others drop the bottom MLP's state and layers (negative). For planners that
+// place the bottom MLP themselves.
+std::vector<double> bottom_mlp_memory_delta_bytes(int bottom_gpu, int num_gpus,
+                                                  const DlrmModel& model, const Workload& workload);
+
 // Samples a shard serves: all samples of the GPUs it serves (see fetch rules in plan.hpp).
 // Shards of one table with the same columns on one GPU share one output buffer: their
 // activations are counted once (for the most samples any of them serves). A one-sided plan

@@ -28,5 +28,6 @@ PlanShapeBound oper_shape_bound(const PlanShapeInput& in);
 std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options);
 std::unique_ptr<Planner> make_neuroshard_planner(const YamlValue& options);
+std::unique_ptr<Planner> make_nvidia_dlrm_planner(const YamlValue& options);
 
 }  // namespace shardsim
