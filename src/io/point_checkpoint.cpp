@@ -21,8 +21,9 @@ namespace {
 constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
 // 2: reports gained `cost` (cluster.price_per_gpu_hour), the memory tiers (per GPU: cache, host
 // memory, host link) and `pruning`.
-// 4: no deprecated per-GPU comm sum; 5: the planner's counts of its search (plan_stats).
-constexpr std::uint32_t kFormatVersion = 5;
+// 4: no deprecated per-GPU comm sum; 5: the planner's counts of its search (plan_stats);
+// 6: the bottom MLP's GPU (bottom_mlp_gpu).
+constexpr std::uint32_t kFormatVersion = 6;
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -125,7 +126,8 @@ template <class A, Is<Report> T>
 void fields(A& a, T& r) {
   a(r.scenario), a(r.scenario_source), a(r.planner), a(r.sweep_point), a(r.mode), a(r.preset);
   a(r.num_gpus), a(r.num_nodes), a(r.num_tables), a(r.iterations), a(r.warmup), a(r.seed);
-  a(r.global_batch), a(r.iteration_time), a(r.iteration_times_s), a(r.qps), a(r.imbalance_ratio);
+  a(r.global_batch), a(r.bottom_mlp_gpu), a(r.iteration_time), a(r.iteration_times_s), a(r.qps);
+  a(r.imbalance_ratio);
   a(r.busy_imbalance_ratio), a(r.degree_of_balance), a(r.critical_gpu), a(r.breakdown),
       a(r.phase_max), a(r.scaling_factor), a(r.groups);
   a(r.replica_sync), a(r.link_utilization), a(r.per_gpu), a(r.memory_max_bytes);

@@ -61,6 +61,7 @@ Report full_report() {
   r.input_hashes = {"fnv1a64:0000000000000001", "fnv1a64:0000000000000002",
                     "fnv1a64:0000000000000003"};
   r.pruning = PruningReport{3, 3000000, 1350000, 0.1 + 0.2};
+  r.bottom_mlp_gpu = 1;
   return r;
 }
 
@@ -91,6 +92,8 @@ TEST(PointCheckpoint, ReportsReadBackToTheSameBytesInEveryWriter) {
   ASSERT_TRUE((*back)[0].pruning.has_value());
   EXPECT_EQ((*back)[0].pruning->pruned_rows, 1350000u);
   EXPECT_FALSE((*back)[1].pruning.has_value());
+  EXPECT_EQ((*back)[0].bottom_mlp_gpu, 1);
+  EXPECT_EQ((*back)[1].bottom_mlp_gpu, -1);
   // Encoding is deterministic: the same reports give the same file.
   EXPECT_EQ(encode_point_checkpoint(kHashes, "cluster.nodes=2", *back), bytes);
 }
