@@ -25,12 +25,9 @@ class DataParallelPlanner final : public Planner {
         Shard sh = whole_table_shard(t, table.rows, table.dim, ShardKind::data_parallel);
         sh.gpu = g;
         sh.replica = g;
-        const double bytes = budget.shard_bytes(sh, 1);
-        if (!budget.fits(g, bytes)) {
-          budget.fail(fmt::format("data_parallel: the replica of table '{}'", table.name), bytes,
-                      std::span<const int>(&g, 1));
-        }
-        budget.add(g, bytes);
+        budget.add_or_fail(g, budget.shard_bytes(sh, 1), [&] {
+          return fmt::format("data_parallel: the replica of table '{}'", table.name);
+        });
         plan.shards.push_back(sh);
       }
     }

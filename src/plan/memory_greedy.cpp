@@ -72,14 +72,10 @@ class MemoryGreedyPlanner final : public Planner {
       }
       for (Shard& sh : pieces) {
         if (pieces.size() == 1) sh.kind = ShardKind::table_wise;
-        const double bytes = budget.shard_bytes(sh, n);
-        if (!budget.fits(sh.gpu, bytes)) {
-          const int g = sh.gpu;
-          budget.fail(fmt::format("memory_greedy: table '{}' rows [{}, {})", tables[t].name,
-                                  sh.rows.begin, sh.rows.end),
-                      bytes, std::span<const int>(&g, 1));
-        }
-        budget.add(sh.gpu, bytes);
+        budget.add_or_fail(sh.gpu, budget.shard_bytes(sh, n), [&] {
+          return fmt::format("memory_greedy: table '{}' rows [{}, {})", tables[t].name,
+                             sh.rows.begin, sh.rows.end);
+        });
         plan.shards.push_back(sh);
       }
       start += size;

@@ -93,14 +93,9 @@ class NvidiaDlrmPlanner final : public Planner {
       for (std::size_t t : buckets[b]) {
         Shard sh = whole_table_shard(t, tables[t].rows, tables[t].dim);
         sh.gpu = g;
-        const double bytes = budget.shard_bytes(sh, n);
-        if (!budget.fits(g, bytes)) {
-          const int only[] = {g};
-          budget.fail(
-              fmt::format("nvidia_dlrm: table '{}' (its bucket is GPU {})", tables[t].name, g),
-              bytes, only);
-        }
-        budget.add(g, bytes);
+        budget.add_or_fail(g, budget.shard_bytes(sh, n), [&] {
+          return fmt::format("nvidia_dlrm: table '{}' (its bucket is GPU {})", tables[t].name, g);
+        });
         plan.shards.push_back(sh);
       }
     }

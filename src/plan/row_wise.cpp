@@ -39,14 +39,10 @@ class RowWisePlanner final : public Planner {
         sh.cols = {0, table.dim};
         sh.gpu = static_cast<int>(i);
         sh.kind = ShardKind::row_wise;
-        const double bytes = budget.shard_bytes(sh, n);
-        if (!budget.fits(sh.gpu, bytes)) {
-          const int g = sh.gpu;
-          budget.fail(fmt::format("row_wise: table '{}' {} [{}, {})", table.name,
-                                  by_rank_ ? "ranks" : "rows", sh.rows.begin, sh.rows.end),
-                      bytes, std::span<const int>(&g, 1));
-        }
-        budget.add(sh.gpu, bytes);
+        budget.add_or_fail(sh.gpu, budget.shard_bytes(sh, n), [&] {
+          return fmt::format("row_wise: table '{}' {} [{}, {})", table.name,
+                             by_rank_ ? "ranks" : "rows", sh.rows.begin, sh.rows.end);
+        });
         plan.shards.push_back(sh);
       }
     }

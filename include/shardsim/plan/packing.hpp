@@ -55,6 +55,13 @@ class MemoryBudget {
   // empty), naming the candidate with the most free memory, its need and its capacity.
   [[noreturn]] void fail(const std::string& what, double bytes,
                          std::span<const int> candidates = {}) const;
+  // Adds `bytes` to `gpu`, or fails (fail() with `gpu` the one candidate) when they do not fit
+  // there; `what()` names what was placed, built only on failure.
+  template <typename What>
+  void add_or_fail(int gpu, double bytes, What&& what) {
+    if (!fits(gpu, bytes)) fail(what(), bytes, std::span<const int>(&gpu, 1));
+    add(gpu, bytes);
+  }
 
  private:
   const PlanningContext& ctx_;
