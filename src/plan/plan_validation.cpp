@@ -321,7 +321,7 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
   check_coverage(report, tables, blocks, space_of);
   check_groups(report, plan, source, n);
   check_fetch_overrides(report, plan, source, n);
-  check_bottom_mlp_gpu(plan, model, n, source.bottom_mlp_location, source.bottom_mlp_key);
+  check_bottom_mlp(report, plan, source.bottom_mlp_location, source.bottom_mlp_key, model, n);
 }
 
 void check_bottom_mlp_gpu(const Plan& plan, const DlrmModel& model, int num_gpus,

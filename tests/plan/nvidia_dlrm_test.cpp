@@ -95,6 +95,8 @@ TEST(NvidiaDlrmPlanner, OneSidedCommunicationIsRefused) {
     ADD_FAILURE() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("one-sided"), std::string::npos) << e.what();
+    // Named by the plan it came from (no file holds the key).
+    EXPECT_NE(std::string(e.what()).find("plan from nvidia_dlrm"), std::string::npos) << e.what();
   }
 }
 
