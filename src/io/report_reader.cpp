@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "report_fields.hpp"
@@ -226,11 +227,12 @@ ReportSummary summarize_report_json(const JsonDoc& j, const std::string& file,
   }
   int bottom_gpu = -1;
   if (const JsonDoc* b = member(j, "bottom_mlp_gpu")) {
-    if (!b->is_number_unsigned()) {
+    if (!b->is_number_unsigned() ||
+        b->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
       w.at("bottom_mlp_gpu")
-          .fail(fmt::format("expected a GPU id (an unsigned integer), found {}", type_name(*b)));
+          .fail(fmt::format("expected a GPU id (an unsigned integer), found {}", b->dump()));
     }
-    bottom_gpu = static_cast<int>(std::min<std::uint64_t>(b->get<std::uint64_t>(), 1u << 30));
+    bottom_gpu = static_cast<int>(b->get<std::uint64_t>());
   }
   s.setup.emplace_back("bottom_mlp", bottom_mlp_setup(bottom_gpu));
   s.shardsim_version = text(j, w, "shardsim_version").value_or("");
