@@ -20,6 +20,20 @@ constexpr double kDenseInferenceBytesPerParam = 4;
 double dense_training_bytes_per_param(DenseOptimizerKind k) {
   return 4.0 * (2 + dense_optimizer_states(k));
 }
+double dense_bytes_per_param(const DlrmModel& model, Mode mode) {
+  return mode == Mode::training ? dense_training_bytes_per_param(model.dense_optimizer)
+                                : kDenseInferenceBytesPerParam;
+}
+// Copies of the local batch's activations kept: the outputs, and their gradients in training.
+double activation_copies(Mode mode) {
+  return mode == Mode::training ? 2.0 : 1.0;
+}
+// fp32 values a sample the bottom MLP keeps: its input and every layer's output.
+double bottom_layers_width(const DlrmModel& model) {
+  double width = model.dense_features;
+  for (auto w : model.bottom_mlp) width += w;
+  return width;
+}
 }  // namespace
 
 double shard_weight_bytes(const Shard& shard, const DlrmModel& model) {
@@ -89,20 +103,17 @@ GpuMemory base_gpu_memory(const HardwarePreset& preset, const DlrmModel& model,
                           const Workload& workload) {
   GpuMemory m;
   m.reserved_bytes = preset.reserved_memory_bytes;
-  const double per_param = workload.mode == Mode::training
-                               ? dense_training_bytes_per_param(model.dense_optimizer)
-                               : kDenseInferenceBytesPerParam;
-  m.dense_bytes = static_cast<double>(model.dense_parameter_count()) * per_param;
+  m.dense_bytes = static_cast<double>(model.dense_parameter_count()) *
+                  dense_bytes_per_param(model, workload.mode);
   // Activations of the local batch: the pooled embeddings it receives (and their gradients),
   // and the MLP layer outputs kept for backward.
   double emb_width = 0;
   for (const auto& t : model.tables) emb_width += t.dim;
-  double mlp_width = model.dense_features;
-  for (auto w : model.bottom_mlp) mlp_width += w;
+  double mlp_width = bottom_layers_width(model);
   mlp_width += static_cast<double>(model.interaction_output_width());
   for (auto w : model.top_mlp) mlp_width += w;
   const double batch = workload.batch_per_gpu;
-  const double factor = workload.mode == Mode::training ? 2.0 : 1.0;
+  const double factor = activation_copies(workload.mode);
   m.activation_bytes =
       factor * batch * (emb_width * bytes_per_element(model.comm_precision) + mlp_width * 4.0);
   return m;
@@ -115,17 +126,13 @@ namespace {
 // (one vector a sample, at the AlltoAll's precision) as they receive the pooled embeddings.
 void place_bottom_mlp_memory(std::vector<GpuMemory>& mem, int bottom_gpu, const DlrmModel& model,
                              const Workload& workload) {
-  const bool training = workload.mode == Mode::training;
-  const double per_param = training ? dense_training_bytes_per_param(model.dense_optimizer)
-                                    : kDenseInferenceBytesPerParam;
-  const double factor = training ? 2.0 : 1.0;
+  const double copies = activation_copies(workload.mode);
   const double batch = workload.batch_per_gpu;
-  double layer_width = model.dense_features;
-  for (auto w : model.bottom_mlp) layer_width += w;
-  const double layers_bytes = factor * batch * layer_width * 4.0;
-  const double received_bytes = factor * batch * static_cast<double>(model.bottom_mlp.back()) *
+  const double layers_bytes = copies * batch * bottom_layers_width(model) * 4.0;
+  const double received_bytes = copies * batch * static_cast<double>(model.bottom_mlp.back()) *
                                 bytes_per_element(model.comm_precision);
-  const double params_bytes = static_cast<double>(model.bottom_mlp_parameter_count()) * per_param;
+  const double params_bytes = static_cast<double>(model.bottom_mlp_parameter_count()) *
+                              dense_bytes_per_param(model, workload.mode);
   const auto n = static_cast<double>(mem.size());
   for (std::size_t g = 0; g < mem.size(); ++g) {
     if (static_cast<int>(g) == bottom_gpu) {

@@ -121,18 +121,19 @@ TEST(PlanFile, BottomMlpGpuRoundTripsAndIsChecked) {
   }
   EXPECT_TRUE(has(to_text(p, f, PlanFormat::yaml), "bottom_mlp_gpu: 1\n"));
   EXPECT_FALSE(has(to_text(f.valid_plan("table_wise"), f, PlanFormat::yaml), "bottom_mlp"));
-  std::string e = error_of("bottom_mlp_gpu: 2\ntables:\n  t0: [{gpu: 0}]\n", f);
-  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
-  EXPECT_TRUE(has(e, "bottom_mlp_gpu")) << e;
-  EXPECT_TRUE(has(e, "GPU 2 does not exist")) << e;
-  e = error_of("bottom_mlp_gpu: 0\ngroups: [[0], [1]]\ntables:\n  t0: [{gpus: [0, 1]}]\n", f);
-  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
-  EXPECT_TRUE(has(e, "sparse groups")) << e;
-  e = error_of("bottom_mlp_gpu: 0\ncommunication: one_sided\ntables:\n  t0: [{gpu: 1}]\n", f);
-  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
-  EXPECT_TRUE(has(e, "one-sided")) << e;
-  e = error_of("bottom_mlp_gpu: -1\ntables:\n  t0: [{gpu: 0}]\n", f);
-  EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
+  // Each bad plan, and what its message must say besides the key's line.
+  const std::pair<const char*, const char*> bad[] = {
+      {"bottom_mlp_gpu: 2\ntables:\n  t0: [{gpu: 0}]\n", "GPU 2 does not exist"},
+      {"bottom_mlp_gpu: 0\ngroups: [[0], [1]]\ntables:\n  t0: [{gpus: [0, 1]}]\n", "sparse groups"},
+      {"bottom_mlp_gpu: 0\ncommunication: one_sided\ntables:\n  t0: [{gpu: 1}]\n", "one-sided"},
+      {"bottom_mlp_gpu: -1\ntables:\n  t0: [{gpu: 0}]\n", "bottom_mlp_gpu"},
+  };
+  for (const auto& [text, fragment] : bad) {
+    const std::string e = error_of(text, f);
+    EXPECT_TRUE(has(e, "p.yaml:1:")) << e;
+    EXPECT_TRUE(has(e, "bottom_mlp_gpu")) << e;
+    EXPECT_TRUE(has(e, fragment)) << e;
+  }
 }
 
 TEST(PlanFile, JsonIsValidJson) {
