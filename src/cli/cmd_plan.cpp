@@ -104,6 +104,8 @@ int PlanCommand::run() const {
   const SimulatedPlanEvaluator evaluator(cluster, sc, *trace);
   PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost, &evaluator};
   ctx.input_alltoall = sc.simulation.input_alltoall != InputAlltoall::none;
+  ctx.bottom_mlp_gpu = scenario_bottom_mlp_gpu(
+      sc.placement.bottom_mlp_gpu, sc.placement.bottom_mlp_location, sc.model, cluster.num_gpus());
 
   // Which plans: --planner, else the scenario's planners, else its plan file.
   std::vector<NamedPlan> plans;

@@ -21,4 +21,13 @@ void place_bottom_mlp(Plan& plan, int gpu, const SourceLocation& where, const Dl
   check_bottom_mlp_gpu(plan, model, num_gpus, where, key);
 }
 
+int scenario_bottom_mlp_gpu(int gpu, const SourceLocation& where, const DlrmModel& model,
+                            int num_gpus) {
+  if (gpu == -1) return -1;
+  Plan probe;
+  probe.bottom_mlp_gpu = gpu;
+  check_bottom_mlp_gpu(probe, model, num_gpus, where, "placement.bottom_mlp_gpu");
+  return gpu;
+}
+
 }  // namespace shardsim

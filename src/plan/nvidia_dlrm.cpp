@@ -75,12 +75,16 @@ class NvidiaDlrmPlanner final : public Planner {
     Plan plan;
     plan.planner = name();
     MemoryBudget budget(ctx, headroom_);
-    // The bottom MLP on GPU 0 for the global batch (one GPU: data parallel is the same).
+    // The bottom MLP on GPU 0 for the global batch (one GPU: data parallel is the same). The
+    // budget counts it already where the scenario names a GPU (placement.bottom_mlp_gpu: 0, or
+    // another one, which place_bottom_mlp then refuses as a conflict).
     if (n > 1 && !ctx.model.bottom_mlp.empty()) {
       plan.bottom_mlp_gpu = 0;
-      const std::vector<double> delta =
-          bottom_mlp_memory_delta_bytes(0, n, ctx.model, ctx.workload);
-      for (int g = 0; g < n; ++g) budget.add(g, delta[static_cast<std::size_t>(g)]);
+      if (ctx.bottom_mlp_gpu < 0) {
+        const std::vector<double> delta =
+            bottom_mlp_memory_delta_bytes(0, n, ctx.model, ctx.workload);
+        for (int g = 0; g < n; ++g) budget.add(g, delta[static_cast<std::size_t>(g)]);
+      }
     }
     std::vector<std::uint64_t> sizes;
     sizes.reserve(tables.size());

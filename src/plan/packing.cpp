@@ -28,7 +28,24 @@ MemoryBudget::MemoryBudget(const PlanningContext& ctx, double headroom_fraction)
       headroom_(headroom_fraction),
       capacity_bytes_(hbm_bytes_ * (1.0 - headroom_fraction)),
       base_bytes_(base_gpu_memory(ctx.cluster, ctx.model, ctx.workload).total_bytes()),
-      used_(static_cast<std::size_t>(ctx.cluster.num_gpus()), base_bytes_) {}
+      start_(static_cast<std::size_t>(ctx.cluster.num_gpus()), base_bytes_) {
+  // The scenario's bottom MLP on one GPU (placement.bottom_mlp_gpu): that GPU holds the global
+  // batch's bottom layers, the others none of the bottom MLP, as plan_memory counts them.
+  if (ctx.bottom_mlp_gpu >= 0) {
+    const std::vector<double> delta = bottom_mlp_memory_delta_bytes(
+        ctx.bottom_mlp_gpu, ctx.cluster.num_gpus(), ctx.model, ctx.workload);
+    for (std::size_t g = 0; g < start_.size(); ++g) start_[g] += delta[g];
+  }
+  used_ = start_;
+}
+
+double MemoryBudget::largest_room_bytes() const {
+  return capacity_bytes_ - *std::min_element(start_.begin(), start_.end());
+}
+
+double MemoryBudget::smallest_room_bytes() const {
+  return capacity_bytes_ - *std::max_element(start_.begin(), start_.end());
+}
 
 double MemoryBudget::shard_bytes(const Shard& shard, double served_gpus) const {
   const Mode mode = ctx_.workload.mode;

@@ -36,8 +36,14 @@ std::vector<ShardStorage> choose_table_storage(const PlanningContext& ctx, doubl
   const int n = ctx.cluster.num_gpus();
   const double global_samples = static_cast<double>(n) * ctx.workload.batch_per_gpu;
   const double base = base_gpu_memory(ctx.cluster, ctx.model, ctx.workload).total_bytes();
-  const double free_bytes =
+  double free_bytes =
       n * std::max(0.0, ctx.cluster.gpu().hbm_capacity_bytes * (1.0 - headroom) - base);
+  if (ctx.bottom_mlp_gpu >= 0) {  // the bottom MLP's global batch on one GPU, less on the others
+    for (double b : bottom_mlp_memory_delta_bytes(ctx.bottom_mlp_gpu, n, ctx.model, ctx.workload)) {
+      free_bytes -= b;
+    }
+    free_bytes = std::max(0.0, free_bytes);
+  }
   const double budget = kFillFraction * free_bytes;
 
   ShardStorage cached;

@@ -63,7 +63,7 @@ class TableWisePlanner final : public Planner {
       if (parts <= 1) {
         if (!split_oversized_) {  // a table no GPU can hold, even empty: say what would help
           const double bytes = budget.shard_bytes(whole, n);
-          if (bytes > budget.capacity_bytes() - budget.base_bytes()) {
+          if (bytes > budget.largest_room_bytes()) {
             budget.fail(fmt::format("table_wise: table '{}', larger than an empty GPU (the option "
                                     "split_oversized: true cuts such tables into row ranges),",
                                     table.name),

@@ -53,6 +53,9 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     reports.back().plan_stats = std::move(stats);
   };
 
+  const int bottom_mlp_gpu = scenario_bottom_mlp_gpu(scenario.placement.bottom_mlp_gpu,
+                                                     scenario.placement.bottom_mlp_location,
+                                                     scenario.model, cluster.num_gpus());
   for (const std::string& name : scenario.placement.planners) {
     const PlannerInfo& info =
         find_planner(name, SourceLocation{scenario.source, 0, 0}, "placement.planner");
@@ -61,6 +64,7 @@ std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& opt
     PlanningContext ctx{cluster, scenario.model, scenario.workload,
                         *trace,  &scenario.cost, &evaluator};
     ctx.input_alltoall = scenario.simulation.input_alltoall != InputAlltoall::none;
+    ctx.bottom_mlp_gpu = bottom_mlp_gpu;
     const auto t0 = std::chrono::steady_clock::now();
     Plan plan;
     try {

@@ -12,6 +12,7 @@
 
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
+#include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/packing.hpp"
 
 namespace shardsim {
@@ -40,6 +41,34 @@ std::vector<int> packed_gpu_of_table(const Plan& p, std::size_t tables) {
   std::vector<int> gpu(tables, -1);
   for (const Shard& s : p.shards) gpu[s.table] = s.gpu;
   return gpu;
+}
+
+// MemoryBudget with the scenario's bottom MLP on one GPU starts each GPU where plan_memory puts
+// a plan without shards whose bottom MLP runs there: more on that GPU (the global batch's bottom
+// layers), less on the others (no bottom MLP); the rooms follow.
+TEST(MemoryBudget, StartsWhereTheBottomMlpOnOneGpuLeavesEachGpu) {
+  testing::TableSpec spec{1000, 8, 1};
+  DlrmModel model = model_of({spec, spec});
+  model.bottom_mlp = {512, 256};
+  const PlanFixture f(testing::hand_preset(4), 1, model, 256);
+  PlanningContext ctx = f.ctx();
+  const MemoryBudget data_parallel(ctx, 0.1);
+  ctx.bottom_mlp_gpu = 2;
+  const MemoryBudget on_two(ctx, 0.1);
+  Plan empty;
+  empty.bottom_mlp_gpu = 2;
+  const std::vector<double> expected = f.memory_bytes(empty);
+  for (int g = 0; g < 4; ++g) {
+    EXPECT_DOUBLE_EQ(data_parallel.start_bytes(g), data_parallel.base_bytes());
+    EXPECT_NEAR(on_two.start_bytes(g), expected[static_cast<std::size_t>(g)], 1e-6);
+    EXPECT_DOUBLE_EQ(on_two.used_bytes(g), on_two.start_bytes(g));
+    EXPECT_DOUBLE_EQ(on_two.room_bytes(g), on_two.capacity_bytes() - on_two.start_bytes(g));
+  }
+  EXPECT_GT(on_two.start_bytes(2), on_two.base_bytes());
+  EXPECT_LT(on_two.start_bytes(0), on_two.base_bytes());
+  EXPECT_DOUBLE_EQ(on_two.smallest_room_bytes(), on_two.room_bytes(2));
+  EXPECT_DOUBLE_EQ(on_two.largest_room_bytes(), on_two.room_bytes(0));
+  EXPECT_DOUBLE_EQ(data_parallel.largest_room_bytes(), data_parallel.smallest_room_bytes());
 }
 
 TEST(PackTwoShares, BalancesTheDominantShareByHand) {

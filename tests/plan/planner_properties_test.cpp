@@ -3,6 +3,9 @@
 // for the same input, and a clean DoesNotFitError when the model is too big.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "plan/plan_fixture.hpp"
@@ -104,6 +107,62 @@ TEST(PlannerProperties, SplittingPlannersPlaceATableLargerThanAnyGpu) {
       EXPECT_NE(msg.find("GB"), std::string::npos) << msg;
       EXPECT_NE(msg.find("t0"), std::string::npos) << msg;
     }
+  }
+}
+
+// The scenario's bottom MLP on one GPU (placement.bottom_mlp_gpu, PlanningContext::
+// bottom_mlp_gpu): every planner that makes plans it applies to (pooled, no sparse groups)
+// leaves room for the global batch's bottom layers on that GPU, so the plan with the bottom MLP
+// placed fits (or the planner fails cleanly). The same planners without it make plans that
+// overflow that GPU once the bottom MLP is placed: the set-up is tight enough to tell.
+TEST(PlannerProperties, PlansFitWithTheBottomMlpOnOneGpu) {
+  HardwarePreset preset = testing::hand_preset(4);
+  preset.gpu.hbm_capacity_bytes = 48e6;
+  const std::uint32_t batch = 128;  // a global batch of 1024: 8.4 MB of 2048-wide layers
+  int plans = 0;
+  std::set<std::string> overflowed_without;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    DlrmModel model = random_model(seed, 30);
+    model.bottom_mlp = {2048};
+    const PlanFixture f(preset, 2, model, batch, true);
+    for (const std::string& name : planner_names()) {
+      if (name == "two_d" || name == "oper") continue;  // groups, one-sided: refused the key
+      SCOPED_TRACE(name + " seed " + std::to_string(seed));
+      const auto make = [&](int bottom_gpu) {
+        PlanningContext ctx = f.ctx();
+        ctx.bottom_mlp_gpu = bottom_gpu;
+        const std::string options = testing::options_for(name);
+        const YAML::Node opts = options.empty() ? YAML::Node() : YAML::Load(options);
+        Plan p = find_planner(name, {}, "test")
+                     .make(YamlValue(opts, "test.yaml", "placement.options"))
+                     ->plan(ctx);
+        p.bottom_mlp_gpu = 0;
+        return p;
+      };
+      const double usable = 48e6 * (1 - headroom_of(name));
+      const auto over = [&](const Plan& p) {
+        const std::vector<double> m = f.memory_bytes(p);
+        return *std::max_element(m.begin(), m.end()) > usable * (1 + 1e-12);
+      };
+      try {
+        const Plan with = make(0);
+        ++plans;
+        EXPECT_NO_THROW(validate_plan(with, f.cluster, f.model, name));
+        EXPECT_FALSE(over(with));
+      } catch (const DoesNotFitError&) {
+        continue;
+      }
+      try {
+        if (name != "nvidia_dlrm" && over(make(-1))) overflowed_without.insert(name);
+      } catch (const DoesNotFitError&) {
+      }
+    }
+  }
+  EXPECT_GT(plans, 30);
+  // Among them the planners with a budget of their own (TorchRec's partitioner, NeuroShard's
+  // greedy) and MemoryBudget's users.
+  for (const std::string name : {"torchrec", "neuroshard", "hybrid", "column_wise"}) {
+    EXPECT_TRUE(overflowed_without.contains(name)) << name;
   }
 }
 

@@ -111,6 +111,35 @@ TEST(BottomMlpPlacementScenario, APlanFilesGpuMustAgreeWithTheScenarios) {
   std::filesystem::remove_all(dir);
 }
 
+// The planners see the key (PlanningContext::bottom_mlp_gpu) and leave room on that GPU for the
+// global batch's bottom layers: on GPUs of 2 GiB, two of the sixteen 1M-row tables and a
+// 1024-wide bottom MLP's 65,536 samples do not fit one GPU, so table_wise and neuroshard put
+// fewer tables on GPU 0 and the plans fit (before, every GPU got two and GPU 0 overflowed).
+TEST(BottomMlpPlacementScenario, PlannersLeaveRoomForTheBottomMlp) {
+  const std::string text =
+      "name: bottom-tight\n"
+      "cluster: {preset: dgx-a100, nodes: 1, overrides: {gpu: {hbm_capacity_GiB: 2}, "
+      "reserved_memory_GiB: 0.25}}\n"
+      "model:\n"
+      "  generate: {count: 16, rows: 1000000, dim: 64, pooling: 2, alpha: 1.0}\n"
+      "  bottom_mlp: [1024, 1024, 1024]\n"
+      "  top_mlp: [64, 1]\n"
+      "workload: {batch_per_gpu: 8192, iterations: 2, warmup: 1}\n"
+      "cost: {host_launch_mode: cuda_graphs}\n"
+      "placement:\n"
+      "  planner: [table_wise, neuroshard]\n"
+      "  bottom_mlp_gpu: 0\n";
+  const std::vector<Report> reports = run_scenario(load_scenario_text(text, "s.yaml"));
+  ASSERT_EQ(reports.size(), 2u);
+  for (const Report& r : reports) {
+    SCOPED_TRACE(r.planner);
+    EXPECT_TRUE(r.fits_in_memory);
+    EXPECT_EQ(r.bottom_mlp_gpu, 0);
+    ASSERT_EQ(r.per_gpu.size(), 8u);
+    for (std::size_t g = 1; g < 8; ++g) EXPECT_LT(r.per_gpu[0].shards, r.per_gpu[g].shards);
+  }
+}
+
 // The nvidia_dlrm planner makes the plan file the validation points run, which was written by
 // running NVIDIA's own get_device_mapping on the scenario's cardinalities (docs/validation/
 // training.md): the same GPU for every table, the bottom MLP on GPU 0.

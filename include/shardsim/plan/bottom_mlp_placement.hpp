@@ -15,4 +15,10 @@ namespace shardsim {
 void place_bottom_mlp(Plan& plan, int gpu, const SourceLocation& where, const DlrmModel& model,
                       int num_gpus);
 
+// The scenario's bottom MLP GPU for PlanningContext::bottom_mlp_gpu, checked before any planner
+// runs (check_bottom_mlp_gpu on a plan that holds nothing else): a GPU the cluster lacks, or a
+// model without a bottom MLP, is an InputError at `where`. -1 (data parallel) passes through.
+int scenario_bottom_mlp_gpu(int gpu, const SourceLocation& where, const DlrmModel& model,
+                            int num_gpus);
+
 }  // namespace shardsim

@@ -30,7 +30,18 @@ class MemoryBudget {
   double capacity_bytes() const { return capacity_bytes_; }  // HBM x (1 - headroom)
   double hbm_bytes() const { return hbm_bytes_; }
   double headroom_fraction() const { return headroom_; }
-  double base_bytes() const { return base_bytes_; }  // what every GPU holds before any shard
+  // What every GPU holds before any shard (base_gpu_memory), but for the bottom MLP's move to
+  // one GPU (PlanningContext::bottom_mlp_gpu), which start_bytes adds.
+  double base_bytes() const { return base_bytes_; }
+  // What `gpu` holds before any shard: base_bytes, and where the scenario runs the bottom MLP
+  // on one GPU, its global batch there and no bottom MLP on the others.
+  double start_bytes(int gpu) const { return start_[static_cast<std::size_t>(gpu)]; }
+  // The room an empty `gpu` has for shards (capacity_bytes - start_bytes); the most any GPU
+  // has (what a shard on one GPU can have at most) and the least (what a replica on every GPU
+  // can have at most).
+  double room_bytes(int gpu) const { return capacity_bytes_ - start_bytes(gpu); }
+  double largest_room_bytes() const;
+  double smallest_room_bytes() const;
   double used_bytes(int gpu) const { return used_[static_cast<std::size_t>(gpu)]; }
   double free_bytes(int gpu) const { return capacity_bytes_ - used_bytes(gpu); }
   bool fits(int gpu, double bytes) const { return used_bytes(gpu) + bytes <= capacity_bytes_; }
@@ -69,6 +80,7 @@ class MemoryBudget {
   double headroom_ = 0;
   double capacity_bytes_ = 0;
   double base_bytes_ = 0;
+  std::vector<double> start_;  // start_bytes, by GPU
   std::vector<double> used_;
   // Activation buffers placed with place(): (gpu, table, first col, end col) -> served GPUs.
   std::map<std::tuple<int, std::size_t, std::uint32_t, std::uint32_t>, double> buffers_;

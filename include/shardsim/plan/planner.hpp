@@ -39,6 +39,11 @@ struct PlanningContext {
   // AlltoAll (`simulation.pipeline.input_alltoall` other than `none`; Neo §4.2, §7.1). Then
   // estimate_shard_cost prices the indices a shard receives (ShardCost::input_comm_s).
   bool input_alltoall = true;
+  // The GPU the scenario runs the bottom MLP on for the global batch (`placement.bottom_mlp_gpu`,
+  // checked by scenario_bottom_mlp_gpu before planning; -1: data parallel). MemoryBudget counts
+  // what that moves (bottom_mlp_memory_delta_bytes), so a plan fits with it; planners that place
+  // the bottom MLP themselves (nvidia_dlrm) read it too.
+  int bottom_mlp_gpu = -1;
 
   const CostParams& cost_params() const;
 };

@@ -95,7 +95,7 @@ class HybridPlanner final : public Planner {
 };
 
 double empty_gpu_bytes(const MemoryBudget& budget) {
-  return budget.capacity_bytes() - budget.base_bytes();
+  return budget.largest_room_bytes();
 }
 
 // 1-2. Candidates (row_wise later, only where needed).
@@ -130,7 +130,7 @@ Candidates HybridPlanner::candidates(const PlanningContext& ctx, const MemoryBud
                     0,
                     ShardKind::data_parallel,
                     {}};
-      if (budget.shard_bytes(replica, 1) <= o_.dp_memory_fraction * empty_bytes) {
+      if (budget.shard_bytes(replica, 1) <= o_.dp_memory_fraction * budget.smallest_room_bytes()) {
         c.push_back(build.data_parallel(t));
       }
     }

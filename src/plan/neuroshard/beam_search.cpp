@@ -36,8 +36,8 @@ struct Beam {
 
 // How far an unplaceable column plan is from fitting: the greedy's unplaced share (of bytes plus
 // of dims, the least over the grid: packing failures) plus Σ over sub-tables of the excess of
-// dim / (the grid's largest max dim) and of bytes / (room per GPU) over 1 (sub-tables that fit
-// under no grid value, however packed, and how far).
+// dim / (the grid's largest max dim) and of bytes / (the largest room a GPU has) over 1
+// (sub-tables that fit under no grid value, however packed, and how far).
 double overshoot_of(const SubTableSet& set, const Placement& p, int num_gpus, double room_bytes,
                     const GridOptions& grid) {
   const double max_dim = grid_scales(grid).back() * static_cast<double>(set.total_dim) / num_gpus;
@@ -71,12 +71,14 @@ SearchResult beam_search(const PlanningContext& ctx, const MemoryBudget& budget,
                          const BeamOptions& o, ComputeCost& compute,
                          const PlanCostBackend& backend) {
   const int n = ctx.cluster.num_gpus();
-  const double capacity = budget.capacity_bytes() - budget.base_bytes();
+  std::vector<double> room(static_cast<std::size_t>(n));
+  for (int g = 0; g < n; ++g) room[static_cast<std::size_t>(g)] = budget.room_bytes(g);
+  const double largest_room = budget.largest_room_bytes();
   auto expired = [&] { return o.deadline && std::chrono::steady_clock::now() > *o.deadline; };
 
   SearchResult best;
   best.tables = initial_sub_tables(ctx, budget, compute);
-  best.placement = greedy_grid_search(best.tables, n, capacity, o.grid, compute, backend);
+  best.placement = greedy_grid_search(best.tables, room, o.grid, compute, backend);
   best.inner_searches = 1;
   std::vector<Beam> beams{Beam{{}, best.tables, best.placement.cost_s}};
 
@@ -93,10 +95,11 @@ SearchResult beam_search(const PlanningContext& ctx, const MemoryBudget& budget,
         }
         Beam extended{beam.column_plan, halved(beam.tables, i, budget, compute), 0};
         extended.column_plan.push_back(i);
-        Placement p = greedy_grid_search(extended.tables, n, capacity, o.grid, compute, backend);
+        Placement p = greedy_grid_search(extended.tables, room, o.grid, compute, backend);
         ++best.inner_searches;
         extended.cost_s = p.cost_s;
-        if (!p.found()) extended.overshoot = overshoot_of(extended.tables, p, n, capacity, o.grid);
+        if (!p.found())
+          extended.overshoot = overshoot_of(extended.tables, p, n, largest_room, o.grid);
         if (p.found() && (!best.placement.found() || p.cost_s < best.placement.cost_s)) {
           best.column_plan = extended.column_plan;
           best.tables = extended.tables;

@@ -15,9 +15,9 @@ std::vector<double> grid_scales(const GridOptions& o) {
   return out;
 }
 
-Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_bytes, double max_dim,
+Placement greedy_place(const SubTableSet& set, std::span<const double> room_bytes, double max_dim,
                        ComputeCost& compute) {
-  const auto n = static_cast<std::size_t>(num_gpus);
+  const std::size_t n = room_bytes.size();
   // Costliest first; equal costs: the later sub-table first (the released code sorts ascending,
   // stably, and pops from the end).
   std::vector<std::size_t> order(set.size());
@@ -39,7 +39,7 @@ Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_byt
     const SubTable& s = set.subs[i];
     int best = -1;
     for (std::size_t r = 0; r < n; ++r) {
-      if (bytes[r] + set.bytes[i] > capacity_bytes || dims[r] + s.dim() > max_dim) continue;
+      if (bytes[r] + set.bytes[i] > room_bytes[r] || dims[r] + s.dim() > max_dim) continue;
       if (best < 0 || p.compute_s[r] < p.compute_s[static_cast<std::size_t>(best)] ||
           (p.compute_s[r] == p.compute_s[static_cast<std::size_t>(best)] &&
            bytes[r] < bytes[static_cast<std::size_t>(best)])) {
@@ -70,15 +70,16 @@ Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_byt
   return p;
 }
 
-Placement greedy_grid_search(const SubTableSet& set, int num_gpus, double capacity_bytes,
+Placement greedy_grid_search(const SubTableSet& set, std::span<const double> room_bytes,
                              const GridOptions& grid, ComputeCost& compute,
                              const PlanCostBackend& backend) {
-  const double mean_dim = static_cast<double>(set.total_dim) / num_gpus;
+  const double mean_dim =
+      static_cast<double>(set.total_dim) / static_cast<double>(room_bytes.size());
   Placement best;
   best.unplaced = std::numeric_limits<double>::infinity();
   for (double scale : grid_scales(grid)) {
     const double max_dim = std::isinf(scale) ? scale : scale * mean_dim;
-    Placement p = greedy_place(set, num_gpus, capacity_bytes, max_dim, compute);
+    Placement p = greedy_place(set, room_bytes, max_dim, compute);
     if (!p.found()) {
       if (!best.found()) best.unplaced = std::min(best.unplaced, p.unplaced);
       continue;

@@ -111,14 +111,16 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
     // that do not fit the GPUs together cannot be sharded at all (the released task generator
     // drops such tasks before sharding).
     const double total = std::accumulate(whole.bytes.begin(), whole.bytes.end(), 0.0);
-    const double room = budget.capacity_bytes() - budget.base_bytes();
-    if (total > room * n) {
+    double all_room = 0;
+    for (int g = 0; g < n; ++g) all_room += budget.room_bytes(g);
+    const double room = budget.largest_room_bytes();
+    if (total > all_room) {
       throw DoesNotFitError(
-          -1, total, room * n,
+          -1, total, all_room,
           fmt::format("neuroshard: the {} tables need {} in all (weights, optimizer state and "
                       "activations) but the {} GPUs have {} for tables together; no sharding "
                       "fits: add GPUs (cluster.nodes) or lower the headroom",
-                      whole.size(), bytes_text(total), n, bytes_text(room * n)));
+                      whole.size(), bytes_text(total), n, bytes_text(all_room)));
     }
     // Pre-search filter: no GPU takes a sub-table wider than the grid's largest max device dim,
     // grid_end x the mean device dim (which halving does not change), and the beam search
@@ -175,7 +177,7 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
       if (t.bytes[i] > t.bytes[big]) big = i;
       if (t.subs[i].dim() > t.subs[wide].dim()) wide = i;
     }
-    const double room = budget.capacity_bytes() - budget.base_bytes();
+    const double room = budget.largest_room_bytes();
     const double mean_dim = static_cast<double>(t.total_dim) / n;
     const std::vector<double> scales = grid_scales(o.beam.grid);
     const double max_dim = scales.back() * mean_dim;
@@ -188,7 +190,7 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
           max_dim);
     } else {
       why = fmt::format(
-          "the largest, '{}', needs {} of the {} a GPU has for tables; raise steps (L) or "
+          "the largest, '{}', needs {} where a GPU has at most {} for tables; raise steps (L) or "
           "candidates (N), add GPUs, or lower the headroom",
           ctx.model.tables[t.subs[big].table].name, bytes_text(t.bytes[big]), bytes_text(room));
     }

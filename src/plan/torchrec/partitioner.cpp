@@ -134,9 +134,13 @@ class HostOrder {
 
 std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
                                                const Params& p, double capacity_bytes,
-                                               double ddr_capacity_bytes) {
+                                               double ddr_capacity_bytes,
+                                               std::span<const double> held_bytes_by_rank) {
   const int w = p.world_size;
   const int l = p.local_world_size;
+  const auto held = [&](std::size_t r) {
+    return held_bytes_by_rank.empty() ? 0.0 : held_bytes_by_rank[r];
+  };
   Devices d;
   d.free_bytes.assign(static_cast<std::size_t>(w), capacity_bytes);
   d.free_ddr_bytes.assign(static_cast<std::size_t>(w), ddr_capacity_bytes);
@@ -170,8 +174,10 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
   for (std::size_t r = 0; r < static_cast<std::size_t>(w); ++r) {
     used += hbm_step[r];
     used_ddr += ddr_step[r];
-    if (!(used <= capacity_bytes) || !(used_ddr <= ddr_capacity_bytes)) return std::nullopt;
-    d.free_bytes[r] = capacity_bytes - used;
+    if (!(held(r) + used <= capacity_bytes) || !(used_ddr <= ddr_capacity_bytes)) {
+      return std::nullopt;
+    }
+    d.free_bytes[r] = capacity_bytes - held(r) - used;
     d.free_ddr_bytes[r] = ddr_capacity_bytes - used_ddr;
     d.perf[r] = uniform_perf;
   }
@@ -250,7 +256,7 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
   out.ddr_used_by_rank_bytes.resize(static_cast<std::size_t>(w));
   for (int r = 0; r < w; ++r) {
     const auto u = static_cast<std::size_t>(r);
-    out.hbm_used_by_rank_bytes[u] = capacity_bytes - d.free_bytes[u];
+    out.hbm_used_by_rank_bytes[u] = capacity_bytes - held(u) - d.free_bytes[u];
     out.ddr_used_by_rank_bytes[u] = ddr_capacity_bytes - d.free_ddr_bytes[u];
   }
   return out;

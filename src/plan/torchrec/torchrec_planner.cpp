@@ -22,6 +22,7 @@
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/torchrec/torchrec_planner.hpp"
@@ -194,8 +195,8 @@ void run_proposers(const PlanningContext& ctx, const TorchrecOptions& o, const P
     }
     if (!seen.insert(std::move(key)).second) return;
     ++r.proposals;
-    std::optional<Partition> part =
-        greedy_perf_partition(proposal, p, r.capacity_bytes, r.ddr_capacity_bytes);
+    std::optional<Partition> part = greedy_perf_partition(
+        proposal, p, r.capacity_bytes, r.ddr_capacity_bytes, r.held_bytes_by_rank);
     if (!part) {
       std::pair<double, double> bytes{0, 0};
       for (const ShardingOption* so : proposal) {
@@ -260,6 +261,13 @@ TorchrecResult torchrec_plan_detailed(const PlanningContext& ctx, const Torchrec
   best.capacity_bytes = capacity;
   best.ddr_capacity_bytes =
       host.present() ? host.memory_bytes_per_node / ctx.cluster.gpus_per_node() : 0.0;
+  // The scenario's bottom MLP on one GPU: its global batch there, on top of the reservation
+  // (which keeps the dense part for every rank, so the others get nothing back).
+  if (ctx.bottom_mlp_gpu >= 0) {
+    best.held_bytes_by_rank =
+        bottom_mlp_memory_delta_bytes(ctx.bottom_mlp_gpu, p.world_size, ctx.model, ctx.workload);
+    for (double& b : best.held_bytes_by_rank) b = std::max(b, 0.0);
+  }
   const bool may_use_host = host.present() && o.host_tables != HostTables::never;
   best.uvm_kernels = may_use_host && o.host_tables == HostTables::always;
   std::pair<double, double> smallest;

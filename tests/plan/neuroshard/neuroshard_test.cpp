@@ -18,6 +18,11 @@ using shardsim::testing::model_of;
 using shardsim::testing::PlanFixture;
 using shardsim::testing::TableSpec;
 
+// Two GPUs with the same room for sub-tables.
+std::vector<double> two_gpus(double room_bytes) {
+  return {room_bytes, room_bytes};
+}
+
 SubTableSet by_hand(std::vector<std::uint32_t> dims, std::vector<double> bytes,
                     std::vector<double> cost_s) {
   SubTableSet s;
@@ -114,7 +119,7 @@ TEST_F(GreedyPlace, TheCostliestGoesToTheGpuWithTheLowestComputationCost) {
   ComputeCost compute(ctx, true);
   const SubTableSet set = initial_sub_tables(ctx, budget, compute);
   const double inf = std::numeric_limits<double>::infinity();
-  const Placement p = greedy_place(set, 2, 1e12, inf, compute);
+  const Placement p = greedy_place(set, two_gpus(1e12), inf, compute);
   ASSERT_TRUE(p.found());
   // t0 -> GPU 0 (tie: lower id); t2 -> GPU 1 (0 < cost(t0)); t1 -> GPU 1 (cost(t2) < cost(t0));
   // t3 -> GPU 0: two 32-dim tables read twice the indices of one 64-dim table, so GPU 1 costs
@@ -131,22 +136,27 @@ TEST_F(GreedyPlace, TheMaxDeviceDimAndMemoryExcludeGpus) {
   ComputeCost compute(ctx, true);
   const SubTableSet set = initial_sub_tables(ctx, budget, compute);
   // Mean device dim 72: at 1.0x, t3 (16) fits on neither GPU (64 + 16 > 72 on both).
-  EXPECT_FALSE(greedy_place(set, 2, 1e12, 72, compute).found());
+  EXPECT_FALSE(greedy_place(set, two_gpus(1e12), 72, compute).found());
   // At 1.15x (82.8) it fits again.
-  EXPECT_TRUE(greedy_place(set, 2, 1e12, 82.8, compute).found());
+  EXPECT_TRUE(greedy_place(set, two_gpus(1e12), 82.8, compute).found());
   // Memory (bytes by hand, 4 1 1 1): with room for 4 a GPU, t0 fills GPU 0 and t3 goes to
   // GPU 1 although GPU 0 computes less.
   SubTableSet by_bytes = set;
   by_bytes.bytes = {4, 1, 1, 1};
   const double inf = std::numeric_limits<double>::infinity();
-  const Placement p = greedy_place(by_bytes, 2, 4, inf, compute);
+  const Placement p = greedy_place(by_bytes, two_gpus(4), inf, compute);
   ASSERT_TRUE(p.found());
   EXPECT_EQ(p.gpu_of, (std::vector<int>{0, 1, 1, 1}));
   // Room for 3.9: t0 fits nowhere, and nothing is placed; the rest is, to measure how far the
   // plan is from fitting: t0's share of the bytes (4 of 7) plus of the dims (64 of 144).
-  const Placement none = greedy_place(by_bytes, 2, 3.9, inf, compute);
+  const Placement none = greedy_place(by_bytes, two_gpus(3.9), inf, compute);
   EXPECT_FALSE(none.found());
   EXPECT_NEAR(none.unplaced, 4.0 / 7 + 64.0 / 144, 1e-12);
+  // Each GPU its own room (the bottom MLP on GPU 0 takes some of its room): t0 fits only GPU 1,
+  // and the lighter t1-t3 go to GPU 0 by cost, while they fit there (1 + 1 + 1 <= 3.9).
+  const Placement uneven = greedy_place(by_bytes, std::vector<double>{3.9, 4}, inf, compute);
+  ASSERT_TRUE(uneven.found());
+  EXPECT_EQ(uneven.gpu_of[0], 1);
 }
 
 TEST_F(GreedyPlace, TheGridKeepsTheCheapestPlacementByTheBackend) {
@@ -156,12 +166,12 @@ TEST_F(GreedyPlace, TheGridKeepsTheCheapestPlacementByTheBackend) {
   const SubTableSet set = initial_sub_tables(ctx, budget, compute);
   const AnalyticBackend backend(ctx);
   const GridOptions grid{};
-  const Placement best = greedy_grid_search(set, 2, 1e12, grid, compute, backend);
+  const Placement best = greedy_grid_search(set, two_gpus(1e12), grid, compute, backend);
   ASSERT_TRUE(best.found());
   double lowest = std::numeric_limits<double>::infinity();
   double first_scale = 0;
   for (double scale : grid_scales(grid)) {
-    const Placement p = greedy_place(set, 2, 1e12, scale * 72, compute);
+    const Placement p = greedy_place(set, two_gpus(1e12), scale * 72, compute);
     if (!p.found()) continue;
     const double c = backend.cost_s(Candidate{set.subs, p.gpu_of, p.compute_s});
     if (c < lowest) {
@@ -222,16 +232,16 @@ TEST_F(BeamSearch, StepOneTriesEveryCandidateAndKeepsTheCheapest) {
   const SearchResult r = beam_search(ctx, budget, o, compute, backend);
 
   ComputeCost c2(ctx, true);
-  const double room = budget.capacity_bytes() - budget.base_bytes();
+  const double room = budget.room_bytes(0);
   const SubTableSet root = initial_sub_tables(ctx, budget, c2);
-  const Placement p0 = greedy_grid_search(root, 2, room, o.grid, c2, backend);
+  const Placement p0 = greedy_grid_search(root, two_gpus(room), o.grid, c2, backend);
   double best = p0.cost_s;
   std::size_t best_i = SIZE_MAX;
   const auto cands = split_candidates(root, o.candidates);
   EXPECT_EQ(cands, (std::vector<std::size_t>{0, 1, 2}));
   for (std::size_t i : cands) {
     const Placement p =
-        greedy_grid_search(halved(root, i, budget, c2), 2, room, o.grid, c2, backend);
+        greedy_grid_search(halved(root, i, budget, c2), two_gpus(room), o.grid, c2, backend);
     if (p.cost_s < best) {
       best = p.cost_s;
       best_i = i;

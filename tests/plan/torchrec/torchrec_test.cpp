@@ -273,6 +273,37 @@ TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement
   EXPECT_FALSE(greedy_perf_partition(proposal, p, 15).has_value());
 }
 
+TEST(TorchrecPartitioner, HeldBytesShrinkARanksStorage) {
+  // As a Topology whose device 0 has 85 of 100 bytes left (the scenario's bottom MLP there):
+  // the largest table (20) no longer fits rank 0 and takes rank 2, the next tie by (rank % L,
+  // rank); the others follow by perf.
+  Params p;
+  p.world_size = 4;
+  p.local_world_size = 2;
+  std::vector<ShardingOption> opts(4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    opts[i].table = i;
+    opts[i].type = ShardingType::table_wise;
+    ShardEstimate s;
+    s.perf.fwd_compute_s = 1;
+    s.hbm_bytes = i == 3 ? 20 : 10;
+    opts[i].shards = {s};
+    opts[i].total_hbm_bytes = s.hbm_bytes;
+  }
+  std::vector<const ShardingOption*> proposal = {&opts[0], &opts[1], &opts[2], &opts[3]};
+  const std::vector<double> held{85, 0, 0, 0};
+  const auto part = greedy_perf_partition(proposal, p, 100, 0, held);
+  ASSERT_TRUE(part.has_value());
+  EXPECT_EQ(part->rank_of[3], std::vector<int>{2});
+  EXPECT_EQ(part->rank_of[0], std::vector<int>{0});  // 10 of rank 0's 15 left
+  // Shard storage only: what a rank held before is not counted as used by shards.
+  EXPECT_DOUBLE_EQ(part->hbm_used_by_rank_bytes[0], 10);
+  // 91 held: not even a 10-byte table fits rank 0, and the four go to the three others.
+  const auto tight = greedy_perf_partition(proposal, p, 100, 0, std::vector<double>{91, 0, 0, 0});
+  ASSERT_TRUE(tight.has_value());
+  for (const auto& ranks : tight->rank_of) EXPECT_NE(ranks, std::vector<int>{0});
+}
+
 TEST(TorchrecPartitioner, UniformOptionsTakeRankIAndTheirStorageAddsUpPerRank) {
   Params p;
   p.world_size = 4;

@@ -4,6 +4,7 @@
 // first, each on the GPU with the lowest computation cost so far among those with room and
 // whose dims stay within the max; judge each placement by the plan cost backend; keep the best.
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "shardsim/plan/neuroshard/cost_model.hpp"
@@ -35,19 +36,20 @@ struct Placement {
   bool found() const { return !gpu_of.empty(); }
 };
 
-// One greedy placement under a max device dimension of `max_dim` (infinity: none) and
-// `capacity_bytes` per GPU for sub-tables. Sub-tables go costliest first (ties: the later one
-// first, as the released code pops a stably sorted list); each to the GPU with the lowest
-// computation cost so far (ties: the least bytes taken, then the lower id) among those where it
-// fits; that GPU's cost is then the computation cost of its new set (cached). No cost_s is set.
-// Not found when some sub-table fits on no GPU.
-Placement greedy_place(const SubTableSet& set, int num_gpus, double capacity_bytes, double max_dim,
+// One greedy placement under a max device dimension of `max_dim` (infinity: none) on
+// room_bytes.size() GPUs, GPU g having room_bytes[g] for sub-tables (MemoryBudget::room_bytes:
+// the same on every GPU unless the scenario runs the bottom MLP on one). Sub-tables go costliest
+// first (ties: the later one first, as the released code pops a stably sorted list); each to the
+// GPU with the lowest computation cost so far (ties: the least bytes taken, then the lower id)
+// among those where it fits; that GPU's cost is then the computation cost of its new set (cached).
+// No cost_s is set. Not found when some sub-table fits on no GPU.
+Placement greedy_place(const SubTableSet& set, std::span<const double> room_bytes, double max_dim,
                        ComputeCost& compute);
 
 // Algorithm 2: every grid value's placement judged by `backend`; the lowest cost (ties: the
 // earlier grid value). Not found when no grid value places every sub-table (`unplaced`: the
 // least of the grid values').
-Placement greedy_grid_search(const SubTableSet& set, int num_gpus, double capacity_bytes,
+Placement greedy_grid_search(const SubTableSet& set, std::span<const double> room_bytes,
                              const GridOptions& grid, ComputeCost& compute,
                              const PlanCostBackend& backend);
 

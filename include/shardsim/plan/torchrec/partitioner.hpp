@@ -2,6 +2,7 @@
 // TorchRec's GreedyPerfPartitioner (partitioners.py at pytorch/torchrec@a48cef79; docs/planners.md,
 // "torchrec"): places the shards of one proposal (one sharding option a table) on ranks.
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "shardsim/plan/torchrec/estimators.hpp"
@@ -31,10 +32,13 @@ struct Partition {
 //     ranks' summed perf, whose free storage holds the option: table-row-wise shard i on the
 //     host's i-th rank, table-column-wise shards by the device rule inside the host (a host
 //     holds an option when its summed HBM and DDR hold the option's).
-// Returns nothing when a shard finds no room (TorchRec's PlannerError).
+// Returns nothing when a shard finds no room (TorchRec's PlannerError). A rank r of
+// `held_bytes_by_rank` (empty: none) starts with that much of its HBM taken, as a TorchRec
+// Topology whose device r has less storage (the scenario's bottom MLP on one GPU).
 std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingOption*>& proposal,
                                                const Params& params, double capacity_bytes,
-                                               double ddr_capacity_bytes = 0);
+                                               double ddr_capacity_bytes = 0,
+                                               std::span<const double> held_bytes_by_rank = {});
 
 // NoopPerfModel.rate: the largest per-rank sum of shard perf totals (the uniform options' first,
 // then the others in proposal order).

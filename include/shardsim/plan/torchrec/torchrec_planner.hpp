@@ -48,6 +48,9 @@ struct TorchrecResult {
   Params params;                  // as the planner used them
   double capacity_bytes = 0;      // HBM per rank for shards, after the reservation
   double ddr_capacity_bytes = 0;  // DDR per rank (ddr_cap): the node's host memory / its GPUs
+  // HBM a rank holds before its shards beyond TorchRec's reservation (empty: none): the global
+  // batch's bottom MLP where the scenario runs it on one GPU (PlanningContext::bottom_mlp_gpu).
+  std::vector<double> held_bytes_by_rank;
   bool uvm_kernels = false;       // whether the UVM kernels were enumerated
   double hbm_capacity_bytes = 0;  // the GPU's, before it
   double reserved_fraction = 0;
