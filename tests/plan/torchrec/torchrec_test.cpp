@@ -245,11 +245,9 @@ TEST(TorchrecEstimators, OptimizerStateFollowsTorchrecsMultipliers) {
   EXPECT_DOUBLE_EQ(hbm(OptimizerKind::adagrad), 2 * weights);
 }
 
-TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement) {
-  Params p;
-  p.world_size = 4;
-  p.local_world_size = 2;
-  // Four single-shard table-wise options of equal perf, the last the largest.
+// Four single-shard table-wise options of equal perf, the last the largest (20 bytes, the
+// others 10).
+std::vector<ShardingOption> four_table_wise_options() {
   std::vector<ShardingOption> opts(4);
   for (std::size_t i = 0; i < 4; ++i) {
     opts[i].table = i;
@@ -260,6 +258,14 @@ TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement
     opts[i].shards = {s};
     opts[i].total_hbm_bytes = s.hbm_bytes;
   }
+  return opts;
+}
+
+TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement) {
+  Params p;
+  p.world_size = 4;
+  p.local_world_size = 2;
+  const std::vector<ShardingOption> opts = four_table_wise_options();
   std::vector<const ShardingOption*> proposal = {&opts[0], &opts[1], &opts[2], &opts[3]};
   const auto part = greedy_perf_partition(proposal, p, 100);
   ASSERT_TRUE(part.has_value());
@@ -280,16 +286,7 @@ TEST(TorchrecPartitioner, HeldBytesShrinkARanksStorage) {
   Params p;
   p.world_size = 4;
   p.local_world_size = 2;
-  std::vector<ShardingOption> opts(4);
-  for (std::size_t i = 0; i < 4; ++i) {
-    opts[i].table = i;
-    opts[i].type = ShardingType::table_wise;
-    ShardEstimate s;
-    s.perf.fwd_compute_s = 1;
-    s.hbm_bytes = i == 3 ? 20 : 10;
-    opts[i].shards = {s};
-    opts[i].total_hbm_bytes = s.hbm_bytes;
-  }
+  const std::vector<ShardingOption> opts = four_table_wise_options();
   std::vector<const ShardingOption*> proposal = {&opts[0], &opts[1], &opts[2], &opts[3]};
   const std::vector<double> held{85, 0, 0, 0};
   const auto part = greedy_perf_partition(proposal, p, 100, 0, held);
