@@ -17,13 +17,18 @@ on the other half: the distinct (m, n, k) in sorted order, every other one held 
 transposed variants on the same side. Left out: DeepBench's language-model GEMMs (k = 500,000,
 n <= 16: a 1-2 GB matrix streamed for a handful of columns, memory-bound, no MLP layer's shape).
 
-Usage: python3 scripts/fit_v100_gemm.py [--csv PATH]   (standard library only; a few seconds)
+Usage: python3 scripts/fit_v100_gemm.py [--csv PATH] [--check-preset YAML]   (standard library
+only; a few seconds). --check-preset exits 1 unless the preset file's MLP figures are the fit's
+(efficiency to 0.002, halves to 1.5): ctest `validation.v100_gemm_fit` runs it on
+configs/hardware/dgx-2.yaml.
 """
 import argparse
 import csv
 import math
 import os
+import re
 import statistics
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEAK_FLOPS = {"fp32": 15.7e12, "fp16": 125e12}  # configs/hardware/dgx-2.yaml
@@ -102,12 +107,32 @@ def summary(points, figures):
     return statistics.median(absolute), worst, statistics.median(errors)
 
 
+# The preset keys of each precision's figures (TF32 runs as FP32 on Volta: the same values).
+PRESET_KEYS = {"fp32": ("mlp_efficiency_fp32", "mlp_batch_half_fp32", "mlp_width_half_fp32"),
+               "fp16": ("mlp_efficiency", "mlp_batch_half", "mlp_width_half")}
+
+
+def preset_figures(path):
+    """The preset file's `key: number` lines (its gpu block's MLP figures)."""
+    values = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*(mlp_[a-z0-9_]+):\s*([0-9.eE+-]+)", line)
+            if m:
+                values[m.group(1)] = float(m.group(2))
+    return values
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--csv", default=os.path.join(ROOT, "tests", "data", "kernels",
                                                   "deepbench_v100_gemm.csv"))
+    ap.add_argument("--check-preset", metavar="YAML",
+                    help="exit 1 unless this preset file's MLP figures are the fit's")
     args = ap.parse_args()
     points = load(args.csv)
+    preset = preset_figures(args.check_preset) if args.check_preset else None
+    mismatches = []
     print("| precision | figures | calibration: points, median abs error, worst factor, median "
           "signed error | held out: the same |")
     print("|---|---|---|---|")
@@ -120,12 +145,22 @@ def main():
         best = min((nelder_mead(lambda x: loss(calibration, x), s) for s in starts),
                    key=lambda x: loss(calibration, x))
         fitted = (min(1.0, math.exp(best[0])), math.exp(best[1]), math.exp(best[2]))
+        if preset is not None:
+            for key, value, tolerance in zip(PRESET_KEYS[precision], fitted, (0.002, 1.5, 1.5)):
+                if key not in preset or abs(preset[key] - value) > tolerance:
+                    mismatches.append(f"{key}: the preset has {preset.get(key)}, the fit "
+                                      f"{value:.4g}")
         for label, figures in (("before (preset GUESS)", BEFORE[precision]), ("fitted", fitted)):
             c, h = summary(calibration, figures), summary(held_out, figures)
             print(f"| {precision} | {label}: efficiency {figures[0]:.3f}, b½ {figures[1]:.0f}, "
                   f"w½ {figures[2]:.0f} | {len(calibration)}, {100 * c[0]:.1f}%, {c[1]:.2f}x, "
                   f"{100 * c[2]:+.1f}% | {len(held_out)}, {100 * h[0]:.1f}%, {h[1]:.2f}x, "
                   f"{100 * h[2]:+.1f}% |")
+
+    if mismatches:
+        print(f"{args.check_preset}: MLP figures differ from the fit:\n  " +
+              "\n  ".join(mismatches), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
