@@ -5,7 +5,8 @@ Reads tests/data/training/points.csv (one published training throughput per line
 source URL, the scenario that stands for its system and model, and the `--set` overrides of its
 precision), runs each distinct scenario once with `shardsim run --format json`, and prints a
 markdown table of measured vs predicted samples per second with the error (predicted / measured
-- 1), then the median and worst absolute error and the worst ratio. Nothing is fitted: every
+- 1), the signed errors by framework, GPU, precision and GPU count (median and range), then the
+median and worst absolute error and the worst ratio. Nothing is fitted: every
 point is judged with the parameters the simulator ships.
 
   scripts/validate_training.py [--shardsim PATH] [--points CSV] [--set KEY=VALUE ...]
@@ -22,6 +23,7 @@ import csv
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -96,6 +98,31 @@ def predict(shardsim, scenario, overrides, extra):
     return reports[0]["qps"]
 
 
+def gpu_family(system):
+    """The GPU a system's name holds (A100, V100, ...), else the whole name."""
+    for word in re.split(r"[\s(),]+", system):
+        if re.fullmatch(r"[A-Z]\d{2,4}", word):
+            return word
+    return system
+
+
+def print_groups(points, errors):
+    """The errors by framework (its releases together), GPU, precision and one GPU or several:
+    where the model is close and where it leans (signed medians), which the per-point table
+    hides."""
+    groups = {}
+    for p, e in zip(points, errors):
+        key = (p["framework"].split("-")[0], gpu_family(p["system"]), p["precision"],
+               "1" if p["gpus"] == "1" else "several")
+        groups.setdefault(key, []).append(e)
+    print("\n| framework | GPU | precision | GPUs | points | median error | range |")
+    print("|---|---|---|---|---|---|---|")
+    for key in sorted(groups):
+        es = groups[key]
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {len(es)} | "
+              f"{statistics.median(es):+.1%} | {min(es):+.1%} … {max(es):+.1%} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shardsim", default=os.environ.get("SHARDSIM", "build-test/shardsim"))
@@ -130,6 +157,7 @@ def main():
         print(f"| {p['framework']} | {p['system']} | {p['gpus']} | {p['model']} | "
               f"{p['batch_per_gpu']} | "
               f"{p['precision']} | {p['measured']:,.0f} | {qps:,.0f} | {error:+.1%} |")
+    print_groups(points, errors)
     median = statistics.median(abs(e) for e in errors)
     worst = max(ratios)
     worst_error = max(abs(e) for e in errors)
