@@ -115,7 +115,7 @@ TEST(MlpV100Validation, HeldOutGemmsWithinTheFitsBounds) {
   const Summary fp16 = summarize(gemms, Precision::fp16, true, v100);
   ASSERT_EQ(fp32.points, 76u);
   ASSERT_EQ(fp16.points, 76u);
-  // Today (scripts/fit_v100_gemm.py): FP32 7.3% median, worst 1.86x (width 512 at batch 16-32);
+  // Today (scripts/fit_v100_gemm.py): FP32 7.3% median, worst 1.86x (width 512 at batch 32);
   // FP16 13.7%, worst 1.64x; neither side biased by more than a few percent.
   EXPECT_LT(fp32.median_abs, 0.10);
   EXPECT_LT(fp32.worst_factor, 2.0);
