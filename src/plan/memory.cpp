@@ -126,6 +126,7 @@ namespace {
 // (one vector a sample, at the AlltoAll's precision) as they receive the pooled embeddings.
 void place_bottom_mlp_memory(std::vector<GpuMemory>& mem, int bottom_gpu, const DlrmModel& model,
                              const Workload& workload) {
+  if (model.bottom_mlp.empty()) return;  // nothing to place (plan validation refuses the key)
   const double copies = activation_copies(workload.mode);
   const double batch = workload.batch_per_gpu;
   const double layers_bytes = copies * batch * bottom_layers_width(model) * 4.0;

@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <numeric>
 
-#include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planners.hpp"
 
@@ -74,18 +73,15 @@ class NvidiaDlrmPlanner final : public Planner {
     const auto& tables = ctx.model.tables;
     Plan plan;
     plan.planner = name();
-    MemoryBudget budget(ctx, headroom_);
-    // The bottom MLP on GPU 0 for the global batch (one GPU: data parallel is the same). The
-    // budget counts it already where the scenario names a GPU (placement.bottom_mlp_gpu: 0, or
-    // another one, which place_bottom_mlp then refuses as a conflict).
+    // The bottom MLP on GPU 0 for the global batch (one GPU: data parallel is the same), which
+    // the budget counts as it counts a scenario's placement.bottom_mlp_gpu (another GPU there is
+    // a conflict that place_bottom_mlp refuses).
+    PlanningContext own = ctx;
     if (n > 1 && !ctx.model.bottom_mlp.empty()) {
       plan.bottom_mlp_gpu = 0;
-      if (ctx.bottom_mlp_gpu < 0) {
-        const std::vector<double> delta =
-            bottom_mlp_memory_delta_bytes(0, n, ctx.model, ctx.workload);
-        for (int g = 0; g < n; ++g) budget.add(g, delta[static_cast<std::size_t>(g)]);
-      }
+      own.bottom_mlp_gpu = 0;
     }
+    MemoryBudget budget(own, headroom_);
     std::vector<std::uint64_t> sizes;
     sizes.reserve(tables.size());
     for (const auto& t : tables) sizes.push_back(t.rows);

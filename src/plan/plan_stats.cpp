@@ -107,8 +107,7 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
     }
   };
   for_each_pooled_transfer(plan, serving, n, transfer);
-  for_each_bottom_mlp_transfer(plan, model.bottom_mlp.empty() ? 0 : model.bottom_mlp.back(), n,
-                               transfer);
+  for_each_bottom_mlp_transfer(plan, model, n, transfer);
   pooled_costs(st, plan, cluster, model, workload, p, work,
                PooledBytes{sent_up, sent_off, recv_up, recv_off}, fwd);
 }

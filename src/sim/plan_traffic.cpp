@@ -102,8 +102,7 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
     }
   };
   for_each_pooled_transfer(in.plan, serving, n, transfer);
-  for_each_bottom_mlp_transfer(
-      in.plan, in.model.bottom_mlp.empty() ? 0 : in.model.bottom_mlp.back(), n, transfer);
+  for_each_bottom_mlp_transfer(in.plan, in.model, n, transfer);
   return gt;
 }
 

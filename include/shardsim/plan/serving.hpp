@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shardsim/hw/cluster.hpp"
+#include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/plan/plan.hpp"
 
 namespace shardsim {
@@ -155,16 +156,17 @@ void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int n
   }
 }
 
-// The bottom MLP's output when one GPU runs it (Plan::bottom_mlp_gpu): `width` columns a sample
-// from that GPU to every other, in the pooled AlltoAll (forward; its gradient backward), as
-// NVIDIA's PyTorch DLRM sends it (dlrm/model/distributed.py, BottomToTop: "bottom MLP is
+// The bottom MLP's output when one GPU runs it (Plan::bottom_mlp_gpu): its last layer's width a
+// sample from that GPU to every other, in the pooled AlltoAll (forward; its gradient backward),
+// as NVIDIA's PyTorch DLRM sends it (dlrm/model/distributed.py, BottomToTop: "bottom MLP is
 // considered as 1 vector"). Visited after for_each_pooled_transfer by the same callers.
 template <typename F>
-void for_each_bottom_mlp_transfer(const Plan& plan, std::uint32_t width, int num_gpus, F&& f) {
+void for_each_bottom_mlp_transfer(const Plan& plan, const DlrmModel& model, int num_gpus, F&& f) {
   const int owner = plan.bottom_mlp_gpu;
-  if (owner < 0 || width == 0) return;
+  if (owner < 0 || model.bottom_mlp.empty()) return;
+  const auto width = static_cast<double>(model.bottom_mlp.back());
   for (int g = 0; g < num_gpus; ++g) {
-    if (g != owner) f(owner, g, static_cast<double>(width));
+    if (g != owner) f(owner, g, width);
   }
 }
 

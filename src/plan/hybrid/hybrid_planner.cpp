@@ -94,16 +94,12 @@ class HybridPlanner final : public Planner {
   HybridOptions o_;
 };
 
-double empty_gpu_bytes(const MemoryBudget& budget) {
-  return budget.largest_room_bytes();
-}
-
 // 1-2. Candidates (row_wise later, only where needed).
 Candidates HybridPlanner::candidates(const PlanningContext& ctx, const MemoryBudget& budget,
                                      const CandidateBuilder& build) const {
   const auto& tables = ctx.model.tables;
   const int n = ctx.cluster.num_gpus();
-  const double empty_bytes = empty_gpu_bytes(budget);
+  const double empty_bytes = budget.largest_room_bytes();
   Candidates all;
   all.of_table.resize(tables.size());
   double lower = 0;
@@ -275,7 +271,7 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
 
   std::vector<std::size_t> choice(num_tables, 0);
   for (std::size_t t = 0; t < num_tables; ++t) {
-    choice[t] = propose(cands.of_table[t], cands.lower_bound_s, empty_gpu_bytes(budget));
+    choice[t] = propose(cands.of_table[t], cands.lower_bound_s, budget.largest_room_bytes());
   }
   try {
     return partition(ctx, storage, cands, choice, hybrid::Rule::least_loaded);
