@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev libyaml-cpp-dev libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  python3-jsonschema  # tests: every golden report validates against `shardsim schema report`
   python3-matplotlib  # optional: scripts/plot.py and the figures of scripts/reproduce.sh (skipped without it)
   libopenmpi-dev openmpi-bin  # optional: sweeps over MPI ranks (docs/distributed.md)
 )

@@ -24,6 +24,7 @@
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/model_summary_writer.hpp"
 #include "shardsim/io/report_format.hpp"
+#include "shardsim/io/report_json_schema.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/io/tables_writer.hpp"
@@ -324,6 +325,14 @@ int run_cli(int argc, char** argv) {
   auto* hw_show = hw->add_subcommand("show", "show one preset");
   hw_show->add_option("name", preset_name, "preset name")->required();
 
+  auto* schema = app.add_subcommand("schema", "print the schema of shardsim's outputs");
+  schema->require_subcommand(1);
+  auto* schema_report = schema->add_subcommand(
+      "report", "the report JSON's JSON Schema (draft 2020-12), or its field reference");
+  std::string schema_format = "json";
+  schema_report->add_option("--format", schema_format, "json (a JSON Schema) or markdown")
+      ->check(CLI::IsMember({"json", "markdown"}));
+
   CompareCommand compare(app);
   BaselineCommand baseline(app);
   const SizeCommand size(app);
@@ -354,6 +363,14 @@ int run_cli(int argc, char** argv) {
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();
+    if (*schema_report) {
+      if (schema_format == "markdown") {
+        std::cout << report_fields_markdown();
+      } else {
+        std::cout << report_json_schema().dump(2) << '\n';
+      }
+      return 0;
+    }
     if (*hw_list) {
       for (const auto& name : builtin_preset_names()) {
         const HardwarePreset p = builtin_preset(name);

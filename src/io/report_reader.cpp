@@ -10,8 +10,9 @@
 #include <limits>
 #include <sstream>
 
-#include "report_fields.hpp"
+#include "report_json.hpp"
 #include "shardsim/core/error.hpp"
+#include "shardsim/metrics/report_schema.hpp"
 
 namespace shardsim {
 
@@ -98,14 +99,36 @@ std::optional<std::string> setup_text(const JsonDoc& obj, const Where& w, std::s
   w.at(key).fail(fmt::format("expected a string or a number, found {}", type_name(*v)));
 }
 
-constexpr std::string_view kSetupKeys[] = {"mode",       "preset",       "num_gpus",   "num_nodes",
-                                           "num_tables", "global_batch", "iterations", "warmup"};
-
-// Where the bottom MLP ran, as a set-up field (compare names a difference): a report without
-// `bottom_mlp_gpu` (every report before the key existed, too) ran it data parallel.
-std::string bottom_mlp_setup(int gpu) {
-  return gpu >= 0 ? fmt::format("on GPU {}", gpu) : std::string("data parallel");
+// The JSON value at a schema path ("qps", "iteration_time_s.mean"), or nullptr when absent or
+// null (a parent that is not an object is an error named at its key).
+const JsonDoc* at_path(const JsonDoc& obj, const Where& w, std::string_view path) {
+  const std::size_t dot = path.find('.');
+  if (dot == std::string_view::npos) return member(obj, path);
+  const JsonDoc* parent = object(obj, w, path.substr(0, dot));
+  if (!parent) return nullptr;
+  return member(*parent, path.substr(dot + 1));
 }
+
+// A metric's value at its row's path: a number, or 1/0 for a flag.
+std::optional<double> metric_value(const JsonDoc& j, const Where& w, const ReportField& f) {
+  const std::size_t dot = f.path.find('.');
+  const Where at = dot == std::string_view::npos ? w : w.at(f.path.substr(0, dot));
+  const std::string_view key = dot == std::string_view::npos ? f.path : f.path.substr(dot + 1);
+  const JsonDoc* v = at_path(j, w, f.path);
+  if (!v) return std::nullopt;
+  if (f.type == FieldType::boolean) {
+    if (!v->is_boolean())
+      at.at(key).fail(fmt::format("expected true or false, found {}", type_name(*v)));
+    return v->get<bool>() ? 1.0 : 0.0;
+  }
+  if (!v->is_number())
+    at.at(key).fail(fmt::format("expected a number or null, found {}", type_name(*v)));
+  return finite(v->get<double>());
+}
+
+// Reports written before schema 1.0 have no comm_total_bytes / comm_max_gpu_bytes: the two are
+// summed from per_gpu[] as they were then.
+void legacy_comm_metrics(ReportSummary& s, const JsonDoc& j, const Where& w);
 
 void set(ReportSummary& s, MetricId id, std::optional<double> v) {
   s.values[index_of(id)] = v;
@@ -157,46 +180,10 @@ SourceLocation location_of(const std::string& file, const std::string& text, std
 }  // namespace
 
 ReportSummary summarize_report(const Report& r, std::string origin) {
-  ReportSummary s;
-  s.scenario = r.scenario;
-  s.planner = r.planner;
-  s.sweep_point = r.sweep_point;
-  s.seed = r.seed;
-  s.setup = {{"mode", r.mode},
-             {"preset", r.preset},
-             {"num_gpus", std::to_string(r.num_gpus)},
-             {"num_nodes", std::to_string(r.num_nodes)},
-             {"num_tables", std::to_string(r.num_tables)},
-             {"global_batch", std::to_string(r.global_batch)},
-             {"iterations", std::to_string(r.iterations)},
-             {"warmup", std::to_string(r.warmup)},
-             {"bottom_mlp", bottom_mlp_setup(r.bottom_mlp_gpu)}};
-  // As the JSON writer: a report without a version gets this binary's.
-  s.shardsim_version =
-      r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version;
-  s.input_hashes = r.input_hashes;
+  // Through the JSON object the writer prints, so a report in memory and its file read alike.
+  const JsonDoc j = report_json_object(r, false);
+  ReportSummary s = summarize_report_json(j, origin, "");
   s.origin = std::move(origin);
-
-  set(s, MetricId::fits_in_memory, r.fits_in_memory ? 1.0 : 0.0);
-  if (report_has_timing(r)) {
-    set(s, MetricId::iteration_time_mean_s, finite(r.iteration_time.mean_s));
-    set(s, MetricId::iteration_time_p99_s, finite(r.iteration_time.p99_s));
-    set(s, MetricId::qps, finite(r.qps));
-    set(s, MetricId::imbalance_ratio, finite(r.imbalance_ratio));
-  }
-  if (report_has_plan(r)) {
-    set(s, MetricId::degree_of_balance, finite(r.degree_of_balance));
-    double total = 0;
-    double max_gpu = 0;
-    for (const GpuReport& g : r.per_gpu) {
-      total += g.comm_sent_bytes;
-      max_gpu = std::max(max_gpu, g.comm_sent_bytes + g.comm_received_bytes);
-    }
-    set(s, MetricId::comm_total_bytes, finite(total));
-    set(s, MetricId::comm_max_gpu_bytes, finite(max_gpu));
-  }
-  set(s, MetricId::memory_max_bytes, finite(r.memory_max_bytes));
-  set(s, MetricId::planning_time_s, finite(r.planning_time_s));
   return s;
 }
 
@@ -222,19 +209,21 @@ ReportSummary summarize_report_json(const JsonDoc& j, const std::string& file,
     }
     s.seed = seed->get<std::uint64_t>();
   }
-  for (std::string_view key : kSetupKeys) {
-    if (auto v = setup_text(j, w, key)) s.setup.emplace_back(std::string(key), *v);
-  }
-  int bottom_gpu = -1;
-  if (const JsonDoc* b = member(j, "bottom_mlp_gpu")) {
-    if (!b->is_number_unsigned() ||
-        b->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-      w.at("bottom_mlp_gpu")
-          .fail(fmt::format("expected a GPU id (an unsigned integer), found {}", b->dump()));
+  for (const ReportField& f : report_fields()) {
+    if (f.setup) {
+      if (const JsonDoc* v = member(j, f.path);
+          v && f.type == FieldType::integer && !v->is_number_integer()) {
+        w.at(f.path).fail(fmt::format("expected an integer, found {}", v->dump()));
+      }
+      if (auto v = setup_text(j, w, f.path)) {
+        s.setup.emplace_back(std::string(f.path), *v);
+      } else if (!f.setup_absent.empty()) {
+        s.setup.emplace_back(std::string(f.path), std::string(f.setup_absent));
+      }
     }
-    bottom_gpu = static_cast<int>(b->get<std::uint64_t>());
+    if (f.compare) set(s, f.compare->id, metric_value(j, w, f));
   }
-  s.setup.emplace_back("bottom_mlp", bottom_mlp_setup(bottom_gpu));
+  if (!j.contains("comm_total_bytes")) legacy_comm_metrics(s, j, w);
   s.shardsim_version = text(j, w, "shardsim_version").value_or("");
   if (const JsonDoc* h = object(j, w, "input_hashes")) {
     const Where hw = w.at("input_hashes");
@@ -242,51 +231,39 @@ ReportSummary summarize_report_json(const JsonDoc& j, const std::string& file,
     s.input_hashes.hardware = text(*h, hw, "hardware").value_or("");
     s.input_hashes.cost = text(*h, hw, "cost").value_or("");
   }
-
-  if (const JsonDoc* fits = member(j, "fits_in_memory")) {
-    if (!fits->is_boolean()) {
-      w.at("fits_in_memory")
-          .fail(fmt::format("expected true or false, found {}", type_name(*fits)));
-    }
-    set(s, MetricId::fits_in_memory, fits->get<bool>() ? 1.0 : 0.0);
-  }
-  if (const JsonDoc* t = object(j, w, "iteration_time_s")) {
-    set(s, MetricId::iteration_time_mean_s, number(*t, w.at("iteration_time_s"), "mean"));
-    set(s, MetricId::iteration_time_p99_s, number(*t, w.at("iteration_time_s"), "p99"));
-  }
-  set(s, MetricId::qps, number(j, w, "qps"));
-  set(s, MetricId::imbalance_ratio, number(j, w, "imbalance_ratio"));
-  set(s, MetricId::degree_of_balance, number(j, w, "degree_of_balance"));
-  if (const JsonDoc* m = object(j, w, "memory_bytes")) {
-    set(s, MetricId::memory_max_bytes, number(*m, w.at("memory_bytes"), "max"));
-  }
-  if (const JsonDoc* gpus = member(j, "per_gpu")) {
-    const Where gw = w.at("per_gpu");
-    if (!gpus->is_array()) gw.fail(fmt::format("expected an array, found {}", type_name(*gpus)));
-    double total = 0;
-    double max_gpu = 0;
-    bool complete = !gpus->empty();
-    for (std::size_t i = 0; i < gpus->size(); ++i) {
-      const JsonDoc& g = (*gpus)[i];
-      const Where ew = gw.index(i);
-      if (!g.is_object()) ew.fail(fmt::format("expected an object, found {}", type_name(g)));
-      const auto sent = number(g, ew, "comm_sent_bytes");
-      const auto received = number(g, ew, "comm_received_bytes");
-      if (!sent || !received) {
-        complete = false;
-        continue;
-      }
-      total += *sent;
-      max_gpu = std::max(max_gpu, *sent + *received);
-    }
-    if (complete) {
-      set(s, MetricId::comm_total_bytes, finite(total));
-      set(s, MetricId::comm_max_gpu_bytes, finite(max_gpu));
-    }
-  }
-  set(s, MetricId::planning_time_s, number(j, w, "planning_time_s"));
   return s;
 }
+
+namespace {
+
+void legacy_comm_metrics(ReportSummary& s, const JsonDoc& j, const Where& w) {
+  const JsonDoc* gpus = member(j, "per_gpu");
+  if (!gpus) return;
+  const Where gw = w.at("per_gpu");
+  if (!gpus->is_array()) gw.fail(fmt::format("expected an array, found {}", type_name(*gpus)));
+  double total = 0;
+  double max_gpu = 0;
+  bool complete = !gpus->empty();
+  for (std::size_t i = 0; i < gpus->size(); ++i) {
+    const JsonDoc& g = (*gpus)[i];
+    const Where ew = gw.index(i);
+    if (!g.is_object()) ew.fail(fmt::format("expected an object, found {}", type_name(g)));
+    const auto sent = number(g, ew, "comm_sent_bytes");
+    const auto received = number(g, ew, "comm_received_bytes");
+    if (!sent || !received) {
+      complete = false;
+      continue;
+    }
+    total += *sent;
+    max_gpu = std::max(max_gpu, *sent + *received);
+  }
+  if (complete) {
+    set(s, MetricId::comm_total_bytes, finite(total));
+    set(s, MetricId::comm_max_gpu_bytes, finite(max_gpu));
+  }
+}
+
+}  // namespace
 
 std::vector<ReportSummary> read_report_file(const std::string& path) {
   const std::string content = read_file(path);

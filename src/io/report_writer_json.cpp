@@ -1,4 +1,5 @@
-// The JSON report: the DESIGN.md §3 contract. Field by field definitions: docs/report.md.
+// The JSON report, written row by row of the report schema (metrics/report_schema.hpp); the
+// fields: docs/report-fields.md.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,10 +10,13 @@
 #include <string_view>
 
 #include "report_fields.hpp"
+#include "report_json.hpp"
+#include "report_values.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "shardsim/metrics/report_schema.hpp"
 
 namespace shardsim {
 
@@ -29,11 +33,6 @@ OrderedJson num(double value) {
 // A value that only exists when the plan fit and was simulated: null otherwise.
 OrderedJson timed(const Report& r, double value) {
   return report_has_timing(r) ? num(value) : OrderedJson();
-}
-
-// A value that only exists when there is a plan: null otherwise.
-OrderedJson planned(const Report& r, double value) {
-  return report_has_plan(r) ? num(value) : OrderedJson();
 }
 
 // A JSON number as nlohmann prints one (shortest text that reads back to the same double, with
@@ -59,42 +58,24 @@ OrderedJson matrix_to_json(const ByteMatrix& m) {
   return rows;
 }
 
+// One per_gpu[] object, from the schema's GPU rows.
 OrderedJson gpu_to_json(const Report& r, const GpuReport& g) {
   OrderedJson j;
-  j["gpu"] = g.gpu;
-  j["node"] = g.node;
-  j["lookup_s"] = timed(r, g.lookup_s);
-  j["busy_s"] = timed(r, g.busy_s);
-  j["compute_s"] = timed(r, g.compute_s);
-  j["comm_transfer_s"] = timed(r, g.comm_transfer_s);
-  j["comm_wait_s"] = timed(r, g.comm_wait_s);
-  j["idle_s"] = timed(r, g.idle_s);
-  if (report_has_timing(r)) {
-    // The iteration's instants, each given to one kind of work (docs/report.md).
-    OrderedJson sh;
-    sh["embedding"] = num(g.shares.embedding_s);
-    sh["dense_compute"] = num(g.shares.dense_compute_s);
-    sh["communication"] = num(g.shares.comm_s);
-    sh["comm_wait"] = num(g.shares.comm_wait_s);
-    sh["host"] = num(g.shares.host_s);
-    sh["idle"] = num(g.shares.idle_s);
-    j["time_shares_s"] = std::move(sh);
-  } else {
-    j["time_shares_s"] = nullptr;
+  for (const GpuField& f : gpu_fields()) {
+    const std::size_t dot = f.path.find('.');
+    if (dot != std::string_view::npos) {
+      const std::string parent(f.path.substr(0, dot));
+      if (!j[parent].is_null())
+        j[parent][std::string(f.path.substr(dot + 1))] = field_json(gpu_field_value(r, g, f));
+      continue;
+    }
+    if (f.value) {
+      j[std::string(f.path)] = field_json(gpu_field_value(r, g, f));
+    } else {
+      // An object made of the rows "path.*": null when the report lacks what it needs.
+      j[std::string(f.path)] = report_meets(r, f.needs) ? OrderedJson::object() : OrderedJson();
+    }
   }
-  j["memory_bytes"] = num(g.memory_bytes);
-  j["memory_capacity_bytes"] = num(g.memory_capacity_bytes);
-  j["weights_bytes"] = num(g.weights_bytes);
-  j["optimizer_bytes"] = num(g.optimizer_bytes);
-  j["cache_bytes"] = num(g.cache_bytes);
-  j["activation_bytes"] = num(g.activation_bytes);
-  j["reserved_bytes"] = num(g.reserved_bytes);
-  j["host_memory_bytes"] = num(g.host_memory_bytes);
-  j["host_link_bytes"] = timed(r, g.host_link_bytes);
-  j["lookups"] = num(g.lookups);
-  j["shards"] = g.shards;
-  j["comm_sent_bytes"] = num(g.comm_sent_bytes);
-  j["comm_received_bytes"] = num(g.comm_received_bytes);
   return j;
 }
 
@@ -196,141 +177,118 @@ OrderedJson breakdown_to_json(const Report& r) {
   return j;
 }
 
-// The report object. Without matrices, "comm_bytes" holds null as a placeholder that keeps the
-// key order; write_json streams the matrices into that place.
-OrderedJson report_json(const Report& r, bool with_matrices) {
-  OrderedJson j;
-  j["scenario"] = r.scenario;
-  j["scenario_source"] = r.scenario_source;
-  j["planner"] = r.planner;
-  if (!r.sweep_point.empty()) j["sweep_point"] = r.sweep_point;
-  j["mode"] = r.mode;
-  j["preset"] = r.preset;
-  j["num_gpus"] = r.num_gpus;
-  j["num_nodes"] = r.num_nodes;
-  j["num_tables"] = r.num_tables;
-  j["iterations"] = r.iterations;
-  j["warmup"] = r.warmup;
-  j["global_batch"] = r.global_batch;
-  // Only when one GPU ran the bottom MLP, so data-parallel reports keep their bytes.
-  if (r.bottom_mlp_gpu >= 0) j["bottom_mlp_gpu"] = r.bottom_mlp_gpu;
-  j["seed"] = r.seed;
-  j["fits_in_memory"] = r.fits_in_memory;
-  j["fit_error"] = r.fits_in_memory ? OrderedJson() : OrderedJson(r.fit_error);
+OrderedJson comm_bytes_to_json(const Report& r, bool with_matrices) {
+  if (!with_matrices) return OrderedJson();
+  OrderedJson comm;
+  comm["granularity"] = r.comm_granularity;
+  const bool none = r.comm_granularity == "none";
+  comm["fwd"] = none ? OrderedJson() : matrix_to_json(r.comm_fwd);
+  comm["bwd"] = none ? OrderedJson() : matrix_to_json(r.comm_bwd);
+  return comm;
+}
 
-  if (report_has_timing(r)) {
-    OrderedJson t;
-    t["mean"] = num(r.iteration_time.mean_s);
-    t["p50"] = num(r.iteration_time.p50_s);
-    t["p99"] = num(r.iteration_time.p99_s);
-    t["min"] = num(r.iteration_time.min_s);
-    t["max"] = num(r.iteration_time.max_s);
-    j["iteration_time_s"] = std::move(t);
+OrderedJson input_hashes_to_json(const Report& r) {
+  if (r.input_hashes.empty()) return OrderedJson();
+  auto hash = [](const std::string& h) { return h.empty() ? OrderedJson() : OrderedJson(h); };
+  OrderedJson h;
+  h["scenario"] = hash(r.input_hashes.scenario);
+  h["hardware"] = hash(r.input_hashes.hardware);
+  h["cost"] = hash(r.input_hashes.cost);
+  return h;
+}
+
+OrderedJson pruning_to_json(const PruningReport& p) {
+  OrderedJson pr;
+  pr["pruned_tables"] = p.pruned_tables;
+  pr["original_rows"] = p.original_rows;
+  pr["pruned_rows"] = p.pruned_rows;
+  pr["dropped_lookup_fraction"] = p.dropped_lookup_fraction;
+  return pr;
+}
+
+OrderedJson link_utilization_to_json(const Report& r) {
+  OrderedJson links = OrderedJson::array();
+  for (const LinkClassUse& u : r.link_utilization) {
+    OrderedJson l;
+    l["class"] = u.link_class;
+    l["links"] = u.links;
+    l["mean_utilization"] = num(u.mean_utilization);
+    l["max_utilization"] = num(u.max_utilization);
+    l["busiest_link"] = u.busiest_link.empty() ? OrderedJson() : OrderedJson(u.busiest_link);
+    links.push_back(std::move(l));
+  }
+  return links;
+}
+
+// The value of a structured row (an array, or an object the schema describes with a JSON
+// Schema fragment rather than child rows). Each is written here; a row without a writer is a
+// logic error that the schema tests catch on their first report.
+OrderedJson structured_to_json(const Report& r, std::string_view path, bool with_matrices) {
+  if (path == "iteration_times_s") {
     OrderedJson times = OrderedJson::array();
     for (double t : r.iteration_times_s) times.push_back(num(t));
-    j["iteration_times_s"] = std::move(times);
-  } else {
-    j["iteration_time_s"] = nullptr;
-    j["iteration_times_s"] = nullptr;
+    return times;
   }
-  j["qps"] = timed(r, r.qps);
-  j["scaling_factor"] = timed(r, r.scaling_factor);
-  // Cost (docs/report.md "Cost"): only with cluster.price_per_gpu_hour, so reports of scenarios
-  // without a price keep their bytes.
-  if (r.cost) {
-    j["price_per_gpu_hour"] = num(r.cost->price_per_gpu_hour);
-    j["cost_per_million_samples"] = num(r.cost->cost_per_million_samples);
-    if (r.cost->dataset_samples > 0) {
-      j["dataset_samples"] = r.cost->dataset_samples;
-      j["cost_per_epoch"] = num(r.cost->cost_per_epoch);
-    }
+  if (path == "breakdown_s") return breakdown_to_json(r);
+  if (path == "phase_max_s") return phase_max_to_json(r);
+  if (path == "link_utilization") return link_utilization_to_json(r);
+  if (path == "memory_bytes.per_gpu") {
+    OrderedJson mem = OrderedJson::array();
+    for (const GpuReport& g : r.per_gpu) mem.push_back(num(g.memory_bytes));
+    return mem;
   }
-  j["imbalance_ratio"] = timed(r, r.imbalance_ratio);
-  j["busy_imbalance_ratio"] = timed(r, r.busy_imbalance_ratio);
-  j["degree_of_balance"] = planned(r, r.degree_of_balance);
-  j["critical_gpu"] = report_has_timing(r) ? OrderedJson(r.critical_gpu) : OrderedJson();
-  j["breakdown_s"] = breakdown_to_json(r);
-  j["phase_max_s"] = phase_max_to_json(r);
-  if (report_has_timing(r)) {
-    OrderedJson links = OrderedJson::array();
-    for (const LinkClassUse& u : r.link_utilization) {
-      OrderedJson l;
-      l["class"] = u.link_class;
-      l["links"] = u.links;
-      l["mean_utilization"] = num(u.mean_utilization);
-      l["max_utilization"] = num(u.max_utilization);
-      l["busiest_link"] = u.busiest_link.empty() ? OrderedJson() : OrderedJson(u.busiest_link);
-      links.push_back(std::move(l));
-    }
-    j["link_utilization"] = std::move(links);
-  } else {
-    j["link_utilization"] = nullptr;
+  if (path == "balance") {
+    // OPER §6.4: memory, lookup workload and communication balance.
+    OrderedJson balance;
+    balance["memory_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_memory_bytes));
+    balance["lookups"] = spread_to_json(spread_of(r.per_gpu, gpu_lookups));
+    balance["comm_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_comm_bytes));
+    return balance;
   }
-  j["planning_time_s"] = num(r.planning_time_s);
-
-  OrderedJson mem;
-  mem["max"] = num(r.memory_max_bytes);
-  mem["mean"] = planned(r, r.memory_mean_bytes);
-  mem["capacity"] = num(r.memory_capacity_bytes);
-  OrderedJson mem_per_gpu = OrderedJson::array();
-  for (const GpuReport& g : r.per_gpu) mem_per_gpu.push_back(num(g.memory_bytes));
-  mem["per_gpu"] = std::move(mem_per_gpu);
-  j["memory_bytes"] = std::move(mem);
-  j["worst_memory_gpu"] = r.worst_memory_gpu;
-
-  // OPER §6.4 / DESIGN.md §6: memory, lookup workload and communication balance.
-  OrderedJson balance;
-  balance["memory_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_memory_bytes));
-  balance["lookups"] = spread_to_json(spread_of(r.per_gpu, gpu_lookups));
-  balance["comm_bytes"] = spread_to_json(spread_of(r.per_gpu, gpu_comm_bytes));
-  j["balance"] = std::move(balance);
-
-  OrderedJson per_gpu = OrderedJson::array();
-  for (const GpuReport& g : r.per_gpu) per_gpu.push_back(gpu_to_json(r, g));
-  j["per_gpu"] = std::move(per_gpu);
-  j["groups"] = groups_to_json(r);
-  j["replica_sync"] = replica_sync_to_json(r);
-  // Frequency pruning (docs/model.md "Pruning"): written only when some table is pruned.
-  if (r.pruning) {
-    OrderedJson pr;
-    pr["pruned_tables"] = r.pruning->pruned_tables;
-    pr["original_rows"] = r.pruning->original_rows;
-    pr["pruned_rows"] = r.pruning->pruned_rows;
-    pr["dropped_lookup_fraction"] = r.pruning->dropped_lookup_fraction;
-    j["pruning"] = std::move(pr);
+  if (path == "per_gpu") {
+    OrderedJson per_gpu = OrderedJson::array();
+    for (const GpuReport& g : r.per_gpu) per_gpu.push_back(gpu_to_json(r, g));
+    return per_gpu;
   }
+  if (path == "groups") return groups_to_json(r);
+  if (path == "replica_sync") return replica_sync_to_json(r);
+  if (path == "pruning") return r.pruning ? pruning_to_json(*r.pruning) : OrderedJson();
+  // Without matrices, null holds the key's place; write_json streams the matrices there.
+  if (path == "comm_bytes") return comm_bytes_to_json(r, with_matrices);
+  if (path == "input_hashes") return input_hashes_to_json(r);
+  if (path == "plan_stats") return r.plan_stats ? plan_stats_to_json(*r.plan_stats) : OrderedJson();
+  throw std::logic_error(
+      fmt::format("report schema: no JSON writer for structured field '{}'", path));
+}
 
-  if (with_matrices) {
-    OrderedJson comm;
-    comm["granularity"] = r.comm_granularity;
-    const bool none = r.comm_granularity == "none";
-    comm["fwd"] = none ? OrderedJson() : matrix_to_json(r.comm_fwd);
-    comm["bwd"] = none ? OrderedJson() : matrix_to_json(r.comm_bwd);
-    j["comm_bytes"] = std::move(comm);
-  } else {
-    j["comm_bytes"] = nullptr;
+// The JSON value of row `f` (and, for an object row, of its child rows).
+OrderedJson row_to_json(const Report& r, const ReportField& f, bool with_matrices) {
+  if (!report_meets(r, f.needs)) return OrderedJson();
+  if (f.value) return field_json(f.value(r));
+  const std::vector<const ReportField*> children = child_fields(f.path);
+  if (children.empty()) return structured_to_json(r, f.path, with_matrices);
+  OrderedJson obj = OrderedJson::object();
+  for (const ReportField* c : children) {
+    if (c->present && !c->present(r)) continue;
+    obj[std::string(c->path.substr(f.path.size() + 1))] = row_to_json(r, *c, with_matrices);
   }
+  return obj;
+}
 
-  // Which inputs produced it (docs/report.md): null when the report was not built from a
-  // loaded scenario; each hash null when unknown.
-  if (r.input_hashes.empty()) {
-    j["input_hashes"] = nullptr;
-  } else {
-    auto hash = [](const std::string& h) { return h.empty() ? OrderedJson() : OrderedJson(h); };
-    OrderedJson h;
-    h["scenario"] = hash(r.input_hashes.scenario);
-    h["hardware"] = hash(r.input_hashes.hardware);
-    h["cost"] = hash(r.input_hashes.cost);
-    j["input_hashes"] = std::move(h);
+}  // namespace
+
+// The report object, row by row of the schema (top-level rows; child rows inside their object).
+nlohmann::ordered_json report_json_object(const Report& r, bool with_matrices) {
+  OrderedJson j;
+  for (const ReportField& f : report_fields()) {
+    if (f.path.front() == '#' || f.path.find('.') != std::string_view::npos) continue;
+    if (f.present && !f.present(r)) continue;
+    j[std::string(f.path)] = row_to_json(r, f, with_matrices);
   }
-  // Plan statistics (plan/plan_stats.hpp): null when there is no plan.
-  j["plan_stats"] = r.plan_stats ? plan_stats_to_json(*r.plan_stats) : OrderedJson();
-
-  // The version that produced the numbers; a report built without one gets this binary's.
-  j["shardsim_version"] =
-      r.shardsim_version.empty() ? std::string(SHARDSIM_VERSION) : r.shardsim_version;
   return j;
 }
+
+namespace {
 
 // Pretty printing that stays small for thousands of GPUs: objects and arrays of containers one
 // element per line (indent 2), arrays of plain values on one line; the GPU x GPU matrices are
@@ -397,7 +355,7 @@ void print_matrix(std::ostream& out, const ByteMatrix& m, int indent) {
 }
 
 void print_report(std::ostream& out, const Report& r, const OrderedJson& extra, int indent) {
-  OrderedJson j = report_json(r, false);
+  OrderedJson j = report_json_object(r, false);
   for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
   out << '{';
   bool first = true;
@@ -432,7 +390,7 @@ void print_report(std::ostream& out, const Report& r, const OrderedJson& extra, 
 }  // namespace
 
 nlohmann::ordered_json report_to_json(const Report& r) {
-  return report_json(r, true);
+  return report_json_object(r, true);
 }
 
 nlohmann::ordered_json reports_to_json(std::span<const Report> reports) {

@@ -1,17 +1,20 @@
 // The text report, for a person at a terminal. Layout and rounding rules: docs/report.md.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <ostream>
 
 #include "report_fields.hpp"
+#include "report_values.hpp"
 #include "shardsim/core/units.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "shardsim/metrics/report_schema.hpp"
 
 namespace shardsim {
 
@@ -334,39 +337,31 @@ std::optional<std::size_t> best_report(std::span<const Report> reports) {
   return best;
 }
 
+// One row per report, a column per schema row with a text label (in the schema's order), and
+// the best report marked.
 void write_comparison(std::ostream& out, std::span<const Report> reports) {
   out << "comparison:\n";
-  // A sweep over the GPU count adds the scaling factor (2D §4.3) after QPS.
-  bool scaling = false;
-  for (const Report& r : reports) scaling = scaling || std::isfinite(r.scaling_factor);
-  std::vector<rf::TextTable::Column> columns{
-      {"#", Align::right},          {"planner", Align::left},
-      {"sweep point", Align::left}, {"iteration ms", Align::right},
-      {"QPS", Align::right},        {"imbalance", Align::right},
-      {"DoB", Align::right},        {"peak memory GB", Align::right},
-      {"fits", Align::left},        {"", Align::left}};
-  if (scaling) columns.insert(columns.begin() + 5, {"scaling %", Align::right});
+  std::vector<const ReportField*> fields;
+  for (const ReportField& f : report_fields()) {
+    if (f.text == TextFormat::none) continue;
+    const bool any = std::any_of(reports.begin(), reports.end(), [&](const Report& r) {
+      return !std::holds_alternative<std::monostate>(field_value(r, f));
+    });
+    if (!f.text_when_any || any) fields.push_back(&f);
+  }
+  std::vector<rf::TextTable::Column> columns{{"#", Align::right}};
+  for (const ReportField* f : fields) {
+    const bool left = f->text == TextFormat::text || f->text == TextFormat::yes_no;
+    columns.push_back({std::string(f->text_label), left ? Align::left : Align::right});
+  }
+  columns.push_back({"", Align::left});
   rf::TextTable table(std::move(columns));
   const std::optional<std::size_t> best = best_report(reports);
   for (std::size_t i = 0; i < reports.size(); ++i) {
-    const Report& r = reports[i];
-    const bool t = report_has_timing(r);
-    std::vector<std::string> cells{
-        std::to_string(i),
-        r.planner,
-        r.sweep_point.empty() ? "-" : rf::shown_sweep_point(r.sweep_point),
-        t ? ms(r.iteration_time.mean_s) : na(),
-        t ? rf::thousands(r.qps) : na(),
-        t ? ratio(r.imbalance_ratio) : na(),
-        report_has_plan(r) ? ratio(r.degree_of_balance) : na(),
-        gb(r.memory_max_bytes),
-        t ? "yes" : "NO",
-        best == i ? "<- best" : ""};
-    if (scaling) {
-      cells.insert(cells.begin() + 5, std::isfinite(r.scaling_factor)
-                                          ? rf::fixed(100 * r.scaling_factor, 1)
-                                          : std::string("-"));
-    }
+    std::vector<std::string> cells{std::to_string(i)};
+    for (const ReportField* f : fields)
+      cells.push_back(field_text(field_value(reports[i], *f), f->text));
+    cells.emplace_back(best == i ? "<- best" : "");
     table.add_row(std::move(cells));
   }
   table.write(out, 2);

@@ -135,12 +135,12 @@ TEST_F(ReportReader, TheBottomMlpsGpuIsPartOfTheSetUp) {
   const ReportSummary b = summarize_report_json(one_json, "b.json", "");
   const auto setup_of = [](const ReportSummary& s) {
     for (const auto& [k, v] : s.setup) {
-      if (k == "bottom_mlp") return v;
+      if (k == "bottom_mlp_gpu") return v;
     }
     return std::string("missing");
   };
   EXPECT_EQ(setup_of(a), "data parallel");
-  EXPECT_EQ(setup_of(b), "on GPU 0");
+  EXPECT_EQ(setup_of(b), "0");
   auto bad = one_json;
   bad["bottom_mlp_gpu"] = "zero";
   EXPECT_THROW((void)summarize_report_json(bad, "bad.json", ""), InputError);

@@ -21,7 +21,8 @@ enum class Better { lower, higher };
 // How a value is shown: seconds, bytes, a plain ratio, samples per second, or a yes/no flag.
 enum class MetricUnit { seconds, bytes, ratio, per_second, flag };
 
-// In the order of the comparison table.
+// In the order of the comparison table, which is the report schema's order
+// (metrics/report_schema.hpp: the rows with a compare spec define the metrics).
 enum class MetricId : int {
   fits_in_memory,         // 1 when the plan fits (mean over seeds: the fraction that fit)
   iteration_time_mean_s,  // iteration_time_s.mean
@@ -29,10 +30,10 @@ enum class MetricId : int {
   qps,                    // qps
   imbalance_ratio,        // imbalance_ratio
   degree_of_balance,      // degree_of_balance (DoB)
-  memory_max_bytes,       // memory_bytes.max: peak memory over GPUs
-  comm_total_bytes,       // sum over GPUs of per_gpu[].comm_sent_bytes (fwd + bwd, per iteration)
-  comm_max_gpu_bytes,     // max over GPUs of per_gpu[].comm_sent_bytes + comm_received_bytes
   planning_time_s,        // planning_time_s (wall clock; only recorded with --timings)
+  memory_max_bytes,       // memory_bytes.max: peak memory over GPUs
+  comm_total_bytes,       // comm_total_bytes: per_gpu[].comm_sent_bytes summed (fwd + bwd)
+  comm_max_gpu_bytes,     // comm_max_gpu_bytes: the most per_gpu[] sent + received
   count
 };
 inline constexpr std::size_t kMetricCount = static_cast<std::size_t>(MetricId::count);
@@ -54,7 +55,7 @@ struct MetricInfo {
   bool only_when_both;
 };
 
-// Every metric, in MetricId order.
+// Every metric, in MetricId order (built from the report schema's rows).
 std::span<const MetricInfo> comparison_metrics();
 const MetricInfo& metric_info(MetricId id);
 // The metric called `name`; nullptr when there is none.
