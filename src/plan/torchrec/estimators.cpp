@@ -62,17 +62,20 @@ std::string to_string(ComputeKernel k) {
 
 double kernel_Bps(ComputeKernel k, const Params& p) {
   // constants.py, kernel_bw_lookup, the ("cuda", kernel) entries; caching_ratio is the option's
-  // cache_load_factor (UVM_CACHING_RATIO when unset). ddr_mem_bw enters only the "cpu" entries.
+  // cache_load_factor (UVM_CACHING_RATIO when unset). ddr_mem_bw enters only the "cpu" entries;
+  // v0.3.2's lookup has no HBM-to-DDR bandwidth and prices the UVM kernels at DDR_MEM_BW
+  // (https://github.com/pytorch/torchrec/blob/4957990ca1b55fd8b8ee94c61b63f495506f5872/torchrec/distributed/planner/constants.py).
   const double clf = p.cache_load_factor;
+  const double host_Bps = p.version == Version::v0_3_2 ? p.ddr_Bps : p.hbm_to_ddr_Bps;
   switch (k) {
     case ComputeKernel::dense:
       return 0.5 * p.hbm_Bps;
     case ComputeKernel::fused:
       return 1 * p.hbm_Bps;
     case ComputeKernel::fused_uvm:
-      return p.hbm_to_ddr_Bps / 10;
+      return host_Bps / 10;
     case ComputeKernel::fused_uvm_caching:
-      return (clf * p.hbm_Bps + (1 - clf) * p.hbm_to_ddr_Bps) / 10;
+      return (clf * p.hbm_Bps + (1 - clf) * host_Bps) / 10;
   }
   throw std::logic_error("unknown torchrec compute kernel");
 }
@@ -106,7 +109,19 @@ std::vector<RowRange> row_split(std::uint64_t rows, int n) {
   return out;
 }
 
-std::vector<ColRange> column_split(std::uint32_t dim, std::uint32_t min_column_shard_dim) {
+std::vector<ColRange> column_split(std::uint32_t dim, std::uint32_t min_column_shard_dim,
+                                   Version version) {
+  if (version == Version::v0_3_2) {
+    // v0.3.2's _calculate_cw_shard_sizes_and_offsets: blocks of min(min, dim), dim // block of
+    // them, the remainder added to the last.
+    const std::uint32_t block = std::max<std::uint32_t>(1, std::min(min_column_shard_dim, dim));
+    const std::uint32_t n = std::max<std::uint32_t>(1, dim / block);
+    std::vector<ColRange> out;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      out.push_back(ColRange{i * block, i + 1 == n ? dim : (i + 1) * block});
+    }
+    return out;
+  }
   // sharding_plan.py, _find_base_dim: the first i in [min, dim) with dim % i == 0 and i % 4 == 0,
   // else dim; a block that does not divide dim falls back to one block.
   std::uint32_t block = dim;
@@ -209,8 +224,9 @@ Perf rw_perf(const TableTerms& t, const Params& p, double emb_dim, double device
   return perf;
 }
 
-// _get_twrw_sharding_perf (its inter-host term as of torchrec PR #2782). TorchRec passes it no
-// is_inference: the backward terms stay in inference too.
+// _get_twrw_sharding_perf (its inter-host term as of torchrec PR #2782: B · (W / L) · dim; v0.3.2
+// charges output_write_size · (L / W) = B · L · dim, the same only when W = L²). TorchRec passes
+// it no is_inference: the backward terms stay in inference too.
 Perf twrw_perf(const TableTerms& t, const Params& p, double emb_dim, double device_Bps) {
   const double w = p.world_size;
   const double l = p.local_world_size;
@@ -220,15 +236,19 @@ Perf twrw_perf(const TableTerms& t, const Params& p, double emb_dim, double devi
   const double fwd_out = t.outputs * w * emb_dim * t.fwd_comm_bytes;
   const double bwd_out = t.outputs * w * emb_dim * t.bwd_comm_bytes;
   const int hosts = static_cast<int>(w / l);
+  const bool v0_3_2 = p.version == Version::v0_3_2;
+  const auto inter_host_bytes = [&](double out_bytes, double elem_bytes) {
+    return v0_3_2 ? out_bytes * (l / w) : t.outputs * (w / l) * emb_dim * elem_bytes;
+  };
   Perf perf;
   perf.fwd_comms_s = fwd_out / comms_Bps(p, p.local_world_size, p.local_world_size);
   if (p.world_size > p.local_world_size) {
-    perf.fwd_comms_s += t.outputs * (w / l) * emb_dim * t.fwd_comm_bytes / comms_Bps(p, hosts, 1);
+    perf.fwd_comms_s += inter_host_bytes(fwd_out, t.fwd_comm_bytes) / comms_Bps(p, hosts, 1);
   }
   perf.fwd_compute_s = (input_read + lookup + fwd_out) / device_Bps;
   perf.bwd_comms_s = bwd_out / comms_Bps(p, p.local_world_size, p.local_world_size);
   if (p.world_size > p.local_world_size) {
-    perf.bwd_comms_s += t.outputs * (w / l) * emb_dim * t.bwd_comm_bytes / comms_Bps(p, hosts, 1);
+    perf.bwd_comms_s += inter_host_bytes(bwd_out, t.bwd_comm_bytes) / comms_Bps(p, hosts, 1);
   }
   perf.bwd_comms_s += bwd_out * kBatchedCopyPerfFactor / device_Bps;
   perf.bwd_compute_s = perf.fwd_compute_s * p.bwd_compute_multiplier;
@@ -236,12 +256,14 @@ Perf twrw_perf(const TableTerms& t, const Params& p, double emb_dim, double devi
 }
 
 // _get_dp_sharding_perf (the dense kernel: half the HBM bandwidth, kernel_bw_lookup). No
-// is_inference either.
+// is_inference either. v0.3.2 reads the input indices at the table's element size (its caller
+// passes output_data_type_size as input_data_type_size), not as 8-byte indices.
 Perf dp_perf(const TableTerms& t, const Params& p, double rows, double emb_dim) {
   const double w = p.world_size;
   const double l = p.local_world_size;
   const double dense_Bps = 0.5 * p.hbm_Bps;
-  const double input_read = std::ceil(t.lookups * kIndexBytes);
+  const double index_bytes = p.version == Version::v0_3_2 ? t.table_elem_bytes : kIndexBytes;
+  const double input_read = std::ceil(t.lookups * index_bytes);
   const double lookup = t.lookups * emb_dim * t.table_elem_bytes;
   const double out_write = t.outputs * emb_dim * t.table_elem_bytes;
   const double table_bytes = rows * emb_dim * t.table_elem_bytes;
@@ -282,9 +304,9 @@ double prorated_ceil_bytes(double storage_bytes, std::uint64_t shard_elems,
 // kernel (_is_table_cached) keeps hbm = round(T · clf) of it in HBM. Each is prorated to the
 // shard (_calculate_tensor_sizes) with its optimizer state (_calculate_optimizer_sizes: the
 // same multiplier on each); the cache adds its aux state, ceil(shard rows · (4 + 16 · clf))
-// (_calculate_cache_aux_state_sizes: a 4-byte index per row and 16 bytes per cache slot), and
-// HBM holds the input and output (calculate_pipeline_io_cost). In inference only the tensors
-// count (_calculate_storage_specific_sizes; io cost 0).
+// (_calculate_cache_aux_state_sizes: a 4-byte index per row and 16 bytes per cache slot; v0.3.2
+// counts none), and HBM holds the input and output (calculate_pipeline_io_cost). In inference
+// only the tensors count (_calculate_storage_specific_sizes; io cost 0).
 void add_uvm_storage(const TableTerms& t, const Params& p, ComputeKernel kernel,
                      double table_tensor_bytes, std::uint64_t table_elems, std::uint64_t shard_rows,
                      std::uint64_t shard_elems, ShardEstimate& s) {
@@ -299,7 +321,9 @@ void add_uvm_storage(const TableTerms& t, const Params& p, ComputeKernel kernel,
     return;
   }
   const double aux =
-      cached ? std::ceil(static_cast<double>(shard_rows) * (4 + p.cache_load_factor * 16)) : 0.0;
+      cached && p.version != Version::v0_3_2
+          ? std::ceil(static_cast<double>(shard_rows) * (4 + p.cache_load_factor * 16))
+          : 0.0;
   s.hbm_bytes = aux + hbm_tensor + std::ceil(hbm_tensor * t.optimizer_multiplier) + s.input_bytes +
                 s.output_bytes;
   s.ddr_bytes = ddr_tensor + std::ceil(ddr_tensor * t.optimizer_multiplier);
@@ -385,7 +409,7 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
         }
         case ShardingType::column_wise:
         case ShardingType::table_column_wise: {
-          for (ColRange c : column_split(tab.dim, p.min_column_shard_dim)) {
+          for (ColRange c : column_split(tab.dim, p.min_column_shard_dim, p.version)) {
             ShardEstimate s{{0, tab.rows}, c, tw_perf(t, p, c.size(), device_Bps), 0, 0, 0};
             s.input_bytes = std::ceil(t.lookups * w * kIndexBytes);
             s.output_bytes = std::ceil(t.outputs * w * c.size() * out_elem);

@@ -24,8 +24,10 @@ struct Devices {
 };
 
 // The device rule over `ranks`: the lowest perf total with room, ties by rank % local, then rank.
+// `local` 0: ties by rank alone (v0.3.2's _device_partition, a stable sort by perf).
 int pick_device(const Devices& d, const std::vector<int>& ranks, int local,
                 const ShardEstimate& shard) {
+  const auto slot = [local](int r) { return local > 0 ? r % local : 0; };
   int best = -1;
   for (int r : ranks) {
     if (!d.fits(r, shard)) continue;
@@ -35,8 +37,7 @@ int pick_device(const Devices& d, const std::vector<int>& ranks, int local,
     }
     const double pr = d.perf[static_cast<std::size_t>(r)].total_s();
     const double pb = d.perf[static_cast<std::size_t>(best)].total_s();
-    if (pr < pb ||
-        (pr == pb && (r % local < best % local || (r % local == best % local && r < best)))) {
+    if (pr < pb || (pr == pb && (slot(r) < slot(best) || (slot(r) == slot(best) && r < best)))) {
       best = r;
     }
   }
@@ -50,7 +51,8 @@ void assign(Devices& d, int rank, const ShardEstimate& s) {
 }
 
 // The device rule over every rank, as TorchRec's min-heap keeps it: ranks ordered by (perf
-// total, rank % L, rank); the first with room wins, the same rank as pick_device.
+// total, rank % L, rank); the first with room wins, the same rank as pick_device. `local` 0:
+// (perf total, rank), v0.3.2's sorted(devices, key=perf).
 class RankOrder {
  public:
   RankOrder(const Devices& d, int local) : local_(local) {
@@ -75,7 +77,7 @@ class RankOrder {
  private:
   using Key = std::tuple<double, int, int>;
   Key key(const Devices& d, int r) const {
-    return {d.perf[static_cast<std::size_t>(r)].total_s(), r % local_, r};
+    return {d.perf[static_cast<std::size_t>(r)].total_s(), local_ > 0 ? r % local_ : 0, r};
   }
   int local_;
   std::set<Key> order_;
@@ -189,7 +191,8 @@ std::optional<Partition> greedy_perf_partition(const std::vector<const ShardingO
     return std::pair(x.total_hbm_bytes, x.total_ddr_bytes) >
            std::pair(y.total_hbm_bytes, y.total_ddr_bytes);
   });
-  RankOrder ranks(d, l);
+  // The device rule's ties: rank % L, then rank; v0.3.2: rank alone.
+  RankOrder ranks(d, p.version == Version::v0_3_2 ? 0 : l);
   HostOrder hosts(d, l, w / l);
   std::vector<int> local(static_cast<std::size_t>(l));
   std::iota(local.begin(), local.end(), 0);

@@ -354,8 +354,11 @@ class TorchrecPlanner final : public Planner {
 std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options) {
   const PlannerOptions opts(
       options, {"sharding_types", "batch_size", "hbm_GiBps", "intra_host_GiBps", "inter_host_GiBps",
-                "hbm_to_ddr_GiBps", "host_tables", "cache_load_factor"});
+                "hbm_to_ddr_GiBps", "host_tables", "cache_load_factor", "torchrec_version"});
   torchrec::TorchrecOptions o;
+  // Which TorchRec to follow (docs/planners.md, "torchrec"): the 2025 commit, or v0.3.2.
+  const std::string version = opts.choice("torchrec_version", {"v0_3_2", "current"}, "current");
+  o.params.version = version == "v0_3_2" ? torchrec::Version::v0_3_2 : torchrec::Version::current;
   // HeuristicalStorageReservation's percentage (storage_reservations.py): 15% by default.
   o.reserved_fraction = opts.headroom(0.15);
   if (opts.has("batch_size")) {
@@ -367,6 +370,12 @@ std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options) {
       opts.number_in("intra_host_GiBps", 1e-3, 1e6, o.params.intra_host_Bps / kGiB) * kGiB;
   o.params.inter_host_Bps =
       opts.number_in("inter_host_GiBps", 1e-3, 1e6, o.params.inter_host_Bps / kGiB) * kGiB;
+  if (opts.has("hbm_to_ddr_GiBps") && o.params.version == torchrec::Version::v0_3_2) {
+    throw opts.find("hbm_to_ddr_GiBps")
+        ->error("TorchRec v0.3.2 has no HBM-to-DDR bandwidth (torchrec_version: v0_3_2)",
+                "its UVM kernels read host memory at DDR_MEM_BW (51 GiB/s); drop "
+                "hbm_to_ddr_GiBps or use torchrec_version: current");
+  }
   if (opts.has("hbm_to_ddr_GiBps")) {
     o.hbm_to_ddr_Bps = opts.number_in("hbm_to_ddr_GiBps", 1e-3, 1e6, 32.0) * kGiB;
   }

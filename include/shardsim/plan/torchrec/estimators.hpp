@@ -58,6 +58,13 @@ inline constexpr ComputeKernel kAllKernels[] = {ComputeKernel::fused, ComputeKer
 enum class PartitionBy { device, host, uniform };
 PartitionBy partition_by(ShardingType t);
 
+// Which TorchRec the planner follows (`torchrec_version`; docs/planners.md, "torchrec"):
+// `current`, the commit above, or the v0.3.2 release (pytorch/torchrec@4957990c, the one built
+// against torch 1.13), whose planner differs where Params::version is read: the table-row-wise
+// inter-host term, the partitioner's ties, the UVM-caching aux state, the UVM kernels' bandwidth
+// (DDR_MEM_BW), the data-parallel input bytes and the column split.
+enum class Version { current, v0_3_2 };
+
 // The estimators' inputs that TorchRec takes from its Topology and planner arguments. Defaults
 // are constants.py's (bandwidths there are in bytes/ms as GiB/s · 1024³ / 1000, i.e. GiB/s):
 // https://github.com/pytorch/torchrec/blob/a48cef79ebc333da92af1311c04b041ee21a8e75/torchrec/distributed/planner/constants.py
@@ -80,10 +87,12 @@ struct Params {
   double bwd_compute_multiplier = 2;         // BWD_COMPUTE_MULTIPLIER
   std::uint32_t min_column_shard_dim = 128;  // MIN_CW_DIM
   bool training = true;                      // TorchRec's is_inference = !training
+  Version version = Version::current;
 };
 
 // constants.py, kernel_bw_lookup on "cuda" (no prefetch pipeline): dense 0.5 · HBM, fused HBM,
-// fused_uvm HBM-to-DDR / 10, fused_uvm_caching (clf · HBM + (1 − clf) · HBM-to-DDR) / 10.
+// fused_uvm HBM-to-DDR / 10, fused_uvm_caching (clf · HBM + (1 − clf) · HBM-to-DDR) / 10. In
+// v0.3.2 the UVM kernels read at DDR_MEM_BW (ddr_Bps) in place of HBM-to-DDR.
 double kernel_Bps(ComputeKernel k, const Params& params);
 
 // A Perf of TorchRec (types.py): seconds (TorchRec's are milliseconds).
@@ -169,9 +178,11 @@ void add_replica_sync(ShardingOption& o, const std::function<double(const ShardE
 // calculate_shard_sizes_and_offsets: the row split of a row-wise table over n ranks
 // (ceil(rows / n) rows each, the remainder on the next rank, nothing after: 10 rows over 4 ranks
 // = 3, 3, 3, 1), and the column split (blocks of the first multiple of 4 at or above
-// min_column_shard_dim that divides dim, else one block).
+// min_column_shard_dim that divides dim, else one block; v0.3.2: blocks of
+// min(min_column_shard_dim, dim), the remainder joining the last: 320 = 128 + 192).
 std::vector<RowRange> row_split(std::uint64_t rows, int n);
-std::vector<ColRange> column_split(std::uint32_t dim, std::uint32_t min_column_shard_dim);
+std::vector<ColRange> column_split(std::uint32_t dim, std::uint32_t min_column_shard_dim,
+                                   Version version = Version::current);
 
 // HeuristicalStorageReservation (storage_reservations.py): the HBM every device has left for
 // shards after the reserved percentage, the dense parameters (6 × their bytes: weights,

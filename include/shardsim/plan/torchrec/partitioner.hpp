@@ -28,10 +28,11 @@ struct Partition {
 //  2. the others sorted by total storage (HBM, then DDR), largest first (stable: ties keep
 //     proposal order);
 //     a device option's shards each go to the rank of the lowest perf total with room (ties:
-//     rank % L, then rank); a host option goes to the first host, in ascending order of its
-//     ranks' summed perf, whose free storage holds the option: table-row-wise shard i on the
-//     host's i-th rank, table-column-wise shards by the device rule inside the host (a host
-//     holds an option when its summed HBM and DDR hold the option's).
+//     rank % L, then rank; Params::version v0_3_2: the lowest rank); a host option goes to the
+//     first host, in ascending order of its ranks' summed perf, whose free storage holds the
+//     option: table-row-wise shard i on the host's i-th rank, table-column-wise shards by the
+//     device rule inside the host (a host holds an option when its summed HBM and DDR hold the
+//     option's).
 // Returns nothing when a shard finds no room (TorchRec's PlannerError). A rank r of
 // `held_bytes_by_rank` (empty: none) starts with that much of its HBM taken, as a TorchRec
 // Topology whose device r has less storage (the scenario's bottom MLP on one GPU).
