@@ -14,16 +14,13 @@
 #include "shardsim/io/plan_file.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
 #include "shardsim/io/scenario_loader.hpp"
-#include "shardsim/plan/bottom_mlp_placement.hpp"
+#include "shardsim/io/torchrec_plan.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/model_summary.hpp"
 #include "shardsim/plan/plan_stats.hpp"
-#include "shardsim/plan/plan_validation.hpp"
-#include "shardsim/plan/planner.hpp"
-#include "shardsim/run/planner_options.hpp"
 #include "shardsim/run/resource_estimate.hpp"
 #include "shardsim/run/run_scenario.hpp"
-#include "shardsim/run/simulated_plan_evaluator.hpp"
+#include "shardsim/run/scenario_plans.hpp"
 
 namespace shardsim {
 
@@ -65,8 +62,11 @@ PlanCommand::PlanCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
                     "--stats the plan is printed");
   f.cmd->add_flag("--force", f.force, "overwrite an existing --out file");
   f.cmd->add_flag("--stats", f.stats, "print the plan statistics");
-  f.cmd->add_option("--format", f.format, "format of --stats on stdout")
-      ->check(CLI::IsMember({"text", "json"}));
+  f.cmd
+      ->add_option("--format", f.format,
+                   "format of --stats on stdout (text, json), or `torchrec`: the plan as "
+                   "TorchRec's ShardingPlan (docs/python.md, \"TorchRec\"), on stdout or --out")
+      ->check(CLI::IsMember({"text", "json", "torchrec"}));
   f.cmd->add_option("--set", f.sets, "override a scenario value: dotted.key=value (repeatable)")
       ->take_all();
   f.cmd->add_option("--seed", f.seed, "override workload.seed");
@@ -99,38 +99,20 @@ int PlanCommand::run() const {
       summarize_model(sc.model, sc.workload, sc.cluster.preset, sc.cluster.nodes);
   const double shardsim_ram_bytes = estimate_memory({&sc, 1}, RunShape{}).total_bytes;
   if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");  // before planning
-  const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
-  const auto trace = make_synthetic_trace_source(sc.model, sc.workload);
-  const SimulatedPlanEvaluator evaluator(cluster, sc, *trace);
-  PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost, &evaluator};
-  ctx.input_alltoall = sc.simulation.input_alltoall != InputAlltoall::none;
-  ctx.bottom_mlp_gpu = scenario_bottom_mlp_gpu(
-      sc.placement.bottom_mlp_gpu, sc.placement.bottom_mlp_location, sc.model, cluster.num_gpus());
-
-  // Which plans: --planner, else the scenario's planners, else its plan file.
+  // The plans `run` would simulate (run/scenario_plans.hpp): --planner, else the scenario's.
+  const ScenarioPlanner planner(sc);
+  const Cluster& cluster = planner.cluster();
   std::vector<NamedPlan> plans;
-  auto add = [&](Plan plan) {
-    place_bottom_mlp(plan, sc.placement.bottom_mlp_gpu, sc.placement.bottom_mlp_location, sc.model,
-                     cluster.num_gpus());
-    PlanStats stats = compute_plan_stats(plan, cluster, sc.model, sc.workload, *trace, sc.cost);
-    plans.push_back(NamedPlan{std::move(plan), std::move(stats)});
-  };
-  auto run_planner = [&](const std::string& name, const YamlValue& options) {
-    const PlannerInfo& info = find_planner(name, SourceLocation{"--planner"}, "--planner");
-    Plan plan = info.make(options)->plan(ctx);
-    plan.planner = name;
-    validate_plan(plan, cluster, sc.model, "plan from planner '" + name + "'");
-    add(std::move(plan));
+  auto add = [&](ScenarioPlan p) {
+    if (!p.plan) throw *p.unplaced;  // exit 3, as before
+    PlanStats stats =
+        compute_plan_stats(*p.plan, cluster, sc.model, sc.workload, planner.trace(), sc.cost);
+    plans.push_back(NamedPlan{std::move(*p.plan), std::move(stats)});
   };
   if (!f.planner.empty()) {
-    run_planner(f.planner, planner_options(sc.placement, f.planner));
+    add(planner.plan_with(f.planner, "--planner"));
   } else {
-    for (const std::string& name : sc.placement.planners) {
-      run_planner(name, planner_options(sc.placement, name));
-    }
-    if (!sc.placement.plan_file.empty()) {
-      add(read_plan_file(sc.placement.plan_file, sc.model, cluster));
-    }
+    for (ScenarioPlan& p : planner.plans()) add(std::move(p));
   }
   if (!f.out.empty() && plans.size() != 1) {
     throw InputError(SourceLocation{sc.source}, "--out",
@@ -147,6 +129,25 @@ int PlanCommand::run() const {
       log_error("{}: {}", p.plan.planner, e.what());
       code = static_cast<int>(ExitCode::does_not_fit);
     }
+  }
+  if (f.format == "torchrec") {
+    if (plans.size() != 1) {
+      throw InputError(
+          SourceLocation{sc.source}, "--format",
+          fmt::format("the scenario gives {} plans; --format torchrec writes one", plans.size()),
+          "choose one with --planner NAME");
+    }
+    if (code != 0) return code;
+    const std::string text =
+        torchrec_plan_json(plans.front().plan, sc.model, cluster).dump(2) + "\n";
+    if (f.out.empty()) {
+      std::cout << text;
+    } else {
+      write_file_atomically(f.out, text, f.force, "--out");
+      log_info("wrote the {} plan as TorchRec's ShardingPlan to {}", plans.front().plan.planner,
+               f.out);
+    }
+    return 0;
   }
   if (!f.out.empty() && code == 0) {
     std::ostringstream text;

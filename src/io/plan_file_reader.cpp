@@ -9,6 +9,7 @@
 
 #include "plan_file_entries.hpp"
 #include "shardsim/io/plan_file.hpp"
+#include "shardsim/io/torchrec_plan.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner_options.hpp"
 
@@ -132,12 +133,18 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
                      "write one with `shardsim plan SCENARIO --planner NAME --out plan.yaml`");
   }
   root.expect_map();
+  // TorchRec's ShardingPlan (io/torchrec_plan.hpp), e.g. from scripts/torchrec_export.py.
+  if (auto f = root.find("format");
+      f && f->is_scalar() && f->as_string() == kTorchrecPlanFormatTag) {
+    return read_torchrec_plan(root, model, cluster);
+  }
   root.expect_keys({"format", "planner", "scenario", "num_gpus", "communication", "replica_sync",
                     "tables", "groups", "sync", "fetch", "bottom_mlp_gpu"});
   if (auto f = root.find("format")) {
     if (f->as_string() != kPlanFormatTag) {
-      throw f->error(fmt::format("unknown plan format '{}'", f->as_string()),
-                     fmt::format("this shardsim reads '{}'", kPlanFormatTag));
+      throw f->error(
+          fmt::format("unknown plan format '{}'", f->as_string()),
+          fmt::format("this shardsim reads '{}' and '{}'", kPlanFormatTag, kTorchrecPlanFormatTag));
     }
   }
   if (auto n = root.find("num_gpus")) {

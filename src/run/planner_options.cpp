@@ -27,12 +27,14 @@ YamlValue planner_options(const PlacementSpec& placement, const std::string& nam
   const bool keyed = std::any_of(keys.begin(), keys.end(),
                                  [&](const std::string& k) { return contains(registered, k); });
   if (keyed) {
+    // Options of a planner that is not run this time (`--set placement.planner=...`, the
+    // Python module's planners=) wait for it; a key that names no planner is an error.
     for (const std::string& k : keys) {
-      if (k != name && !contains(placement.planners, k)) {
+      if (k != name && !contains(registered, k)) {
         throw options.get(k).error(
-            "options are keyed by planner name here, but this key is not a listed planner",
-            "key every option by one of the planners in placement.planner, or give options for "
-            "all of them without planner keys");
+            "options are keyed by planner name here, but this key is not a planner",
+            "key every option by a planner's name, or give options for all of them without "
+            "planner keys");
       }
     }
     if (auto o = options.find(name)) return *o;

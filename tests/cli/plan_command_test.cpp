@@ -277,3 +277,56 @@ TEST(PlanCommand, TwoDWarnsWhenItsInnerPlannerIgnoresTheSync) {
 
 }  // namespace
 }  // namespace shardsim::plan_command_test
+
+namespace shardsim::plan_command_trace_test {
+namespace {
+
+using shardsim::testing::run;
+
+// `plan` and `run` share one planning path (run/scenario_plans.hpp): on a scenario that replays
+// a recorded trace, the plan `plan --out` writes simulates to the same report as the planner's
+// own run. The trace comes from other skews than the scenario's, so a planner that planned on
+// the scenario's synthetic statistics (as `plan` once did) would place the tables otherwise.
+TEST(PlanCommand, PlansTheRecordedTraceThatRunReplays) {
+  const shardsim::testing::Workspace ws("shardsim_plan_trace");
+  const std::string tables = R"(  tables:
+    - {name: a, rows: 100000, dim: 32, pooling: 4, alpha: ALPHA_A}
+    - {name: b, rows: 2000000, dim: 64, pooling: 8, alpha: ALPHA_B}
+    - {name: c, rows: 50000, dim: 16, pooling: 1, alpha: 1.2}
+    - {name: d, rows: 400000, dim: 128, pooling: 12, alpha: ALPHA_A}
+)";
+  auto scenario = [&](const std::string& a, const std::string& b, const std::string& trace,
+                      const std::string& planners) {
+    std::string t = tables;
+    for (const auto& [key, value] : {std::pair{"ALPHA_A", a}, std::pair{"ALPHA_B", b}}) {
+      for (std::size_t at; (at = t.find(key)) != std::string::npos;) t.replace(at, 7, value);
+    }
+    return "name: traced\ncluster: {preset: dgx-a100, nodes: 1}\nmodel:\n" + t +
+           "  bottom_mlp: [64, 32]\n  top_mlp: [64, 1]\n"
+           "workload: {batch_per_gpu: 512, iterations: 2, warmup: 1, seed: 3" +
+           trace + "}\nplacement: {planner: " + planners + "}\n";
+  };
+  const std::string gen = ws.write("gen.yaml", scenario("0.4", "1.3", "", "table_wise"));
+  const auto g = run("trace gen " + gen + " --out " + ws.path("t.bin") + " --quiet");
+  ASSERT_EQ(g.code, 0) << g.err;
+  for (const char* planner : {"oper", "hybrid", "neuroshard"}) {
+    SCOPED_TRACE(planner);
+    const std::string yaml =
+        ws.write(std::string(planner) + ".yaml",
+                 scenario("1.3", "0.4", ", trace: {file: t.bin}", std::string(planner)));
+    const std::string plan = ws.path(std::string(planner) + "-plan.yaml");
+    const auto p = run("plan " + yaml + " --out " + plan + " --quiet");
+    ASSERT_EQ(p.code, 0) << p.err;
+    const auto r = run("run " + yaml + " --set placement.file=" + plan + " --format json --quiet");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.at("reports").size(), 2u);
+    const auto& own = j["reports"][0];
+    const auto& from_file = j["reports"][1];
+    EXPECT_EQ(own.at("per_gpu").dump(), from_file.at("per_gpu").dump());
+    EXPECT_EQ(own.at("iteration_time_s").dump(), from_file.at("iteration_time_s").dump());
+  }
+}
+
+}  // namespace
+}  // namespace shardsim::plan_command_trace_test

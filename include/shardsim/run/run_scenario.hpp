@@ -8,6 +8,7 @@
 
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/metrics/report.hpp"
+#include "shardsim/plan/plan.hpp"
 #include "shardsim/sim/simulation.hpp"
 
 namespace shardsim {
@@ -24,6 +25,12 @@ struct RunOptions {
 // that does not fit in memory yields a report with fits_in_memory = false and fit_error set, and is
 // not simulated. Bad input throws InputError.
 std::vector<Report> run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+// The reports of `plans` (made elsewhere: a TorchRec plan, a plan the Python module holds), each
+// validated against the scenario and simulated as run_scenario simulates a planner's plan, in
+// order; the scenario's own planners and plan file are not run. A plan's `planner` names it.
+std::vector<Report> run_scenario_plans(const Scenario& scenario, std::vector<Plan> plans,
+                                       const RunOptions& options = {});
 
 // The reports run_scenario returns for `scenario`: one per planner, one for placement.file.
 std::size_t report_count(const Scenario& scenario);
