@@ -7,6 +7,8 @@ packages=(
   libboost-graph-dev libyaml-cpp-dev libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  python3-dev pybind11-dev python3-pybind11  # the Python module (docs/python.md)
+  python3-pytest  # its tests (ctest python.pytest)
   python3-jsonschema  # tests: every golden report validates against `shardsim schema report`
   python3-matplotlib  # optional: scripts/plot.py and the figures of scripts/reproduce.sh (skipped without it)
   libopenmpi-dev openmpi-bin  # optional: sweeps over MPI ranks (docs/distributed.md)

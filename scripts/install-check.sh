@@ -17,4 +17,12 @@ cmake --build "$scratch/build" >/dev/null
 test -x "$scratch/prefix/bin/shardsim"
 test -f "$scratch/prefix/share/shardsim/configs/hardware/dgx-a100.yaml"
 test ! -e "$scratch/prefix/include/shardsim/cli"
+# The Python package, when the build has it: imported from the installed tree alone.
+if [ -d "$build_dir/python/shardsim" ]; then
+  site="$(find "$scratch/prefix" -type d -path '*dist-packages/shardsim' | head -n 1)"
+  test -n "$site"
+  (cd "$scratch" && PYTHONPATH="$(dirname "$site")" /usr/bin/python3 -c \
+    "import shardsim; r = shardsim.run(shardsim.Scenario.default().set('workload.iterations', 1), planners='table_wise'); assert r[0].qps > 0")
+  echo "install-check: the Python package imports and runs from $(dirname "$site")"
+fi
 echo "install-check: OK (find_package(shardsim) from $scratch/prefix)"

@@ -10,3 +10,9 @@ BUILD_DIR="$build_dir" ./scripts/build.sh -DSHARDSIM_BUILD_BENCH=OFF -DSHARDSIM_
 echo
 echo "== $build_dir/shardsim run   (the built-in default scenario) =="
 "./$build_dir/shardsim" run
+if [ -d "$build_dir/python/shardsim" ]; then
+  echo
+  echo "== the Python module (docs/python.md) =="
+  PYTHONPATH="$build_dir/python" /usr/bin/python3 -c \
+    "import shardsim; r = shardsim.run(shardsim.Scenario.default(), planners='table_wise')[0]; print(f'PYTHONPATH=$build_dir/python /usr/bin/python3: import shardsim -> {r.planner}: {r.qps:,.0f} samples/s')"
+fi

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "shardsim/core/cancellation.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
@@ -25,7 +26,9 @@ namespace {
 
 // The documents of every sweep point of `request`, with their labels.
 std::vector<SweepPoint> points_of(const RunRequest& request) {
-  const ScenarioDocument doc = ScenarioDocument::load(request.path, request.overrides);
+  const ScenarioDocument doc =
+      request.text ? ScenarioDocument::parse(*request.text, request.path, request.overrides)
+                   : ScenarioDocument::load(request.path, request.overrides);
   switch (request.sweep) {
     case SweepUse::ignore:
       if (!doc.has_sweep()) return {SweepPoint{"", doc}};
@@ -186,6 +189,7 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
   auto last_named = std::chrono::steady_clock::now();
   parallel_for(to_run.size(), settings.jobs, [&](std::size_t k) {
     const std::size_t i = to_run[k];
+    throw_if_cancelled();  // a stop request (the Python module's Ctrl-C) before each run
     results[i] = run_scenario(runs.scenarios[i], RunOptions{runs.labels[i], settings.record_timings,
                                                             settings.on_simulated});
     if (settings.store != nullptr) {

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 
+#include "shardsim/core/cancellation.hpp"
 #include "shardsim/sim/event_queue.hpp"
 
 namespace shardsim {
@@ -103,7 +105,9 @@ class Engine {
 
   Timeline run() {
     for (std::size_t s = 0; s < streams_.size(); ++s) try_start(s, 0.0);
-    while (true) {
+    for (std::uint64_t step = 0;; ++step) {
+      // A stop request (core/cancellation.hpp), looked at every 4096 events.
+      if ((step & 4095) == 0) throw_if_cancelled();
       const double t_event = events_.empty() ? kNever : events_.next_time_s();
       const double t_flow = net_ ? net_->next_completion_s() : kNever;
       if (t_event == kNever && t_flow == kNever) break;

@@ -1,5 +1,6 @@
 #include "shardsim/sim/simulation.hpp"
 
+#include "shardsim/core/cancellation.hpp"
 #include "shardsim/core/log.hpp"
 
 namespace shardsim {
@@ -17,6 +18,7 @@ SimulationResult simulate(const SimulationInputs& inputs, const PlanAnalysis& an
   r.iterations.reserve(total);
   Progress progress("building iterations", static_cast<std::uint64_t>(total));
   for (int i = 0; i < total; ++i) {
+    throw_if_cancelled();  // a stop request (core/cancellation.hpp) between iterations
     r.iterations.push_back(builder.append(r.graph, i, i > 0 ? &r.iterations.back() : nullptr));
     progress.advance();
   }

@@ -30,7 +30,10 @@ enum class SweepUse {
 };
 
 struct RunRequest {
-  std::string path;                 // the scenario file; empty: the built-in default
+  std::string path;  // the scenario file; empty: the built-in default
+  // The document's text, when it is not read from `path` (the Python module): `path` then only
+  // names it in messages and anchors its relative paths.
+  std::optional<std::string> text;
   std::vector<Override> overrides;  // --set, --iterations, ... (applied first, in order)
   SweepUse sweep = SweepUse::expand;
   // Each run's document gets `workload.seed = seed` after its sweep point's values, so its
