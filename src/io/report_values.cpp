@@ -69,6 +69,10 @@ std::string field_text(const FieldValue& v, TextFormat format) {
     const auto* s = std::get_if<std::string>(&v);
     return s && !s->empty() ? rf::shown_sweep_point(*s) : std::string("-");
   }
+  if (format == TextFormat::plain) {
+    const auto* s = std::get_if<std::string>(&v);
+    return s ? *s : std::string(rf::kNotAvailable);
+  }
   if (format == TextFormat::yes_no) {
     const auto* b = std::get_if<bool>(&v);
     return b ? (*b ? "yes" : "NO") : std::string(rf::kNotAvailable);

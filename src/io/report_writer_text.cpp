@@ -14,6 +14,7 @@
 #include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "shardsim/metrics/bottleneck.hpp"
 #include "shardsim/metrics/report_schema.hpp"
 
 namespace shardsim {
@@ -189,6 +190,7 @@ void write_summary(std::ostream& out, const Report& r) {
     line("critical GPU", fmt::format("{} (the most busy time: {} ms of {} ms)", r.critical_gpu,
                                      ms(r.per_gpu[static_cast<std::size_t>(r.critical_gpu)].busy_s),
                                      ms(r.iteration_time.mean_s)));
+    line("bound by", bottleneck_text(r));
     if (r.cost) line("cost", cost_text(*r.cost));
   } else {
     line("iteration time", "n/a (the plan does not fit in memory; not simulated)");
@@ -326,21 +328,23 @@ void write_groups(std::ostream& out, const Report& r) {
   }
 }
 
-// The index of the fitting report with the lowest mean iteration time (the first on a tie).
+// The index of the fitting report with the highest QPS (the first on a tie): over sweep points
+// of other GPU counts the lowest iteration time is not the most throughput.
 std::optional<std::size_t> best_report(std::span<const Report> reports) {
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Report& r = reports[i];
-    if (!report_has_timing(r) || !std::isfinite(r.iteration_time.mean_s)) continue;
-    if (!best || r.iteration_time.mean_s < reports[*best].iteration_time.mean_s) best = i;
+    if (!report_has_timing(r) || !std::isfinite(r.qps)) continue;
+    if (!best || r.qps > reports[*best].qps) best = i;
   }
   return best;
 }
 
-// One row per report, a column per schema row with a text label (in the schema's order), and
-// the best report marked.
-void write_comparison(std::ostream& out, std::span<const Report> reports) {
-  out << "comparison:\n";
+// The brief (docs/report.md, "The brief"): one row per report, a column per schema row with a
+// text label (in the schema's order), the best report marked (with several), then why each plan
+// that does not fit does not.
+void write_brief(std::ostream& out, std::span<const Report> reports) {
+  out << "brief:\n";
   std::vector<const ReportField*> fields;
   for (const ReportField& f : report_fields()) {
     if (f.text == TextFormat::none) continue;
@@ -351,7 +355,8 @@ void write_comparison(std::ostream& out, std::span<const Report> reports) {
   }
   std::vector<rf::TextTable::Column> columns{{"#", Align::right}};
   for (const ReportField* f : fields) {
-    const bool left = f->text == TextFormat::text || f->text == TextFormat::yes_no;
+    const bool left = f->text == TextFormat::text || f->text == TextFormat::plain ||
+                      f->text == TextFormat::yes_no;
     columns.push_back({std::string(f->text_label), left ? Align::left : Align::right});
   }
   columns.push_back({"", Align::left});
@@ -361,19 +366,26 @@ void write_comparison(std::ostream& out, std::span<const Report> reports) {
     std::vector<std::string> cells{std::to_string(i)};
     for (const ReportField* f : fields)
       cells.push_back(field_text(field_value(reports[i], *f), f->text));
-    cells.emplace_back(best == i ? "<- best" : "");
+    cells.emplace_back(best == i && reports.size() > 1 ? "<- best" : "");
     table.add_row(std::move(cells));
   }
   table.write(out, 2);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const Report& r = reports[i];
+    if (r.fits_in_memory) continue;
+    out << fmt::format("  #{} {} does not fit: {}\n", i, r.planner,
+                       r.fit_error.empty() ? fits_text(r) : r.fit_error);
+  }
 }
 
 }  // namespace
 
 void write_text(std::ostream& out, std::span<const Report> reports) {
+  // The answer first: the brief, then each report's detail.
+  write_brief(out, reports);
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Report& r = reports[i];
-    if (i > 0) out << '\n';
-    out << header_line(r, i, reports.size()) << "\n\n";
+    out << '\n' << header_line(r, i, reports.size()) << "\n\n";
     write_gpu_table(out, r);
     out << '\n';
     write_summary(out, r);
@@ -393,10 +405,6 @@ void write_text(std::ostream& out, std::span<const Report> reports) {
       out << '\n';
       write_plan_stats_text(out, *r.plan_stats);
     }
-  }
-  if (reports.size() > 1) {
-    out << '\n';
-    write_comparison(out, reports);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "report_schema_fragments.hpp"
+#include "shardsim/metrics/bottleneck.hpp"
 #include "shardsim/sim/task.hpp"
 
 namespace shardsim {
@@ -256,6 +257,32 @@ constexpr ReportField kFields[] = {
                      "breakdown shows",
      .value = [](R r) { return int_of(r.critical_gpu); }, .csv_name = "critical_gpu",
      .csv = CsvColumn::always},
+    {.path = "bottleneck", .type = FieldType::object, .section = "timing",
+     .needs = FieldNeeds::timing,
+     .description = "what bounds the iteration: the kind of work with the largest exposed time on "
+                    "the critical GPU (docs/report.md, \"The brief\")"},
+    {.path = "bottleneck.kind", .type = FieldType::string, .section = "timing",
+     .needs = FieldNeeds::timing,
+     .description = "alltoall, embedding, dense, mlp_allreduce, replica_allreduce, replica_sync, "
+                    "input_alltoall, host, input_ingest or idle",
+     .value = [](R r) { const auto b = report_bottleneck(r); return b ? text_of(b->kind) : V(); },
+     .nullable = true, .csv_name = "bottleneck", .csv = CsvColumn::always},
+    {.path = "bottleneck.label", .type = FieldType::string, .section = "timing",
+     .needs = FieldNeeds::timing, .description = "the kind, for people",
+     .value = [](R r) { const auto b = report_bottleneck(r); return b ? text_of(b->label) : V(); },
+     .nullable = true},
+    {.path = "bottleneck.exposed_s", .type = FieldType::number, .unit = "s", .section = "timing",
+     .needs = FieldNeeds::timing, .description = "its exposed time per iteration",
+     .value = [](R r) { const auto b = report_bottleneck(r); return b ? finite_value(b->exposed_s) : V(); },
+     .nullable = true},
+    {.path = "bottleneck.share", .type = FieldType::number, .unit = "ratio", .section = "timing",
+     .needs = FieldNeeds::timing, .description = "exposed_s / the mean iteration time",
+     .value = [](R r) { const auto b = report_bottleneck(r); return b ? finite_value(b->share) : V(); },
+     .nullable = true, .csv_name = "bottleneck_share", .csv = CsvColumn::always},
+    {.path = "#bound_by", .type = FieldType::string, .section = "timing", .needs = FieldNeeds::timing,
+     .description = "the brief's bottleneck: \"LABEL N%\" or \"host-bound: ...\"",
+     .value = [](R r) { return text_of(bottleneck_text(r)); }, .nullable = true,
+     .text_label = "bound by", .text = TextFormat::plain},
     {.path = "breakdown_s", .type = FieldType::object, .unit = "s", .section = "timing",
      .needs = FieldNeeds::timing, .description = "the critical GPU's iteration by phase",
      .json_schema = kBreakdownSchema, .csv_names = breakdown_csv_names,

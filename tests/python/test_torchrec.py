@@ -59,7 +59,7 @@ def test_torchrecs_own_plan_is_simulated_next_to_shardsims(root, name):
     assert [r.planner for r in reports] == ["torchrec", "table_wise", "torchrec-v0.3.2"]
     assert reports[-1].fits_in_memory and reports[-1].qps > 0
     text = shardsim.text(reports)
-    assert "torchrec-v0.3.2" in text.split("comparison:")[1]
+    assert "torchrec-v0.3.2" in text.split("brief:")[1].split("\n\n")[0]
 
 
 @pytest.mark.parametrize("planner", ["table_wise", "row_wise", "column_wise", "table_row_wise",

@@ -21,7 +21,7 @@ namespace shardsim {
 
 // "MAJOR.MINOR", in every report JSON: MINOR grows when fields are added, MAJOR when one is
 // removed, renamed or changes meaning (CHANGELOG.md says which).
-inline constexpr std::string_view kReportSchemaVersion = "1.0";
+inline constexpr std::string_view kReportSchemaVersion = "1.1";
 
 // The JSON type of a field's value (null aside: see FieldNeeds and ReportField::nullable).
 enum class FieldType { string, integer, number, boolean, object, array };
@@ -31,7 +31,7 @@ enum class FieldType { string, integer, number, boolean, object, array };
 enum class FieldNeeds { always, plan, timing };
 
 // How a value is shown in the text report (io/ does the formatting).
-enum class TextFormat { none, text, integer, ms, gb, ratio, thousands, percent, yes_no };
+enum class TextFormat { none, text, plain, integer, ms, gb, ratio, thousands, percent, yes_no };
 
 // Whether a summary-CSV column exists: never, always, or only when some report of the run has
 // the field (the cost columns exist only when a price is given).
