@@ -188,8 +188,10 @@ std::string report_fields_markdown() {
     if (f.csv_names) csv = fmt::format("`{}` ...", f.csv_names().front());
     std::string judged = f.compare ? fmt::format("`{}`", f.compare->name) : std::string();
     if (f.setup) judged = "set-up";
-    const std::string path = f.path.front() == '#' ? fmt::format("(CSV) `{}`", f.path.substr(1))
-                                                   : fmt::format("`{}`", f.path);
+    const std::string path = f.path.front() != '#' ? fmt::format("`{}`", f.path)
+                             : f.csv != CsvColumn::none
+                                 ? fmt::format("(CSV) `{}`", f.path.substr(1))
+                                 : fmt::format("(text) `{}`", f.path.substr(1));
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", path, schema_type_name(f.type),
                        f.unit, when, csv, judged, f.description);
   };
