@@ -23,7 +23,8 @@ from . import _shardsim as _native
 from ._errors import DoesNotFitError, InputError, ShardsimError, UnsupportedPlanError
 
 __all__ = [
-    "Scenario", "Report", "Plan", "run", "sweep", "plan", "simulate", "presets",
+    "Scenario", "Report", "Plan", "run", "sweep", "plan", "simulate", "size", "collective",
+    "presets", "text", "csv",
     "report_fields", "report_json_schema", "set_verbosity",
     "ShardsimError", "InputError", "DoesNotFitError", "UnsupportedPlanError",
 ]
@@ -360,6 +361,31 @@ def simulate(scenario: Scenario, plans: Sequence[Plan] | Plan,
         raise InputError(f"simulate: {len(plans)} plans but {len(names)} names")
     texts = [p._text() for p in plans]
     return _reports(sc._loaded.run_plans(texts, list(names)))
+
+
+def size(scenario: Scenario, target_qps: float | None = None,
+         max_iteration_ms: float | None = None, presets: Sequence[str] | None = None,
+         max_nodes: int = 128, jobs: int = 1) -> dict:
+    """The fewest GPUs that meet the target, as `shardsim size`: a dict with ``answer``
+    (preset, nodes, gpus, planner, qps; None when nothing meets it) and every ``probe`` made."""
+    sc = _as_scenario(scenario)
+    if target_qps is None and max_iteration_ms is None:
+        raise InputError("size: give target_qps or max_iteration_ms", key="target_qps",
+                         hint="e.g. shardsim.size(sc, target_qps=1e7)")
+    for name, v in (("target_qps", target_qps), ("max_iteration_ms", max_iteration_ms)):
+        if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0):
+            raise InputError(f"{name}: expected a number > 0, found {v!r}", key=name)
+    return _native.size(*sc._args(), target_qps,
+                        None if max_iteration_ms is None else max_iteration_ms / 1e3,
+                        list(presets or []), int(max_nodes), _jobs(jobs))
+
+
+def collective(op: str, preset: str, nodes: int = 1,
+               sizes: Iterable[float] = (8, 1 << 20, 1 << 30)) -> list[dict]:
+    """The cost model's time of one collective (allreduce, allgather, reduce_scatter,
+    alltoall, sendrecv) over a preset's cluster, per size in bytes: time_s, algbw_Bps, busbw_Bps
+    as nccl-tests reports them (`shardsim collective`)."""
+    return _native.collective(op, preset, int(nodes), [float(s) for s in sizes])
 
 
 def presets() -> dict[str, str]:

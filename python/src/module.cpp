@@ -13,9 +13,16 @@
 #include <thread>
 #include <tuple>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+
 #include "shardsim/core/cancellation.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
+#include "shardsim/cost/collective_predictor.hpp"
+#include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/describe.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/model_summary_writer.hpp"
@@ -33,6 +40,7 @@
 #include "shardsim/run/run_scenario.hpp"
 #include "shardsim/run/scenario_plans.hpp"
 #include "shardsim/run/scenario_runs.hpp"
+#include "shardsim/run/scenario_sizing.hpp"
 
 namespace py = pybind11;
 
@@ -287,6 +295,95 @@ PYBIND11_MODULE(_shardsim, m) {
       },
       py::arg("text"), py::arg("file"), py::arg("overrides"), py::arg("sweep"), py::arg("jobs"),
       py::arg("timings"));
+
+  // `shardsim size`: the fewest GPUs that meet the target, as a dict of the probes.
+  m.def(
+      "size",
+      [](const std::optional<std::string>& text, const std::string& file,
+         const Overrides& overrides, std::optional<double> min_qps,
+         std::optional<double> max_iteration_s, const std::vector<std::string>& presets,
+         int max_nodes, int jobs) {
+        SizingRequest req;
+        req.path = file;
+        req.text = text;
+        req.overrides = to_overrides(overrides);
+        req.presets = presets;
+        req.max_nodes = max_nodes;
+        req.target = SizingTarget{min_qps, max_iteration_s};
+        req.jobs = jobs;
+        const ScenarioSizing sz = interruptible([&] { return size_scenario(req); });
+        py::list probes;
+        for (const SizingProbe& p : sz.result.probes) {
+          py::list planners;
+          for (const PlannerOutcome& o : p.planners) {
+            py::dict d;
+            d["planner"] = o.planner;
+            d["fits"] = o.fits;
+            d["qps"] = o.qps;
+            d["iteration_s"] = o.iteration_s;
+            d["memory_max_bytes"] = o.memory_max_bytes;
+            planners.append(d);
+          }
+          py::dict d;
+          d["preset"] = sz.presets.at(p.preset);
+          d["nodes"] = p.nodes;
+          d["gpus"] = p.gpus;
+          d["batch_per_gpu"] = p.batch_per_gpu;
+          d["passes"] = p.passes;
+          d["planners"] = planners;
+          probes.append(d);
+        }
+        py::dict out;
+        out["scenario"] = sz.scenario;
+        out["presets"] = sz.presets;
+        out["probes"] = probes;
+        if (sz.result.answer) {
+          const SizingProbe& p = sz.result.probes.at(sz.result.answer->probe);
+          py::dict a;
+          a["preset"] = sz.presets.at(p.preset);
+          a["nodes"] = p.nodes;
+          a["gpus"] = p.gpus;
+          a["planner"] = p.planners.at(sz.result.answer->planner).planner;
+          a["qps"] = p.planners.at(sz.result.answer->planner).qps;
+          out["answer"] = a;
+        } else {
+          out["answer"] = py::none();
+        }
+        return out;
+      },
+      py::arg("text"), py::arg("file"), py::arg("overrides"), py::arg("min_qps"),
+      py::arg("max_iteration_s"), py::arg("presets"), py::arg("max_nodes"), py::arg("jobs"));
+
+  // `shardsim collective`: the cost model's time of one collective over a preset's cluster.
+  m.def(
+      "collective",
+      [](const std::string& op_name, const std::string& preset, int nodes,
+         const std::vector<double>& sizes) {
+        const auto op = collective_op_named(op_name);
+        if (!op) {
+          throw InputError(SourceLocation{}, "op", fmt::format("unknown collective '{}'", op_name),
+                           fmt::format("one of {}", fmt::join(collective_op_names(), ", ")));
+        }
+        if (nodes < 1) throw InputError(SourceLocation{}, "nodes", "expected at least 1 node");
+        const Cluster cluster(builtin_preset(preset, SourceLocation{}, "preset"), nodes);
+        const CostParams cost = default_cost_params();
+        py::list out;
+        for (double size : sizes) {
+          if (!(size >= 0) || !std::isfinite(size)) {
+            throw InputError(SourceLocation{}, "sizes",
+                             fmt::format("{} is not a size in bytes", size));
+          }
+          const CollectivePrediction c = predict_collective(cluster, *op, size, cost);
+          py::dict d;
+          d["size_bytes"] = c.size_bytes;
+          d["time_s"] = c.time_s;
+          d["algbw_Bps"] = c.algbw_Bps;
+          d["busbw_Bps"] = c.busbw_Bps;
+          out.append(d);
+        }
+        return out;
+      },
+      py::arg("op"), py::arg("preset"), py::arg("nodes"), py::arg("sizes"));
 
   m.def("report_fields", [] {
     py::list rows;

@@ -23,6 +23,7 @@
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/chrome_trace_writer.hpp"
 #include "shardsim/io/model_summary_writer.hpp"
+#include "shardsim/io/report_diff.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_json_schema.hpp"
 #include "shardsim/io/report_writer.hpp"
@@ -333,6 +334,13 @@ int run_cli(int argc, char** argv) {
   schema_report->add_option("--format", schema_format, "json (a JSON Schema) or markdown")
       ->check(CLI::IsMember({"json", "markdown"}));
 
+  auto* diff = app.add_subcommand(
+      "diff", "what changed between two runs: metrics, bottleneck and scenario keys (exit 0)");
+  std::string diff_before, diff_after, diff_format = "text";
+  diff->add_option("before", diff_before, "report JSON, or the --out DIR of a run")->required();
+  diff->add_option("after", diff_after, "report JSON, or the --out DIR of a run")->required();
+  diff->add_option("--format", diff_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   CompareCommand compare(app);
   BaselineCommand baseline(app);
   const SizeCommand size(app);
@@ -363,6 +371,18 @@ int run_cli(int argc, char** argv) {
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();
+    if (*diff) {
+      ReportDiff d =
+          diff_reports(read_report_objects(diff_before), read_report_objects(diff_after));
+      d.before_origin = diff_before;
+      d.after_origin = diff_after;
+      if (diff_format == "json") {
+        std::cout << diff_to_json(d).dump(2) << '\n';
+      } else {
+        write_diff_text(std::cout, d);
+      }
+      return 0;
+    }
     if (*schema_report) {
       if (schema_format == "markdown") {
         std::cout << report_fields_markdown();

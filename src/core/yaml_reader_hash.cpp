@@ -111,6 +111,52 @@ std::string canonical_yaml(const YAML::Node& node) {
   return out;
 }
 
+namespace {
+
+void flatten_into(std::vector<std::pair<std::string, std::string>>& out, const std::string& path,
+                  const YAML::Node& node, std::size_t max_list) {
+  if (node.IsMap()) {
+    // Keys sorted as strings; nodes looked up, never copied into a container (assigning a
+    // YAML::Node, as sorting would, assigns into the document).
+    std::vector<std::string> keys;
+    for (const auto& kv : node) keys.push_back(kv.first.Scalar());
+    std::sort(keys.begin(), keys.end());
+    if (keys.empty()) out.emplace_back(path, "{}");
+    for (const std::string& key : keys) {
+      flatten_into(out, path.empty() ? key : path + "." + key, node[key], max_list);
+    }
+    return;
+  }
+  if (node.IsSequence() && node.size() > max_list) {
+    out.emplace_back(
+        path, "\"" + std::to_string(node.size()) + " entries, " + yaml_content_hash(node) + "\"");
+    return;
+  }
+  if (node.IsSequence() && node.size() > 0) {
+    // Lists of plain values on one line ([1, 2, 4]); lists of mappings key by key.
+    bool plain = true;
+    for (const auto& e : node) plain = plain && !e.IsMap() && !e.IsSequence();
+    if (plain) {
+      out.emplace_back(path, canonical_yaml(node));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      flatten_into(out, path + "[" + std::to_string(i) + "]", node[i], max_list);
+    }
+    return;
+  }
+  out.emplace_back(path, canonical_yaml(node));
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten_yaml(const YAML::Node& node,
+                                                              std::size_t max_list) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten_into(out, "", node, max_list);
+  return out;
+}
+
 std::string yaml_content_hash(const YAML::Node& node) {
   return content_hash(canonical_yaml(node));
 }

@@ -22,8 +22,8 @@ constexpr std::string_view kMagic = "SHARDSIM-POINT\n";
 // 2: reports gained `cost` (cluster.price_per_gpu_hour), the memory tiers (per GPU: cache, host
 // memory, host link) and `pruning`.
 // 4: no deprecated per-GPU comm sum; 5: the planner's counts of its search (plan_stats);
-// 6: the bottom MLP's GPU (bottom_mlp_gpu).
-constexpr std::uint32_t kFormatVersion = 6;
+// 6: the bottom MLP's GPU (bottom_mlp_gpu); 7: the resolved scenario (scenario_values).
+constexpr std::uint32_t kFormatVersion = 7;
 
 template <class T, class U>
 concept Is = std::same_as<std::remove_const_t<T>, U>;
@@ -71,6 +71,11 @@ template <class A, Is<ReplicaSyncReport> T>
 void fields(A& a, T& r) {
   a(r.mode), a(r.interval), a(r.peers), a(r.bytes_per_sync), a(r.max_gpu_bytes), a(r.sync_Bps);
   a(r.eq1_s), a(r.simulated_s);
+}
+
+template <class A, Is<std::pair<std::string, std::string>> T>
+void fields(A& a, T& p) {
+  a(p.first), a(p.second);
 }
 
 template <class A, Is<InputHashes> T>
@@ -134,7 +139,7 @@ void fields(A& a, T& r) {
   a(r.memory_mean_bytes), a(r.memory_capacity_bytes), a(r.fits_in_memory), a(r.worst_memory_gpu);
   a(r.fit_error), a(r.comm_granularity), a(r.comm_fwd), a(r.comm_bwd), a(r.planning_time_s);
   a(r.shardsim_version), a(r.input_hashes), a(r.plan_stats);
-  a(r.cost), a(r.pruning);
+  a(r.cost), a(r.pruning), a(r.scenario_values);
 }
 
 // --- Writing ---

@@ -256,6 +256,19 @@ OrderedJson structured_to_json(const Report& r, std::string_view path, bool with
   // Without matrices, null holds the key's place; write_json streams the matrices there.
   if (path == "comm_bytes") return comm_bytes_to_json(r, with_matrices);
   if (path == "input_hashes") return input_hashes_to_json(r);
+  if (path == "scenario_values") {
+    OrderedJson values = OrderedJson::object();
+    for (const auto& [key, value] : r.scenario_values) {
+      // Canonical values are JSON but for null (~); a list holding ~ stays its text.
+      if (value == "~") {
+        values[key] = nullptr;
+        continue;
+      }
+      OrderedJson v = OrderedJson::parse(value, nullptr, false);
+      values[key] = v.is_discarded() ? OrderedJson(value) : std::move(v);
+    }
+    return values;
+  }
   if (path == "plan_stats") return r.plan_stats ? plan_stats_to_json(*r.plan_stats) : OrderedJson();
   throw std::logic_error(
       fmt::format("report schema: no JSON writer for structured field '{}'", path));

@@ -435,6 +435,7 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
     if (sc.name.empty()) sc.name = "scenario";
   }
   sc.hashes.scenario = yaml_content_hash(root);
+  sc.values = flatten_yaml(root);
   sc.hashes.cost = default_cost_params_hash();
   sc.cluster = load_cluster(doc.get("cluster"), sc.hashes.hardware);
   sc.workload =

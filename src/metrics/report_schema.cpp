@@ -362,6 +362,12 @@ constexpr ReportField kFields[] = {
     {.path = "input_hashes", .type = FieldType::object, .section = "provenance",
      .needs = FieldNeeds::always, .description = "the inputs that produced the report",
      .json_schema = kInputHashesSchema},
+    {.path = "scenario_values", .type = FieldType::object, .section = "provenance",
+     .needs = FieldNeeds::always,
+     .description = "the resolved scenario, after every --set and the sweep point's values, as "
+                    "dotted keys and their values (a list of over 64 entries: its length and "
+                    "hash); `shardsim diff` compares them",
+     .json_schema = kScenarioValuesSchema},
     {.path = "plan_stats", .type = FieldType::object, .section = "plan",
      .needs = FieldNeeds::always, .description = "plan statistics", .json_schema = kPlanStatsSchema,
      .csv_names = plan_csv_names, .csv_values = plan_csv_values},

@@ -96,5 +96,8 @@ inline constexpr std::string_view kPlanStatsSchema = R"json({
     "balance": {"type": "object", "description": "per quantity: min, mean, max, the GPUs of the extremes, a lower bound and the gap to it"},
     "per_gpu": {"type": "object", "description": "one array per quantity, one value per GPU"}}
 })json";
+inline constexpr std::string_view kScenarioValuesSchema = R"json({
+  "type": "object", "additionalProperties": true
+})json";
 
 }  // namespace shardsim::report_schema_fragments

@@ -65,6 +65,7 @@ std::vector<Report> simulate_plans(const Scenario& scenario, const ScenarioPlann
   }
   for (Report& r : reports) {
     r.input_hashes = scenario.hashes;
+    r.scenario_values = scenario.values;
     if (scenario.cluster.price_per_gpu_hour > 0) {
       r.cost =
           report_cost(r, scenario.cluster.price_per_gpu_hour, scenario.workload.dataset_samples);

@@ -75,7 +75,9 @@ struct SizingInputs {
 };
 
 SizingInputs sizing_inputs(const SizingRequest& request) {
-  ScenarioDocument doc = ScenarioDocument::load(request.path, request.overrides);
+  ScenarioDocument doc =
+      request.text ? ScenarioDocument::parse(*request.text, request.path, request.overrides)
+                   : ScenarioDocument::load(request.path, request.overrides);
   if (doc.has_sweep()) {
     log_warn("{}: has a sweep block; `size` ignores it (it chooses the node counts itself)",
              doc.file());

@@ -148,3 +148,21 @@ def test_the_readme_example_runs(root):
     assert scope["best"].planner in ("torchrec", "hybrid", "neuroshard")
     assert scope["sharding"]["t0"].sharding_type in ("table_wise", "row_wise", "column_wise",
                                                       "table_row_wise", "data_parallel")
+
+
+def test_size_finds_the_fewest_gpus(root):
+    sc = shardsim.Scenario.from_yaml(str(root / "scenarios/default.yaml"))
+    sc = sc.set("workload.iterations", 2).set("placement.planner", ["table_wise"])
+    one = shardsim.run(sc.set("cluster.nodes", 1))[0].qps
+    got = shardsim.size(sc, target_qps=one * 1.5, max_nodes=8)
+    assert got["answer"]["nodes"] > 1 and got["answer"]["qps"] >= one * 1.5
+    assert any(p["nodes"] == 1 and not p["passes"] for p in got["probes"])
+    with pytest.raises(shardsim.InputError):
+        shardsim.size(sc)
+
+
+def test_collective_times_grow_with_size():
+    pts = shardsim.collective("allreduce", "dgx-a100", nodes=2, sizes=[1 << 10, 1 << 30])
+    assert pts[0]["time_s"] < pts[1]["time_s"] and pts[1]["busbw_Bps"] > 0
+    with pytest.raises(shardsim.InputError, match="did you mean|one of"):
+        shardsim.collective("allreduce_typo", "dgx-a100")

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shardsim/core/error.hpp"
@@ -108,6 +109,11 @@ class YamlValue {
 // - every other scalar as a JSON-quoted string of its text (quoted or not in the YAML);
 // - null (`~`, `null`, an empty value, an absent node) as `~`.
 std::string canonical_yaml(const YAML::Node& node);
+// The document as dotted keys and canonical values, in key order: {a: {b: 1, c: [x, y]}} gives
+// ("a.b", "1"), ("a.c[0]", "\"x\""), ("a.c[1]", "\"y\""). A list longer than `max_list` is one
+// entry, "<n> entries, fnv1a64:..." (its content hash), so a million tables stay one line.
+std::vector<std::pair<std::string, std::string>> flatten_yaml(const YAML::Node& node,
+                                                              std::size_t max_list = 64);
 // content_hash(canonical_yaml(node)).
 std::string yaml_content_hash(const YAML::Node& node);
 std::string yaml_content_hash(const YamlValue& value);

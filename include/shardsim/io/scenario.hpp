@@ -2,6 +2,7 @@
 // A loaded, validated scenario: everything one simulation needs.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shardsim/core/input_hashes.hpp"
@@ -56,6 +57,9 @@ struct Scenario {
   SimulationOptions simulation;  // `simulation:` (defaults when absent)
   std::vector<SweepAxis> sweep;  // empty when no sweep
   InputHashes hashes;            // what the reports record as `input_hashes` (docs/report.md)
+  // The resolved document as dotted keys and canonical values (core/yaml_reader.hpp's
+  // flatten_yaml): the reports' `scenario_values`, which `shardsim diff` compares.
+  std::vector<std::pair<std::string, std::string>> values;
 };
 
 }  // namespace shardsim

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
@@ -195,6 +196,9 @@ struct Report {
   // The inputs that produced it (scenario document, hardware preset, cost parameters); empty
   // when the report was not built from a loaded scenario. Lets `compare` detect stale baselines.
   InputHashes input_hashes;
+  // The resolved scenario as dotted keys and canonical (JSON) values, after every --set and the
+  // sweep point's values (Scenario::values); empty when not built from a loaded scenario.
+  std::vector<std::pair<std::string, std::string>> scenario_values;
   // What the plan puts on each GPU and how balanced it is, from the plan and the cost model
   // (plan/plan_stats.hpp); absent when there is no plan (the planner could not place the tables).
   std::optional<PlanStats> plan_stats;

@@ -3,6 +3,7 @@
 // probe the scenario's document gets `cluster.preset` (with --presets) and `cluster.nodes`,
 // is loaded (a global batch is divided among the probe's GPUs) and every planner is run.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@
 namespace shardsim {
 
 struct SizingRequest {
-  std::string path;                  // the scenario file
+  std::string path;  // the scenario file
+  // The document's text when it is not read from `path` (the Python module); `path` names it.
+  std::optional<std::string> text;
   std::vector<Override> overrides;   // --set, --seed, --iterations (applied first)
   std::vector<std::string> presets;  // built-in preset names; empty: the scenario's own
   int max_nodes = 128;

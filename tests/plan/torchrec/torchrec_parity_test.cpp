@@ -391,7 +391,9 @@ std::vector<ShardingOption> options_of(std::uint32_t dim, int world, int local, 
 
 TEST(TorchrecVersions, TableRowWiseInterHostTermIsLOverWOfTheOutputInV0_3_2) {
   const Params p;
-  for (const auto& [w, l] : {std::pair{16, 8}, std::pair{16, 4}, std::pair{32, 8}}) {
+  for (const auto& [world, local] : {std::pair{16, 8}, std::pair{16, 4}, std::pair{32, 8}}) {
+    // Copies: lambdas cannot capture structured bindings before C++20 compilers all do (clang).
+    const int w = world, l = local;
     const auto twrw = [&](Version v) {
       return option_with(options_of(64, w, l, v), ShardingType::table_row_wise,
                          ComputeKernel::fused)
