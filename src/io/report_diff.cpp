@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace rf = report_format;
-using Json = nlohmann::json;
+using DiffJson = nlohmann::json;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -32,17 +32,18 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-std::vector<Json> objects_of(const std::string& file) {
-  const Json::parser_callback_t skip = [](int, Json::parse_event_t event, Json& parsed) {
-    return !(event == Json::parse_event_t::key && parsed == "comm_bytes");
+std::vector<DiffJson> objects_of(const std::string& file) {
+  const DiffJson::parser_callback_t skip = [](int, DiffJson::parse_event_t event,
+                                              DiffJson& parsed) {
+    return !(event == DiffJson::parse_event_t::key && parsed == "comm_bytes");
   };
-  Json doc = Json::parse(read_text(file), skip, false);
+  DiffJson doc = DiffJson::parse(read_text(file), skip, false);
   if (doc.is_discarded()) {
     throw InputError(SourceLocation{file}, "", "not JSON", "pass a report.json of `shardsim run`");
   }
-  std::vector<Json> out;
+  std::vector<DiffJson> out;
   if (doc.is_object() && doc.contains("reports") && doc["reports"].is_array()) {
-    for (Json& r : doc["reports"]) out.push_back(std::move(r));
+    for (DiffJson& r : doc["reports"]) out.push_back(std::move(r));
   } else if (doc.is_object() && doc.contains("planner")) {
     out.push_back(std::move(doc));
   } else {
@@ -52,7 +53,7 @@ std::vector<Json> objects_of(const std::string& file) {
   return out;
 }
 
-std::string key_of(const Json& r) {
+std::string key_of(const DiffJson& r) {
   const std::string planner = r.value("planner", std::string());
   const std::string point = r.contains("sweep_point") && r["sweep_point"].is_string()
                                 ? r["sweep_point"].get<std::string>()
@@ -60,8 +61,8 @@ std::string key_of(const Json& r) {
   return point.empty() ? planner : planner + " @ " + point;
 }
 
-std::optional<double> number_at(const Json& r, std::string_view path) {
-  const Json* node = &r;
+std::optional<double> number_at(const DiffJson& r, std::string_view path) {
+  const DiffJson* node = &r;
   for (std::size_t at = 0; at <= path.size();) {
     std::size_t dot = path.find('.', at);
     if (dot == std::string_view::npos) dot = path.size();
@@ -75,15 +76,15 @@ std::optional<double> number_at(const Json& r, std::string_view path) {
   return std::nullopt;
 }
 
-std::string bottleneck_of(const Json& r) {
+std::string bottleneck_of(const DiffJson& r) {
   if (!r.contains("bottleneck") || !r["bottleneck"].is_object()) return "n/a";
-  const Json& b = r["bottleneck"];
+  const DiffJson& b = r["bottleneck"];
   if (!b.contains("label") || !b["label"].is_string() || !b["share"].is_number()) return "n/a";
   return fmt::format("{} {}%", b["label"].get<std::string>(),
                      static_cast<int>(std::lround(100 * b["share"].get<double>())));
 }
 
-std::map<std::string, std::string> values_of(const Json& r) {
+std::map<std::string, std::string> values_of(const DiffJson& r) {
   std::map<std::string, std::string> out;
   for (auto it = r["scenario_values"].begin(); it != r["scenario_values"].end(); ++it) {
     out[it.key()] = it.value().dump();
@@ -128,7 +129,7 @@ std::string change_text(const MetricInfo& m, const MetricChange& c) {
 
 }  // namespace
 
-std::vector<Json> read_report_objects(const std::string& path) {
+std::vector<DiffJson> read_report_objects(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     throw InputError(SourceLocation{path}, "", "no such file or directory",
@@ -148,19 +149,19 @@ std::vector<Json> read_report_objects(const std::string& path) {
                      "pass the --out DIR of a run, or a report.json");
   }
   std::sort(files.begin(), files.end());
-  std::vector<Json> out;
+  std::vector<DiffJson> out;
   for (const std::string& f : files) {
-    for (Json& r : objects_of(f)) out.push_back(std::move(r));
+    for (DiffJson& r : objects_of(f)) out.push_back(std::move(r));
   }
   return out;
 }
 
-ReportDiff diff_reports(const std::vector<Json>& before, const std::vector<Json>& after) {
+ReportDiff diff_reports(const std::vector<DiffJson>& before, const std::vector<DiffJson>& after) {
   ReportDiff d;
-  std::map<std::string, const Json*> after_by_key;
-  for (const Json& r : after) after_by_key.emplace(key_of(r), &r);
+  std::map<std::string, const DiffJson*> after_by_key;
+  for (const DiffJson& r : after) after_by_key.emplace(key_of(r), &r);
   std::set<std::string> matched;
-  for (const Json& b : before) {
+  for (const DiffJson& b : before) {
     const std::string key = key_of(b);
     const auto it = after_by_key.find(key);
     if (it == after_by_key.end()) {
@@ -168,7 +169,7 @@ ReportDiff diff_reports(const std::vector<Json>& before, const std::vector<Json>
       continue;
     }
     matched.insert(key);
-    const Json& a = *it->second;
+    const DiffJson& a = *it->second;
     ReportPairDiff p;
     p.planner = b.value("planner", std::string());
     p.sweep_point = b.contains("sweep_point") ? b["sweep_point"].get<std::string>() : "";
@@ -195,7 +196,7 @@ ReportDiff diff_reports(const std::vector<Json>& before, const std::vector<Json>
     }
     d.pairs.push_back(std::move(p));
   }
-  for (const Json& a : after) {
+  for (const DiffJson& a : after) {
     if (!matched.count(key_of(a))) d.only_after.push_back(key_of(a));
   }
   return d;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "plan/plan_fixture.hpp"
+#include "plan/torchrec/four_table_wise_options.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/torchrec/torchrec_planner.hpp"
 
@@ -418,16 +419,7 @@ TEST(TorchrecVersions, TableRowWiseInterHostTermIsLOverWOfTheOutputInV0_3_2) {
 
 TEST(TorchrecVersions, PartitionerTiesGoToTheLowestRankInV0_3_2) {
   // Four table-wise options of equal perf on 2 hosts of 2, the last the largest.
-  std::vector<ShardingOption> opts(4);
-  for (std::size_t i = 0; i < 4; ++i) {
-    opts[i].table = i;
-    opts[i].type = ShardingType::table_wise;
-    ShardEstimate s;
-    s.perf.fwd_compute_s = 1;
-    s.hbm_bytes = i == 3 ? 20 : 10;
-    opts[i].shards = {s};
-    opts[i].total_hbm_bytes = s.hbm_bytes;
-  }
+  const std::vector<ShardingOption> opts = test::four_table_wise_options();
   const std::vector<const ShardingOption*> proposal = {&opts[0], &opts[1], &opts[2], &opts[3]};
   const auto ranks = [&](Version v) {
     Params p;

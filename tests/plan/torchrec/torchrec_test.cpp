@@ -8,6 +8,7 @@
 #include <set>
 
 #include "plan/plan_fixture.hpp"
+#include "plan/torchrec/four_table_wise_options.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/torchrec/torchrec_planner.hpp"
@@ -15,6 +16,8 @@
 
 namespace shardsim::torchrec {
 namespace {
+
+using test::four_table_wise_options;
 
 using shardsim::testing::hand_preset;
 using shardsim::testing::model_of;
@@ -243,22 +246,6 @@ TEST(TorchrecEstimators, OptimizerStateFollowsTorchrecsMultipliers) {
   EXPECT_DOUBLE_EQ(hbm(OptimizerKind::sgd), weights);
   EXPECT_DOUBLE_EQ(hbm(OptimizerKind::rowwise_adagrad), weights + 1000 * 4);  // 1 / dim
   EXPECT_DOUBLE_EQ(hbm(OptimizerKind::adagrad), 2 * weights);
-}
-
-// Four single-shard table-wise options of equal perf, the last the largest (20 bytes, the
-// others 10).
-std::vector<ShardingOption> four_table_wise_options() {
-  std::vector<ShardingOption> opts(4);
-  for (std::size_t i = 0; i < 4; ++i) {
-    opts[i].table = i;
-    opts[i].type = ShardingType::table_wise;
-    ShardEstimate s;
-    s.perf.fwd_compute_s = 1;
-    s.hbm_bytes = i == 3 ? 20 : 10;
-    opts[i].shards = {s};
-    opts[i].total_hbm_bytes = s.hbm_bytes;
-  }
-  return opts;
 }
 
 TEST(TorchrecPartitioner, TiesSpreadAcrossHostsFirstAndStorageOrdersThePlacement) {
