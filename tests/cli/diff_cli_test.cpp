@@ -53,7 +53,8 @@ TEST(DiffCli, IdenticalRunsHaveNoChanges) {
   const std::string b = ws.report("b", "");
   const auto r = run("diff " + a + "/report.json " + b + " --format json");
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const auto& p : nlohmann::json::parse(r.out)["pairs"]) {
+  const auto j = nlohmann::json::parse(r.out);  // kept: the loop reads into it
+  for (const auto& p : j["pairs"]) {
     EXPECT_TRUE(p["keys"].empty());
     EXPECT_EQ(p["metrics"]["qps"]["change"], 0.0);
   }
