@@ -116,14 +116,22 @@ namespace {
 void flatten_into(std::vector<std::pair<std::string, std::string>>& out, const std::string& path,
                   const YAML::Node& node, std::size_t max_list) {
   if (node.IsMap()) {
-    // Keys sorted as strings; nodes looked up, never copied into a container (assigning a
-    // YAML::Node, as sorting would, assigns into the document).
+    // Keys sorted as text (a key that is not a plain scalar, even a null one, by its canonical
+    // text); the nodes stay where they are and an index is sorted (assigning a YAML::Node, as
+    // sorting nodes would, assigns into the document).
     std::vector<std::string> keys;
-    for (const auto& kv : node) keys.push_back(kv.first.Scalar());
-    std::sort(keys.begin(), keys.end());
+    std::vector<YAML::Node> values;
+    for (const auto& kv : node) {
+      keys.push_back(kv.first.IsScalar() ? kv.first.Scalar() : canonical_yaml(kv.first));
+      values.push_back(kv.second);
+    }
+    std::vector<std::size_t> order(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t x, std::size_t y) { return keys[x] < keys[y]; });
     if (keys.empty()) out.emplace_back(path, "{}");
-    for (const std::string& key : keys) {
-      flatten_into(out, path.empty() ? key : path + "." + key, node[key], max_list);
+    for (std::size_t i : order) {
+      flatten_into(out, path.empty() ? keys[i] : path + "." + keys[i], values[i], max_list);
     }
     return;
   }

@@ -27,5 +27,12 @@ TEST(FlattenYaml, DottedKeysInOrderAndLongListsAsOneHashedEntry) {
                                   "big: [0,1,2,3,4]\nempty: {}\n")));
 }
 
+TEST(FlattenYaml, KeysThatAreNotPlainScalarsAreTheirCanonicalText) {
+  // A null key (`{: x}`, found by fuzz_scenario) and a sequence key do not throw.
+  const auto flat = flatten_yaml(YAML::Load("p: {: x, [1, 2]: y}\n"));
+  ASSERT_EQ(flat.size(), 2u);
+  EXPECT_EQ(flat[0].second == "\"x\"" || flat[1].second == "\"x\"", true);
+}
+
 }  // namespace
 }  // namespace shardsim
