@@ -155,8 +155,8 @@ inline Report make_full_report() {
   r.bottom_mlp_gpu = 1;
   r.cost = CostReport{3.5, 0.1 + 0.2, 4500000000ULL, 1.0 / 3.0};
   r.scaling_factor = 0.75;
-  r.scenario_values = {{"cluster.nodes", "2"}, {"model.precision.comms", "\"fp16\""},
-                       {"placement.file", "~"}};
+  r.scenario_values = {
+      {"cluster.nodes", "2"}, {"model.precision.comms", "\"fp16\""}, {"placement.file", "~"}};
   r.busy_imbalance_ratio = 1.0 / 9.0 + 1;
   r.critical_gpu = 2;
   for (GpuReport& g : r.per_gpu) {

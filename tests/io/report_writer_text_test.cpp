@@ -213,7 +213,7 @@ TEST(ReportWriterText, SixteenGpusAreAllShown) {
 TEST(ReportWriterText, ComparisonMarksFastestFittingReport) {
   Report a = test::make_report(4, "table_wise", "cluster.nodes=1");
   a.iteration_time.mean_s = 0.010;
-  a.qps = 100;  // the best is the most QPS that fits
+  a.qps = 100;                                        // the best is the most QPS that fits
   Report b = test::make_unfit_report(4, "row_wise");  // fastest number, but does not fit
   b.sweep_point = "cluster.nodes=2";
   b.iteration_time.mean_s = 0.008;

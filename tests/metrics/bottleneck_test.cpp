@@ -33,8 +33,8 @@ TEST(Bottleneck, TheKindWithTheMostExposedTimeSummedOverItsPhases) {
 }
 
 TEST(Bottleneck, HostBoundSaysTheHostStepAndItsExposedShare) {
-  const Report r = with_breakdown(
-      {{"top_mlp_fwd", 1e-3, 1e-3, 0}, {"host_step", 2.7e-3, 1.7e-3, 0}}, 2.7e-3);
+  const Report r =
+      with_breakdown({{"top_mlp_fwd", 1e-3, 1e-3, 0}, {"host_step", 2.7e-3, 1.7e-3, 0}}, 2.7e-3);
   EXPECT_EQ(report_bottleneck(r)->kind, "host");
   EXPECT_EQ(bottleneck_text(r), "host-bound: 2.700 ms host step, 63% exposed");
 }

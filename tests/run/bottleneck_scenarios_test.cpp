@@ -59,9 +59,10 @@ TEST(BottleneckScenarios, ALargeBatchIsNoLongerHostBound) {
 }
 
 TEST(BottleneckScenarios, APlanThatDoesNotFitHasNone) {
-  const Scenario sc = load_default_scenario({{"workload.iterations", "1"},
-                                             {"placement.planner", "data_parallel"},
-                                             {"cluster.overrides", "{gpu: {hbm_capacity_GiB: 4}}"}});
+  const Scenario sc =
+      load_default_scenario({{"workload.iterations", "1"},
+                             {"placement.planner", "data_parallel"},
+                             {"cluster.overrides", "{gpu: {hbm_capacity_GiB: 4}}"}});
   const Report r = run_scenario(sc).at(0);
   ASSERT_FALSE(r.fits_in_memory);
   EXPECT_TRUE(report_to_json(r)["bottleneck"].is_null());
