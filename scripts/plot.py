@@ -10,14 +10,17 @@ and draws PNG (or SVG with --format svg) figures with matplotlib:
              against capacity (HBM, and host memory where tables live there)
   breakdown  the critical GPU's iteration as one bar of exposed phases
   comm       the communication matrix as a heatmap (log colour; node x node at scale)
-  sweep      QPS and iteration time against the swept key, one line per planner, unfit
-             points marked
-  compare    the metrics that moved, baseline vs candidate
+  sweep      QPS and iteration time against the first swept key, one line per planner and
+             value of the second key, one column per value of the third (plot_sweep.py)
+  compare    the metrics that moved, baseline vs candidate, one panel per pair (plot_compare.py)
+  diff       two runs' headline metrics side by side, A vs B bars with % change, per planner
+             and sweep point, paired as `shardsim diff` pairs them (plot_compare.py)
 
 Usage:
-  scripts/plot.py report REPORT.json [--out DIR] [--format png|svg]   # gpus, breakdown, comm
+  scripts/plot.py report REPORT.json [--out DIR] [--format png|svg] [--planner NAME]
   scripts/plot.py sweep  REPORT.json|summary.csv [--out DIR] [--key cluster.nodes]
   scripts/plot.py compare COMPARE.json [--out DIR]
+  scripts/plot.py diff A B [--out DIR]     # A, B: report JSON files or runs' --out folders
 
 Importable without side effects (`sys.path.insert(0, "scripts"); import plot`): each
 `draw_*` function takes the parsed data and a matplotlib Axes or file path, so other scripts
@@ -29,11 +32,21 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import os
 import sys
 
+from plot_common import (FIGSIZE, PlotError, _plt, byte_unit, have_matplotlib,  # noqa: F401
+                         load_any, load_comparison, load_reports, load_run, load_summary_csv,
+                         new_figure, plain_number, report_title, save, timed)
+from plot_compare import (DIFF_METRICS, diff_pairs, draw_compare, draw_diff_metric,  # noqa: F401
+                          moved_metrics, plot_compare, plot_diff)
+from plot_paper import (draw_paper_bars, draw_paper_lines, draw_stacked_bars,  # noqa: F401
+                        series_colours)
+from plot_sweep import (draw_sweep, plot_sweep, sweep_facets, sweep_layout,  # noqa: F401
+                        sweep_lines, sweep_pairs)
+
+# Colours per kind of work: the same in every figure.
 # Colours per kind of work: the same in every figure.
 KIND_COLOURS = {
     "embedding": "#1f77b4",
@@ -63,102 +76,8 @@ PHASES = ["input_alltoall", "bottom_mlp_fwd", "embedding_lookup_fwd", "alltoall_
           "interaction_fwd", "top_mlp_fwd", "top_mlp_bwd", "interaction_bwd", "alltoall_bwd",
           "embedding_update_bwd", "bottom_mlp_bwd", "mlp_allreduce", "dense_optimizer",
           "embedding_replica_allreduce", "embedding_replica_sync", "host_step"]
-FIGSIZE = (10, 5.6)  # inches; 100 dpi -> 1000 x 560 pixels, legible on a slide
-DPI = 100
 MAX_GPU_BARS = 128  # beyond this the per-GPU bars are too thin: one bar per node instead
 MAX_MATRIX_UNITS = 64  # beyond this the matrix is drawn node x node
-
-
-class PlotError(Exception):
-    """Bad input: the message says which file and what was expected."""
-
-
-def have_matplotlib() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-# --- Reading -------------------------------------------------------------------------------
-
-
-def load_reports(path: str) -> list[dict]:
-    """The reports of a shardsim JSON file ({"reports": [...]}, a list, or one report)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise PlotError(f"{path}: cannot read: {e.strerror}") from e
-    except json.JSONDecodeError as e:
-        raise PlotError(f"{path}: line {e.lineno}: not JSON ({e.msg}); expected a shardsim "
-                        "report (`shardsim run --format json`)") from e
-    if isinstance(data, dict) and "reports" in data:
-        reports = data["reports"]
-    elif isinstance(data, list):
-        reports = data
-    elif isinstance(data, dict) and "planner" in data:
-        reports = [data]
-    else:
-        raise PlotError(f"{path}: no 'reports' list; expected the output of `shardsim run "
-                        "--format json` (or report.json of --out)")
-    base = os.path.dirname(os.path.abspath(path))
-    for r in reports:
-        r.setdefault("_dir", base)
-    return reports
-
-
-def load_summary_csv(path: str) -> list[dict]:
-    """summary.csv rows as reports with the fields the sweep figure needs."""
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise PlotError(f"{path}: cannot read: {e.strerror}") from e
-    if not rows or "planner" not in rows[0]:
-        raise PlotError(f"{path}: no 'planner' column; expected shardsim's summary.csv")
-
-    def num(v):
-        return float(v) if v not in (None, "") else None
-
-    out = []
-    for row in rows:
-        mean = num(row.get("iteration_mean_s"))
-        out.append({
-            "scenario": row.get("scenario", ""),
-            "planner": row["planner"],
-            "sweep_point": row.get("sweep_point", ""),
-            "num_gpus": int(row.get("num_gpus") or 0),
-            "qps": num(row.get("qps")),
-            "iteration_time_s": {"mean": mean} if mean is not None else None,
-            "fits_in_memory": row.get("fits_in_memory") == "true",
-        })
-    return out
-
-
-def load_any(path: str) -> list[dict]:
-    return load_summary_csv(path) if path.endswith(".csv") else load_reports(path)
-
-
-def _timed(r: dict) -> bool:
-    return isinstance(r.get("iteration_time_s"), dict)
-
-
-def report_title(r: dict, what: str) -> str:
-    t = f"{what} -- {r.get('scenario', '?')}, planner {r.get('planner', '?')}"
-    if r.get("sweep_point"):
-        t += f" ({r['sweep_point']})"
-    return t
 
 
 def comm_matrices(r: dict) -> tuple[list[list[float]], str]:
@@ -201,21 +120,6 @@ def aggregate(m: list[list[float]], unit_of: list[int]) -> list[list[float]]:
 
 
 # --- Drawing -------------------------------------------------------------------------------
-
-
-def _new_figure(rows=1, height_ratios=None, size=FIGSIZE):
-    plt = _plt()
-    fig, axes = plt.subplots(rows, 1, figsize=size, dpi=DPI, squeeze=False,
-                             gridspec_kw={"height_ratios": height_ratios} if height_ratios else None)
-    return fig, [a[0] for a in axes]
-
-
-def _save(fig, path: str) -> str:
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=DPI)
-    _plt().close(fig)
-    return path
 
 
 def gpu_time_shares(r: dict) -> list[dict]:
@@ -288,7 +192,7 @@ def draw_gpu_memory(ax, r: dict) -> None:
 
 
 def plot_gpus(r: dict, path: str) -> str:
-    fig, (a, b) = _new_figure(2, size=(FIGSIZE[0], FIGSIZE[1] * 1.45))
+    fig, (a, b) = new_figure(2, size=(FIGSIZE[0], FIGSIZE[1] * 1.45))
     draw_gpu_time(a, r)
     crit = r.get("critical_gpu")
     it = (r.get("iteration_time_s") or {}).get("mean")
@@ -296,7 +200,7 @@ def plot_gpus(r: dict, path: str) -> str:
                 (f"\niteration {1e3 * it:.3f} ms, critical GPU {crit}" if it else ""))
     draw_gpu_memory(b, r)
     b.set_title(report_title(r, "Memory per GPU"))
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def draw_breakdown(ax, r: dict) -> None:
@@ -330,15 +234,33 @@ def draw_breakdown(ax, r: dict) -> None:
 
 
 def plot_breakdown(r: dict, path: str) -> str:
-    fig, (ax,) = _new_figure(1, size=(FIGSIZE[0], 4.2))
+    fig, (ax,) = new_figure(1, size=(FIGSIZE[0], 4.2))
     draw_breakdown(ax, r)
     ax.set_title(report_title(r, f"Critical path (GPU {r.get('critical_gpu')})"))
-    return _save(fig, path)
+    return save(fig, path)
+
+
+def log_ticks(vmin: float, vmax: float) -> list[float]:
+    """Ticks for a log colour scale from vmin to vmax: the 1-2-5 values between them (only the
+    powers of ten over more than three decades); over a narrow range (fewer than three of
+    those), evenly spaced round values instead."""
+    from matplotlib.ticker import MaxNLocator
+
+    steps = (1,) if vmax / vmin > 1e3 else (1, 2, 5)
+    ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(vmin)),
+                                          math.ceil(math.log10(vmax)) + 1) for m in steps]
+    inside = [t for t in ticks if vmin * (1 - 1e-9) <= t <= vmax * (1 + 1e-9)]
+    if len(inside) < 3:
+        even = MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]).tick_values(vmin, vmax)
+        inside = [float(t) for t in even if vmin * (1 - 1e-9) <= t <= vmax * (1 + 1e-9)]
+    return inside
 
 
 def draw_comm(ax, r: dict):
-    """Heatmap of bytes per iteration (fwd + bwd) unit -> unit, log colour scale."""
+    """Heatmap of bytes per iteration (fwd + bwd) unit -> unit, log colour scale; the colour
+    bar in the byte unit that reads 1 to 999 at its top, plain tick numbers."""
     from matplotlib.colors import LogNorm
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     m, unit = comm_matrices(r)
     gpus = r.get("per_gpu", [])
@@ -351,10 +273,12 @@ def draw_comm(ax, r: dict):
                 transform=ax.transAxes)
         ax.set_axis_off()
         return None
-    masked = [[v if v > 0 else math.nan for v in row] for row in m]
-    im = ax.imshow([[v / 1e6 for v in row] for row in masked], cmap="viridis",
-                   norm=LogNorm(vmin=min(positive) / 1e6, vmax=max(positive) / 1e6),
-                   interpolation="nearest")
+    scale, byte_name = byte_unit(max(positive))
+    vmin, vmax = min(positive) / scale, max(positive) / scale
+    if vmin == vmax:  # one value: a colour bar around it
+        vmin, vmax = vmin / 1.5, vmax * 1.5
+    im = ax.imshow([[v / scale if v > 0 else math.nan for v in row] for row in m],
+                   cmap="viridis", norm=LogNorm(vmin=vmin, vmax=vmax), interpolation="nearest")
     name = "GPU" if unit == "gpu" else unit
     ax.set_xlabel(f"destination {name} (receiver)")
     ax.set_ylabel(f"source {name} (sender)")
@@ -362,262 +286,95 @@ def draw_comm(ax, r: dict):
         ax.set_xticks(range(len(m)))
         ax.set_yticks(range(len(m)))
     cb = ax.figure.colorbar(im, ax=ax)
-    cb.set_label("MB per iteration, fwd + bwd (log scale; white: none)")
+    cb.ax.yaxis.set_major_locator(FixedLocator(log_ticks(vmin, vmax)))
+    cb.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: plain_number(v)))
+    cb.ax.yaxis.set_minor_locator(NullLocator())
+    cb.set_label(f"{byte_name} per iteration, fwd + bwd (log scale; white: none)")
     return im
 
 
 def plot_comm(r: dict, path: str) -> str:
-    fig, (ax,) = _new_figure(1, size=(7.5, 6.2))
+    fig, (ax,) = new_figure(1, size=(7.5, 6.2))
     draw_comm(ax, r)
     ax.set_title(report_title(r, "Communication matrix"), fontsize=11)
-    return _save(fig, path)
-
-
-def sweep_x(point: str, key: str | None) -> tuple[str, float | str]:
-    """(key, value) of a sweep point label "a=1,b=2": the named key, else the first."""
-    pairs = [p.split("=", 1) for p in point.split(",") if "=" in p] if point else []
-    if not pairs:
-        return ("sweep point", point or "-")
-    chosen = next((p for p in pairs if p[0] == key), pairs[0])
-    try:
-        return chosen[0], float(chosen[1])
-    except ValueError:
-        return chosen[0], chosen[1]
-
-
-def sweep_series(reports: list[dict], key: str | None = None):
-    """{planner: [(x, qps or None, iteration ms or None, fits)]}, x sorted, and the key."""
-    series: dict[str, list] = {}
-    name = key
-    for r in reports:
-        k, x = sweep_x(r.get("sweep_point", ""), key)
-        name = name or k
-        timed = _timed(r)
-        series.setdefault(r["planner"], []).append(
-            (x, r.get("qps") if timed else None,
-             1e3 * r["iteration_time_s"]["mean"] if timed else None, timed))
-    numeric = all(isinstance(p[0], float) for s in series.values() for p in s)
-    for s in series.values():
-        s.sort(key=lambda p: p[0] if numeric else str(p[0]))
-    return series, name or "sweep point", numeric
-
-
-def draw_sweep(ax_qps, ax_time, reports: list[dict], key: str | None = None) -> None:
-    series, name, numeric = sweep_series(reports, key)
-    categories = sorted({str(p[0]) for s in series.values() for p in s})
-    pos = (lambda x: x) if numeric else (lambda x: categories.index(str(x)))
-    any_unfit = False
-    for i, (planner, pts) in enumerate(sorted(series.items())):
-        colour = f"C{i % 10}"
-        for ax, col, scale in ((ax_qps, 1, 1e-6), (ax_time, 2, 1.0)):
-            fit = [(pos(p[0]), p[col] * scale) for p in pts if p[3]]
-            if fit:
-                ax.plot([f[0] for f in fit], [f[1] for f in fit], marker="o", color=colour,
-                        label=planner)
-            unfit = [pos(p[0]) for p in pts if not p[3]]
-            if unfit:
-                any_unfit = True
-                ax.plot(unfit, [0] * len(unfit), linestyle="none", marker="x", markersize=11,
-                        markeredgewidth=2.5, color=colour, clip_on=False)
-    if any_unfit:  # one legend entry for the crosses, in black
-        ax_qps.plot([], [], linestyle="none", marker="x", markersize=11, markeredgewidth=2.5,
-                    color="black", label="does not fit (on the x axis)")
-    ax_qps.set_ylabel("QPS (million samples/s)")
-    ax_time.set_ylabel("iteration time (ms)")
-    for ax in (ax_qps, ax_time):
-        ax.set_xlabel(name)
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        if not numeric:
-            ax.set_xticks(range(len(categories)))
-            ax.set_xticklabels(categories, rotation=20, ha="right")
-    if numeric:
-        xs = sorted({p[0] for s in series.values() for p in s})
-        if len(xs) > 2 and xs[0] > 0 and xs[-1] / xs[0] >= 8:
-            for ax in (ax_qps, ax_time):
-                ax.set_xscale("log", base=2)
-        for ax in (ax_qps, ax_time):
-            if len(xs) <= 12:
-                ax.set_xticks(xs)
-                ax.set_xticklabels([f"{x:g}" for x in xs])
-                ax.minorticks_off()
-    ax_qps.legend(fontsize=9, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-
-
-def plot_sweep(reports: list[dict], path: str, key: str | None = None) -> str:
-    fig, (a, b) = _new_figure(2, size=(FIGSIZE[0], FIGSIZE[1] * 1.35))
-    draw_sweep(a, b, reports, key)
-    scen = reports[0].get("scenario", "?") if reports else "?"
-    planners = sorted({r["planner"] for r in reports})
-    a.set_title(f"QPS -- {scen}, planners {', '.join(planners)}")
-    b.set_title(f"Iteration time -- {scen}")
-    return _save(fig, path)
-
-
-def load_comparison(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise PlotError(f"{path}: cannot read a comparison: {e}") from e
-    if not isinstance(data, dict) or "pairs" not in data:
-        raise PlotError(f"{path}: no 'pairs'; expected `shardsim compare ... --format json`")
-    return data
-
-
-def moved_metrics(pair: dict, min_change: float = 1e-9) -> list[dict]:
-    """The metrics of a compared pair whose value changed."""
-    out = []
-    for m in pair.get("metrics", []):
-        c = m.get("change")
-        if isinstance(c, (int, float)) and math.isfinite(c) and abs(c) > min_change:
-            out.append(m)
-    return out
-
-
-def draw_compare(ax, pair: dict) -> None:
-    """Horizontal bars: each moved metric's relative change (%), coloured by verdict, with
-    its baseline -> candidate values."""
-    moved = moved_metrics(pair)
-    colours = {"regressed": "#d62728", "improved": "#2ca02c"}
-    if not moved:
-        ax.text(0.5, 0.5, "no metric moved", ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return
-    ys = list(range(len(moved)))
-    changes = [100 * m["change"] for m in moved]
-    ax.barh(ys, changes, color=[colours.get(m.get("verdict"), "#7f7f7f") for m in moved])
-    ax.set_yticks(ys)
-    ax.set_yticklabels([m["metric"] for m in moved])
-    ax.invert_yaxis()
-    ax.axvline(0, color="black", linewidth=0.8)
-    span = max(abs(c) for c in changes) or 1
-    ax.set_xlim(-span * 1.9, span * 1.9)
-    for y, c, m in zip(ys, changes, moved):
-        ax.text(c + (span * 0.03 if c >= 0 else -span * 0.03), y,
-                f"{_short(m.get('baseline'))} -> {_short(m.get('candidate'))}",
-                va="center", ha="left" if c >= 0 else "right", fontsize=8)
-    ax.set_xlabel("change, candidate vs baseline (%)  [red: regressed, green: improved, "
-                  "grey: within tolerance]")
-
-
-def _short(v) -> str:
-    if not isinstance(v, (int, float)):
-        return "-"
-    a = abs(v)
-    if a != 0 and (a < 1e-2 or a >= 1e6):
-        return f"{v:.3g}"
-    return f"{v:.4g}"
-
-
-def plot_compare(data: dict, path: str, index: int = 0) -> str:
-    pairs = [p for p in data["pairs"] if p.get("metrics")]
-    if not pairs:
-        raise PlotError("the comparison has no compared pair")
-    pair = pairs[min(index, len(pairs) - 1)]
-    n = max(1, len(moved_metrics(pair)))
-    fig, (ax,) = _new_figure(1, size=(FIGSIZE[0], max(3.0, 1.2 + 0.4 * n)))
-    draw_compare(ax, pair)
-    title = f"Metrics that moved -- {pair.get('scenario')}, planner {pair.get('planner')}"
-    if pair.get("sweep_point"):
-        title += f" ({pair['sweep_point']})"
-    ax.set_title(title + f": {pair.get('verdict')}")
-    return _save(fig, path)
-
-
-# --- Ours beside a paper's (the reproduction drivers, scripts/reproduce/common.py) -------------
-
-
-def series_colours(labels: list[str]) -> dict:
-    """One colour per label, in order (matplotlib's cycle)."""
-    return {label: f"C{i % 10}" for i, label in enumerate(labels)}
-
-
-def draw_paper_bars(ax, categories, series: dict, paper: dict, colour: dict, ylabel: str = "",
-                    logy: bool = False) -> None:
-    """Grouped bars: one group per category, one bar per series of ours ({label: values}, one
-    value per category, None for none); the paper's ({label: values}) as hatched hollow bars
-    beside ours in the same colour."""
-    bars = [(k, series[k], False) for k in series] + [(k, paper[k], True) for k in paper]
-    width = 0.8 / max(len(bars), 1)
-    for b, (label, values, is_paper) in enumerate(bars):
-        xs = [i + (b - (len(bars) - 1) / 2) * width for i, v in enumerate(values) if v is not None]
-        ys = [v for v in values if v is not None]
-        if is_paper:
-            ax.bar(xs, ys, width, fill=False, hatch="///", edgecolor=colour[label],
-                   label=f"paper: {label}")
-        else:
-            ax.bar(xs, ys, width, color=colour[label], label=f"ours: {label}" if paper else label)
-    ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels([str(c) for c in categories], fontsize=8)
-    ax.set_ylabel(ylabel)
-    if logy:
-        ax.set_yscale("log")
-
-
-def draw_stacked_bars(ax, categories, series: dict, colour: dict, ylabel: str = "") -> None:
-    """Stacked bars: one bar per category, the series ({label: values}, one value per category,
-    None for none) stacked in the order given (Neo Fig. 10's layout: one bar per case, one slice
-    per operator)."""
-    bottoms = [0.0] * len(categories)
-    for label, values in series.items():
-        heights = [0.0 if v is None else v for v in values]
-        ax.bar(range(len(categories)), heights, 0.6, bottom=bottoms, color=colour[label],
-               label=label)
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
-    ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels([str(c) for c in categories], fontsize=8)
-    ax.set_ylabel(ylabel)
-
-
-def draw_paper_lines(ax, series: dict, paper: dict, colour: dict, xlabel: str = "",
-                     ylabel: str = "", logx: bool = False, logy: bool = False,
-                     paper_lines: bool = True) -> None:
-    """Lines of ours ({label: [(x, y), ...]}, points with y None left out), filled markers; the
-    paper's as hollow markers, on a dashed line unless paper_lines is False, in the same colour.
-    With logx, the ticks are the x values themselves."""
-    for label, points in series.items():
-        pts = [(x, y) for x, y in points if y is not None]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "-o", color=colour[label], markersize=4,
-                label=f"ours: {label}" if paper else label)
-    for label, points in paper.items():
-        pts = [(x, y) for x, y in points if y is not None]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "--o" if paper_lines else "o",
-                color=colour[label], markerfacecolor="none", markersize=7, linewidth=0.8,
-                label=f"paper: {label}")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if logx:
-        ax.set_xscale("log")
-        xs = sorted({x for pts in [*series.values(), *paper.values()] for x, _ in pts})
-        ax.set_xticks(xs)
-        ax.set_xticklabels([f"{x:g}" for x in xs], fontsize=8)
-        ax.minorticks_off()
-    if logy:
-        ax.set_yscale("log")
+    return save(fig, path)
 
 
 # --- Command line ----------------------------------------------------------------------------
 
 
-def _slug(r: dict, count: int, index: int) -> str:
-    if count == 1:
-        return ""
-    s = r.get("planner", str(index))
-    if r.get("sweep_point"):
-        s += "-" + r["sweep_point"].replace("=", "").replace(",", "-").replace("/", "_")
-    return "-" + s
+def figure_tag(r: dict) -> str:
+    """The file name suffix of a report's figures: "-<planner>", and "-<sweep point>" in a
+    sweep ("=" dropped, "," as "-", other characters outside [A-Za-z0-9._-] as "_")."""
+    tag = "-" + _safe(r.get("planner") or "report")
+    point = r.get("sweep_point") or ""
+    if point:
+        point = point.replace("=", "").replace(",", "-")
+        tag += "-" + _safe(point)[:120]
+    return tag
 
 
-def main(argv: list[str] | None = None) -> int:
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in text)
+
+
+def report_figures(reports: list[dict], out: str, fmt: str) -> list[str]:
+    """gpus-, breakdown- and comm-<tag> per report (figure_tag; "-<i>" after a tag that two
+    reports share); memory and traffic only for a plan that was not simulated."""
+    written, seen = [], set()
+    for i, r in enumerate(reports):
+        tag = figure_tag(r)
+        if tag in seen:
+            tag += f"-{i}"
+        seen.add(tag)
+        if not timed(r):
+            print(f"plot.py: {r.get('planner')}: not simulated ({r.get('fit_error')}); "
+                  "memory and traffic only", file=sys.stderr)
+            fig, (ax,) = new_figure(1)
+            draw_gpu_memory(ax, r)
+            ax.set_title(report_title(r, "Memory per GPU (does not fit)"))
+            written.append(save(fig, os.path.join(out, f"gpus{tag}.{fmt}")))
+        else:
+            written.append(plot_gpus(r, os.path.join(out, f"gpus{tag}.{fmt}")))
+            written.append(plot_breakdown(r, os.path.join(out, f"breakdown{tag}.{fmt}")))
+        written.append(plot_comm(r, os.path.join(out, f"comm{tag}.{fmt}")))
+    return written
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description="Figures of shardsim reports (docs/report.md).")
-    p.add_argument("kind", choices=["report", "sweep", "compare"])
-    p.add_argument("input", help="report JSON, summary.csv (sweep) or compare JSON")
+    p.add_argument("kind", choices=["report", "sweep", "compare", "diff"])
+    p.add_argument("input", help="report JSON, summary.csv (sweep), compare JSON, or diff's A")
+    p.add_argument("other", nargs="?", help="diff: B (a report JSON or a run's --out folder)")
     p.add_argument("--out", default="figures", help="folder for the figures (default figures/)")
     p.add_argument("--format", choices=["png", "svg"], default="png")
     p.add_argument("--key", help="sweep: the swept key to put on the x axis (default: first)")
-    p.add_argument("--planner", help="report: only this planner's report")
-    a = p.parse_args(argv)
+    p.add_argument("--planner", help="report: only this planner's reports")
+    return p
+
+
+def draw_figures(a: argparse.Namespace) -> list[str]:
+    """The figures of a parsed command line; PlotError for bad input."""
+    if (a.other is not None) != (a.kind == "diff"):
+        raise PlotError("diff takes two inputs (A B); the other figures take one")
+    if a.kind == "report":
+        reports = [r for r in load_reports(a.input)
+                   if not a.planner or r.get("planner") == a.planner]
+        if not reports:
+            raise PlotError(f"{a.input}: no report of planner '{a.planner}'")
+        return report_figures(reports, a.out, a.format)
+    if a.kind == "sweep":
+        return [plot_sweep(load_any(a.input), os.path.join(a.out, f"sweep.{a.format}"), a.key)]
+    if a.kind == "compare":
+        return [plot_compare(load_comparison(a.input),
+                             os.path.join(a.out, f"compare.{a.format}"))]
+    labels = (f"A: {a.input}", f"B: {a.other}")
+    return [plot_diff(load_run(a.input), load_run(a.other),
+                      os.path.join(a.out, f"diff.{a.format}"), labels)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = _parser().parse_args(argv)
     system_python = "/usr/bin/python3"
     if (not have_matplotlib() and argv is None and os.path.realpath(sys.executable)
             != os.path.realpath(system_python) and os.access(system_python, os.X_OK)):
@@ -627,33 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         print("plot.py: matplotlib is missing; install python3-matplotlib (scripts/deps.sh)",
               file=sys.stderr)
         return 4
-    written = []
     try:
-        if a.kind == "report":
-            reports = [r for r in load_reports(a.input)
-                       if not a.planner or r.get("planner") == a.planner]
-            if not reports:
-                raise PlotError(f"{a.input}: no report of planner '{a.planner}'")
-            for i, r in enumerate(reports):
-                tag = _slug(r, len(reports), i)
-                if not _timed(r):
-                    print(f"plot.py: {r.get('planner')}: not simulated ({r.get('fit_error')}); "
-                          "memory and traffic only", file=sys.stderr)
-                    fig, (ax,) = _new_figure(1)
-                    draw_gpu_memory(ax, r)
-                    ax.set_title(report_title(r, "Memory per GPU (does not fit)"))
-                    written.append(_save(fig, os.path.join(a.out, f"gpus{tag}.{a.format}")))
-                else:
-                    written.append(plot_gpus(r, os.path.join(a.out, f"gpus{tag}.{a.format}")))
-                    written.append(plot_breakdown(
-                        r, os.path.join(a.out, f"breakdown{tag}.{a.format}")))
-                written.append(plot_comm(r, os.path.join(a.out, f"comm{tag}.{a.format}")))
-        elif a.kind == "sweep":
-            written.append(plot_sweep(load_any(a.input),
-                                      os.path.join(a.out, f"sweep.{a.format}"), a.key))
-        else:
-            written.append(plot_compare(load_comparison(a.input),
-                                        os.path.join(a.out, f"compare.{a.format}")))
+        written = draw_figures(a)
     except PlotError as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 2

@@ -80,8 +80,11 @@ def main():
     run([*plot, "sweep", f"{out}/sweep.json", "--out", figs])
     run([*plot, "compare", f"{out}/compare.json", "--out", figs])
     run([*plot, "report", f"{out}/run/report.json", "--out", f"{out}/svg", "--format", "svg"])
-    expected = {"gpus.png": (900, 700), "breakdown.png": (900, 350), "comm.png": (600, 500),
-                "sweep.png": (900, 650), "compare.png": (900, 250)}
+    run([*plot, "diff", f"{out}/baseline.json", f"{out}/candidate.json", "--out", figs])
+    # One planner's report: its figures still carry "-<planner>" (docs/report.md).
+    expected = {"gpus-table_wise.png": (900, 700), "breakdown-table_wise.png": (900, 350),
+                "comm-table_wise.png": (600, 500), "sweep.png": (900, 650),
+                "compare.png": (900, 250), "diff.png": (900, 600)}
     for name, (min_w, min_h) in expected.items():
         path = os.path.join(figs, name)
         assert os.path.exists(path), f"{path} missing"
@@ -90,10 +93,10 @@ def main():
         w, h = png_size(path)
         assert w >= min_w and h >= min_h, f"{path}: {w}x{h}, expected at least {min_w}x{min_h}"
         print(f"ok {name}: {w}x{h}, {size} bytes")
-    svg = os.path.join(out, "svg", "gpus.svg")
+    svg = os.path.join(out, "svg", "gpus-table_wise.svg")
     with open(svg, encoding="utf-8") as f:
         assert "<svg" in f.read(2000), f"{svg}: not an SVG"
-    print("ok gpus.svg")
+    print("ok gpus-table_wise.svg")
     # Bad input: a clear message and exit code 2, not a traceback.
     with open(f"{out}/bad.json", "w") as f:
         f.write("{")
