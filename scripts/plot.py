@@ -39,12 +39,12 @@ import sys
 from plot_common import (FIGSIZE, PlotError, _plt, byte_unit, have_matplotlib,  # noqa: F401
                          load_any, load_comparison, load_reports, load_run, load_summary_csv,
                          new_figure, plain_number, report_title, save, timed)
-from plot_compare import (DIFF_METRICS, diff_pairs, draw_compare, draw_diff_metric,  # noqa: F401
-                          moved_metrics, plot_compare, plot_diff)
+from plot_compare import (DIFF_METRICS, compare_figure, diff_figure, diff_pairs,  # noqa: F401
+                          draw_compare, draw_diff_metric, moved_metrics, plot_compare, plot_diff)
 from plot_paper import (draw_paper_bars, draw_paper_lines, draw_stacked_bars,  # noqa: F401
                         series_colours)
-from plot_sweep import (draw_sweep, plot_sweep, sweep_facets, sweep_layout,  # noqa: F401
-                        sweep_lines, sweep_pairs)
+from plot_sweep import (draw_sweep, plot_sweep, sweep_facets, sweep_figure,  # noqa: F401
+                        sweep_layout, sweep_lines, sweep_pairs)
 
 # Colours per kind of work: the same in every figure.
 # Colours per kind of work: the same in every figure.
@@ -305,11 +305,12 @@ def plot_comm(r: dict, path: str) -> str:
 
 def figure_tag(r: dict) -> str:
     """The file name suffix of a report's figures: "-<planner>", and "-<sweep point>" in a
-    sweep ("=" dropped, "," as "-", other characters outside [A-Za-z0-9._-] as "_")."""
+    sweep ("=" and spaces dropped, "," as "-", other characters outside [A-Za-z0-9._-] as
+    "_"): gpus-row_wise-cluster.nodes2-workload.batch_per_gpu1024.png."""
     tag = "-" + _safe(r.get("planner") or "report")
     point = r.get("sweep_point") or ""
     if point:
-        point = point.replace("=", "").replace(",", "-")
+        point = point.replace("=", "").replace(" ", "").replace(",", "-")
         tag += "-" + _safe(point)[:120]
     return tag
 

@@ -71,9 +71,9 @@ def draw_compare(ax, pair: dict) -> None:
                   "grey: within tolerance]")
 
 
-def plot_compare(data: dict, path: str) -> str:
-    """Every compared pair (planner, sweep point), one panel each, stacked; two columns
-    beyond four pairs."""
+def compare_figure(data: dict):
+    """(figure, axes): every compared pair (planner, sweep point), one panel each, stacked;
+    two columns beyond four pairs."""
     pairs = [p for p in data["pairs"] if p.get("metrics")]
     if not pairs:
         raise PlotError("the comparison has no compared pair")
@@ -89,7 +89,11 @@ def plot_compare(data: dict, path: str) -> str:
     for ax in axes[len(pairs):]:
         ax.set_axis_off()
     fig.suptitle(f"Metrics that moved -- {pairs[0].get('scenario')}", fontsize=11)
-    return save(fig, path)
+    return fig, axes[:len(pairs)]
+
+
+def plot_compare(data: dict, path: str) -> str:
+    return save(compare_figure(data)[0], path)
 
 
 # --- diff ----------------------------------------------------------------------------------
@@ -188,8 +192,8 @@ def draw_diff_metric(ax, pairs: list, path: str, title: str, kind: str,
     ax.grid(True, axis="y", alpha=0.3)
 
 
-def plot_diff(before: list[dict], after: list[dict], path: str,
-              labels=("A", "B")) -> str:
+def diff_figure(before: list[dict], after: list[dict], labels=("A", "B")):
+    """(figure, axes): one panel per DIFF_METRICS entry, in order."""
     pairs, only_a, only_b = diff_pairs(before, after)
     if not pairs:
         raise PlotError(f"no report pairs with the same planner and sweep point (A: "
@@ -209,4 +213,8 @@ def plot_diff(before: list[dict], after: list[dict], path: str,
         title += (f"\nonly in A: {', '.join(only_a) or 'none'}; "
                   f"only in B: {', '.join(only_b) or 'none'}")
     fig.suptitle(title, fontsize=11)
-    return save(fig, path)
+    return fig, axes[:len(DIFF_METRICS)]
+
+
+def plot_diff(before: list[dict], after: list[dict], path: str, labels=("A", "B")) -> str:
+    return save(diff_figure(before, after, labels)[0], path)

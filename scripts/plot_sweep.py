@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from plot_common import FIGSIZE, new_figure, save, timed
+from plot_common import FIGSIZE, PlotError, new_figure, save, timed
 
 MAX_SWEEP_FACETS = 6  # more values of the facet key than this: they become lines instead
 _KEY = re.compile(r"^[A-Za-z_][\w.\[\]]*=")
@@ -60,17 +60,17 @@ def sweep_keys(reports: list[dict]) -> list[str]:
 
 def sweep_layout(reports: list[dict], key: str | None = None) -> dict:
     """Which key goes where: {"x", "tied" (keys zipped with x: one value per x value), "facet"
-    (the third key, one column per value; None), "lines" (the rest, one line per value)}."""
+    (the third key, one column per value; None), "lines" (the rest, one line per value)}.
+    A key with one value in these reports goes nowhere."""
     keys = sweep_keys(reports)
     if key and keys and key not in keys:
-        from plot_common import PlotError
-
         raise PlotError(f"--key {key}: not a swept key; the sweep's keys: {', '.join(keys)}")
     x = key or (keys[0] if keys else "sweep point")
     values = [dict(sweep_pairs(r.get("sweep_point", ""))) for r in reports]
-    tied = [k for k in keys if k != x and
-            len({(v.get(x), v.get(k)) for v in values}) == len({v.get(x) for v in values})]
-    rest = [k for k in keys if k != x and k not in tied]
+    varied = [k for k in keys if k != x and len({v.get(k) for v in values}) > 1]
+    tied = [k for k in varied
+            if len({(v.get(x), v.get(k)) for v in values}) == len({v.get(x) for v in values})]
+    rest = [k for k in varied if k not in tied]
     facet = rest[1] if len(rest) >= 2 else None
     if facet and len({v.get(facet) for v in values}) > MAX_SWEEP_FACETS:
         facet = None
@@ -167,7 +167,11 @@ def sweep_facets(reports: list[dict], layout: dict) -> list[tuple[str, list[dict
     return [(f"{layout['facet']}={v}", rs) for v, rs in order.items()]
 
 
-def plot_sweep(reports: list[dict], path: str, key: str | None = None) -> str:
+def sweep_figure(reports: list[dict], key: str | None = None):
+    """(figure, axes): the QPS row (axes[:n]) over the iteration-time row (axes[n:]), one
+    column per facet value."""
+    if not reports:
+        raise PlotError("the sweep has no reports")
     layout = sweep_layout(reports, key)
     facets = sweep_facets(reports, layout)
     n = len(facets)
@@ -193,4 +197,8 @@ def plot_sweep(reports: list[dict], path: str, key: str | None = None) -> str:
     title = ", ".join(layout["lines"]) or None
     axes[n - 1].legend(handles, labels, fontsize=9, frameon=False, loc="upper left",
                        bbox_to_anchor=(1.0, 1.0), title=title, title_fontsize=9)
-    return save(fig, path)
+    return fig, axes
+
+
+def plot_sweep(reports: list[dict], path: str, key: str | None = None) -> str:
+    return save(sweep_figure(reports, key)[0], path)
