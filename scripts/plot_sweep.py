@@ -60,8 +60,8 @@ def sweep_keys(reports: list[dict]) -> list[str]:
 
 def sweep_layout(reports: list[dict], key: str | None = None) -> dict:
     """Which key goes where: {"x", "tied" (keys zipped with x: one value per x value), "facet"
-    (the third key, one column per value; None), "lines" (the rest, one line per value)}.
-    A key with one value in these reports goes nowhere."""
+    (the third key, one column per value; None), "lines" (the rest, one line per value),
+    "planners" (the most planners in one panel column)}. A key with one value goes nowhere."""
     keys = sweep_keys(reports)
     if key and keys and key not in keys:
         raise PlotError(f"--key {key}: not a swept key; the sweep's keys: {', '.join(keys)}")
@@ -74,22 +74,41 @@ def sweep_layout(reports: list[dict], key: str | None = None) -> dict:
     facet = rest[1] if len(rest) >= 2 else None
     if facet and len({v.get(facet) for v in values}) > MAX_SWEEP_FACETS:
         facet = None
-    return {"x": x, "tied": tied, "facet": facet, "lines": [k for k in rest if k != facet]}
+    groups: dict = {}  # the planners of each panel column
+    for v, r in zip(values, reports):
+        groups.setdefault(v.get(facet) if facet else None, set()).add(r["planner"])
+    return {"x": x, "tied": tied, "facet": facet, "lines": [k for k in rest if k != facet],
+            "planners": max(len(g) for g in groups.values()) if groups else 0}
 
 
-def _line_label(planner: str, values: dict, layout: dict, planners: int) -> str:
+def _shows_planner(planner: str, values: dict, layout: dict) -> bool:
+    """Whether a line's label names its planner: with several planners in a panel, unless the
+    planner is a line key whose value names it; always without line keys."""
+    swept = "placement.planner" in layout["lines"] and values.get("placement.planner") == planner
+    return not layout["lines"] or layout["planners"] > 1 and not swept
+
+
+def _line_label(planner: str, values: dict, layout: dict) -> str:
     parts = [f"{k}={values.get(k, '-')}" for k in layout["lines"]]
-    swept_planner = "placement.planner" in layout["lines"] and values.get(
-        "placement.planner") == planner
-    if planners > 1 and not swept_planner or not parts:
+    if _shows_planner(planner, values, layout):
         parts.insert(0, planner)
     return ", ".join(parts)
+
+
+def _line_meta(reports: list[dict], layout: dict) -> dict:
+    """{line label: (planner, the line keys' values, whether the label names the planner)}."""
+    meta: dict[str, tuple] = {}
+    for r in reports:
+        values = dict(sweep_pairs(r.get("sweep_point", "")))
+        meta.setdefault(_line_label(r["planner"], values, layout),
+                        (r["planner"], tuple(values.get(k) for k in layout["lines"]),
+                         _shows_planner(r["planner"], values, layout)))
+    return meta
 
 
 def sweep_lines(reports: list[dict], layout: dict) -> tuple[dict, bool, list[str]]:
     """({line label: [(x, qps M/s or None, iteration ms or None, fits)]}, numeric x, the x
     values in order). Lines and x values keep the sweep's order; numeric x values are sorted."""
-    planners = len({r["planner"] for r in reports})
     lines: dict[str, list] = {}
     xs: list[str] = []
     for r in reports:
@@ -98,7 +117,7 @@ def sweep_lines(reports: list[dict], layout: dict) -> tuple[dict, bool, list[str
         if x not in xs:
             xs.append(x)
         t = timed(r)
-        lines.setdefault(_line_label(r["planner"], values, layout, planners), []).append(
+        lines.setdefault(_line_label(r["planner"], values, layout), []).append(
             (x, 1e-6 * r["qps"] if t and r.get("qps") is not None else None,
              1e3 * r["iteration_time_s"]["mean"] if t else None, t))
     numeric = all(_number(x) is not None for x in xs)
@@ -109,21 +128,43 @@ def sweep_lines(reports: list[dict], layout: dict) -> tuple[dict, bool, list[str
     return lines, numeric, xs
 
 
+LINE_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v")]
+
+
+def line_styles(reports: list[dict], layout: dict) -> dict:
+    """{line label: (colour, linestyle, marker)}: where labels name planners and line keys,
+    one colour per planner and one dash and marker per value of the line keys; else one
+    colour per line."""
+    meta = _line_meta(reports, layout)
+    by_planner = bool(layout["lines"]) and any(m[2] for m in meta.values())
+    colour_of = list(dict.fromkeys(m[0] for m in meta.values()))
+    style_of = list(dict.fromkeys(m[1] for m in meta.values()))
+    out = {}
+    for i, (label, (planner, values, _)) in enumerate(meta.items()):
+        if by_planner:
+            dash, marker = LINE_STYLES[style_of.index(values) % len(LINE_STYLES)]
+            out[label] = (f"C{colour_of.index(planner) % 10}", dash, marker)
+        else:
+            out[label] = (f"C{i % 10}", "-", "o")
+    return out
+
+
 def draw_sweep(ax_qps, ax_time, reports: list[dict], key: str | None = None,
-               layout: dict | None = None, colours: dict | None = None) -> None:
+               layout: dict | None = None, styles: dict | None = None) -> None:
     """One line per planner and value of the line keys (a facet's reports when the caller
-    splits them; `colours` {line label: colour} keeps them alike across facets); unfit points
-    as crosses on the x axis."""
+    splits them; `styles` from line_styles over all reports keeps them alike across facets);
+    unfit points as crosses on the x axis."""
     layout = layout or sweep_layout(reports, key)
     lines, numeric, xs = sweep_lines(reports, layout)
+    styles = styles or line_styles(reports, layout)
     pos = (lambda x: _number(x)) if numeric else (lambda x: xs.index(x))
     any_unfit = False
-    for i, (label, pts) in enumerate(lines.items()):
-        colour = (colours or {}).get(label, f"C{i % 10}")
+    for label, pts in lines.items():
+        colour, dash, marker = styles[label]
         for ax, col in ((ax_qps, 1), (ax_time, 2)):
             fit = [(pos(p[0]), p[col]) for p in pts if p[3] and p[col] is not None]
-            ax.plot([f[0] for f in fit], [f[1] for f in fit], marker="o", color=colour,
-                    label=label)
+            ax.plot([f[0] for f in fit], [f[1] for f in fit], marker=marker, linestyle=dash,
+                    color=colour, label=label)
             unfit = [pos(p[0]) for p in pts if not p[3]]
             if unfit:
                 any_unfit = True
@@ -176,10 +217,10 @@ def sweep_figure(reports: list[dict], key: str | None = None):
     facets = sweep_facets(reports, layout)
     n = len(facets)
     fig, axes = new_figure(2, cols=n, size=(max(FIGSIZE[0], 4.2 * n + 2.5), FIGSIZE[1] * 1.35))
-    colours = {label: f"C{i % 10}" for i, label in enumerate(sweep_lines(reports, layout)[0])}
+    styles = line_styles(reports, layout)
     for c, (title, rs) in enumerate(facets):
         a, b = axes[c], axes[n + c]
-        draw_sweep(a, b, rs, layout=layout, colours=colours)
+        draw_sweep(a, b, rs, layout=layout, styles=styles)
         a.set_title(f"QPS, {title}" if title else "QPS", fontsize=10)
         b.set_title(f"iteration time, {title}" if title else "iteration time", fontsize=10)
     for row in (axes[:n], axes[n:]):  # one y scale per row: the columns compare at a glance
@@ -194,7 +235,9 @@ def sweep_figure(reports: list[dict], key: str | None = None):
         for h, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, h)
     handles, labels = list(legend.values()), list(legend)
-    title = ", ".join(layout["lines"]) or None
+    names_planner = any(m[2] for m in _line_meta(reports, layout).values())
+    title = ", ".join((["planner"] if names_planner and layout["lines"] else []) +
+                      layout["lines"]) or None
     axes[n - 1].legend(handles, labels, fontsize=9, frameon=False, loc="upper left",
                        bbox_to_anchor=(1.0, 1.0), title=title, title_fontsize=9)
     return fig, axes

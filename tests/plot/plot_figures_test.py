@@ -117,6 +117,24 @@ class SweepFigure(unittest.TestCase):
         self.assertEqual(lines["cluster.nodes=2"][1], [1e-6 * 2 * 1024, 1e-6 * 2 * 4096])
         plot.save(fig, png("sweep-two-keys.png"))
 
+    def test_planners_as_colours_second_key_as_dashes(self):
+        reports = sweep_reports()
+        for r in reports:  # the planner not swept: two planners per point
+            r["sweep_point"] = r["sweep_point"].rsplit(",", 1)[0]
+        fig, axes = plot.sweep_figure(reports)
+        self.assertEqual(len(axes), 2)
+        lines = {ln.get_label(): ln for ln in axes[0].get_lines()}
+        tw1, tw4 = (lines[f"table_wise, workload.batch_per_gpu={b}"] for b in (1024, 4096))
+        rw1 = lines["row_wise, workload.batch_per_gpu=1024"]
+        self.assertEqual(tw1.get_color(), tw4.get_color())
+        self.assertNotEqual(tw1.get_color(), rw1.get_color())
+        self.assertEqual(tw1.get_linestyle(), rw1.get_linestyle())
+        self.assertNotEqual(tw1.get_linestyle(), tw4.get_linestyle())
+        self.assertEqual(list(rw1.get_ydata()), [1e-6 * (n * 1024 * 2) for n in (1, 2, 4)])
+        self.assertEqual(axes[0].get_legend().get_title().get_text(),
+                         "planner, workload.batch_per_gpu")
+        plot.save(fig, png("sweep-planner-colours.png"))
+
     def test_zipped_key_folds_into_x(self):
         reports = [make_report("table_wise", qps=q, point=f"cluster.nodes={n},"
                                f"workload.batch_per_gpu={b},placement.planner=table_wise")
