@@ -26,6 +26,37 @@ std::vector<std::string> log_tokens(std::string_view line) {
   return out;
 }
 
+// The line without an MPI launcher's or Slurm's tag: Open MPI's --tag-output `[1,0]<stdout>:`,
+// a rank in brackets `[0] ` (mpirun -prepend-rank, Intel MPI's -l) or srun --label's `0: `.
+std::string_view without_launcher_tag(std::string_view line) {
+  auto digits_end = [&](std::size_t k) {
+    while (k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) ++k;
+    return k;
+  };
+  if (!line.empty() && line.front() == '[') {
+    std::size_t k = digits_end(1);
+    if (k == 1) return line;
+    if (k < line.size() && line[k] == ',') {
+      const std::size_t job = k + 1;
+      k = digits_end(job);
+      if (k == job) return line;
+    }
+    if (k >= line.size() || line[k] != ']') return line;
+    std::string_view rest = line.substr(k + 1);
+    for (std::string_view stream : {"<stdout>:", "<stderr>:"}) {
+      if (rest.substr(0, stream.size()) == stream) return rest.substr(stream.size());
+    }
+    return !rest.empty() && rest.front() == ' ' ? rest.substr(1) : line;
+  }
+  const std::size_t start = line.find_first_not_of(' ');
+  if (start == std::string_view::npos) return line;
+  const std::size_t k = digits_end(start);
+  if (k > start && k + 1 < line.size() && line[k] == ':' && line[k + 1] == ' ') {
+    return line.substr(k + 2);
+  }
+  return line;
+}
+
 std::optional<double> log_number(const std::string& t) {
   std::size_t used = 0;
   try {
@@ -36,8 +67,9 @@ std::optional<double> log_number(const std::string& t) {
   return std::nullopt;
 }
 
-// nccl-tests' binary names, and the test each stands for.
-std::optional<std::string> op_of_test_name(std::string name) {
+}  // namespace
+
+std::optional<std::string> nccl_test_op(std::string name) {
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
@@ -53,11 +85,16 @@ std::optional<std::string> op_of_test_name(std::string name) {
   return std::nullopt;
 }
 
+namespace {
+
 // Where each column of a result row is, from the header's names. Out-of-place first, then
 // in-place (the second time/algbw/busbw/#wrong).
 struct NcclColumns {
   int size = -1, count = -1, type = -1, redop = -1, root = -1;
   int time[2] = {-1, -1}, algbw[2] = {-1, -1}, busbw[2] = {-1, -1}, wrong[2] = {-1, -1};
+  // Older versions' `error` column holds the largest relative error of the results (e.g. 2e-06),
+  // not a count: a number to check, not to judge (their verdict is the "Out of bounds" line).
+  bool relative_error = false;
   std::size_t width = 0;
 };
 
@@ -76,6 +113,7 @@ std::optional<NcclColumns> nccl_columns_of(const std::vector<std::string>& names
     if (n == "algbw" && seen_algbw < 2) l.algbw[seen_algbw++] = i;
     if (n == "busbw" && seen_busbw < 2) l.busbw[seen_busbw++] = i;
     if ((n == "#wrong" || n == "error") && seen_wrong < 2) l.wrong[seen_wrong++] = i;
+    if (n == "error") l.relative_error = true;
   }
   if (l.size != 0 || l.count < 0 || l.type < 0 || l.time[0] < 0 || l.busbw[0] < 0) {
     return std::nullopt;
@@ -86,10 +124,13 @@ std::optional<NcclColumns> nccl_columns_of(const std::vector<std::string>& names
 
 class NcclLogParser {
  public:
-  explicit NcclLogParser(const std::string& file) { log_.file = file; }
+  NcclLogParser(const std::string& file, std::optional<std::string> told_op)
+      : told_op_(std::move(told_op)) {
+    log_.file = file;
+  }
 
   void line(std::string_view raw, int n) {
-    std::string_view text = raw;
+    std::string_view text = without_launcher_tag(raw);
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (text.empty()) return;
     if (text.front() == '#') return comment(text.substr(1), n);
@@ -101,11 +142,6 @@ class NcclLogParser {
   NcclLog finish() {
     const SourceLocation at{log_.file, 0, 0};
     if (!any_line_) throw InputError(at, "log", "the file is empty", "give an nccl-tests log");
-    if (ranks_.empty()) {
-      throw InputError(at, "ranks",
-                       "cannot tell the rank count: no '#  Rank N ... on HOST device D' lines",
-                       "keep the rank lines nccl-tests prints before the result table");
-    }
     if (log_.rows.empty()) {
       throw InputError(at, "rows", "no result rows: truncated, or not nccl-tests output",
                        std::string(kLogHint));
@@ -133,13 +169,13 @@ class NcclLogParser {
       return;
     }
     if (t.size() >= 4 && t[0] == "Collective" && t[1] == "test" && t[2] == "starting:") {
-      const auto op = op_of_test_name(t[3]);
+      const auto op = nccl_test_op(t[3]);
       if (named_op_ && op && *op != *named_op_) {
         throw error(
             n, "log",
             fmt::format("mixed runs: {} and {} in one file; split the log", *named_op_, *op));
       }
-      if (op) named_op_ = op;
+      if (op) named_op_ = op, named_line_ = n;
       return;
     }
     if (t[0] == "Rank" && t.size() >= 2) return rank(t, n);
@@ -196,6 +232,10 @@ class NcclLogParser {
     const std::string& w = t[static_cast<std::size_t>(k)];
     if (w == "N/A") return;
     const auto v = log_number(w);
+    if (layout_->relative_error) {
+      if (!v || *v < 0) throw error(n, "error", fmt::format("'{}' is not a relative error", w));
+      return;
+    }
     if (!v) throw error(n, "#wrong", fmt::format("'{}' is not a count of wrong results", w));
     if (*v != 0) {
       throw error(n, "#wrong", fmt::format("the run reported {} wrong results at this size", w),
@@ -237,7 +277,9 @@ class NcclLogParser {
     check_wrong(t, l.wrong[1], n);
     if (!log_.rows.empty()) {
       const NcclLogRow& prev = log_.rows.back();
-      if (r.size_bytes <= prev.size_bytes || r.type != prev.type || r.redop != prev.redop) {
+      // Equal sizes are one run's: nccl-tests rounds each size down to whole elements a rank, so
+      // the smallest sizes of a sweep can repeat (0, 0, 4, 8, ... for -b 1 on floats).
+      if (r.size_bytes < prev.size_bytes || r.type != prev.type || r.redop != prev.redop) {
         throw error(n, "size",
                     fmt::format("mixed runs: this row ({} B, {}, {}) does not continue the one at "
                                 "line {} ({} B, {}, {}); split the log",
@@ -261,11 +303,19 @@ class NcclLogParser {
                 "tell it");
   }
 
-  // The test: named in the log, else in the file name, else told by the rows.
+  // The test: named in the log (which the caller's must match), else the caller's, else in the
+  // file name, else told by the rows.
   std::string op() const {
+    if (named_op_ && told_op_ && *named_op_ != *told_op_) {
+      throw error(
+          named_line_, "op",
+          fmt::format("the log names its test {}, and --collective says {}", *named_op_, *told_op_),
+          "drop --collective, or give the log of that test");
+    }
     if (named_op_) return *named_op_;
+    if (told_op_) return *told_op_;
     const std::string stem = log_.file.substr(log_.file.find_last_of('/') + 1);
-    if (auto op = op_of_test_name(stem)) return *op;
+    if (auto op = nccl_test_op(stem)) return *op;
     const NcclLogRow& r = log_.rows.front();
     // count = size / element for a whole buffer per rank, size / element / ranks for a share.
     const bool full = std::abs(r.count * element_bytes(r.type, r.line) - r.size_bytes) < 0.5;
@@ -275,22 +325,25 @@ class NcclLogParser {
     }
     if (full) return "sendrecv";
     throw error(r.line, "op", "cannot tell allgather from alltoall: the log does not name its test",
-                "keep the '# Collective test starting' line, or name the file after the test "
-                "(all_gather_perf.log, alltoall_perf.log)");
+                "give --collective allgather (or alltoall), keep the '# Collective test starting' "
+                "line, or name the file after the test (all_gather_perf.log, alltoall_perf.log)");
   }
 
   NcclLog log_;
   std::map<int, std::string> ranks_;  // rank -> its host
   std::optional<NcclColumns> layout_;
   std::optional<std::string> named_op_;
+  int named_line_ = 0;
+  std::optional<std::string> told_op_;
   int headers_ = 0;
   bool any_line_ = false;
 };
 
 }  // namespace
 
-NcclLog parse_nccl_log(std::string_view text, const std::string& file) {
-  NcclLogParser p(file);
+NcclLog parse_nccl_log(std::string_view text, const std::string& file,
+                       std::optional<std::string> op) {
+  NcclLogParser p(file, std::move(op));
   std::size_t start = 0;
   for (int n = 1; start < text.size(); ++n) {
     std::size_t end = text.find('\n', start);
@@ -303,8 +356,8 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& file) {
   return p.finish();
 }
 
-NcclLog read_nccl_log(const std::string& path) {
-  return parse_nccl_log(read_text_file(path, "LOG"), path);
+NcclLog read_nccl_log(const std::string& path, std::optional<std::string> op) {
+  return parse_nccl_log(read_text_file(path, "LOG"), path, std::move(op));
 }
 
 }  // namespace shardsim
