@@ -2,17 +2,20 @@
 """Holds the cost model's collectives against published measurements (issue 14).
 
 Reads tests/data/collectives/points.csv (one measured nccl-tests row per line, with its source
-URL), predicts each point with `shardsim collective OP --preset P --nodes N --bytes S --format
-json` on the matching preset, and prints a markdown table of measured vs predicted time and bus
-bandwidth with the error, then the median and worst absolute error.
+URL, in the format `shardsim calibrate --points` reads), predicts each point with `shardsim
+collective OP --preset P --nodes N --bytes S --format json` on the point's preset with its `sets`,
+and prints a markdown table of measured vs predicted time and bus bandwidth with the error, then
+the median and worst absolute error. The left-out fit is `shardsim calibrate --points CSV
+--leave-one-out` on the same file.
 
   scripts/validate_collectives.py [--shardsim PATH] [--points CSV]
 
-The preset is chosen from the point's GPU and network (A100 + InfiniBand HDR: dgx-a100;
-H100 + InfiniBand NDR: dgx-h100; A100 + RoCE 200G: zionex; one node: the GPU's DGX preset);
-points on other hardware (other networks, GPUDirect RDMA off, ...) are listed as unmatched rather
-than stretched onto a preset. The error is predicted time / measured time - 1 (from bus bandwidth when
-a source gives no time). Needs python3 (standard library only).
+Each point's preset and overrides are columns of the CSV (`preset`, `sets`), chosen from its GPU
+and network by the rules of docs/validation/collectives.md ("Method"; `--check-presets` checks
+the file against them); a point no preset stands for has an empty preset and its reason in
+`unmatched`, and is listed as unmatched rather than stretched onto a preset. The error is
+predicted time / measured time - 1 (from bus bandwidth when a source gives no time). Needs
+python3 (standard library only).
 """
 import argparse
 import csv
@@ -97,7 +100,7 @@ def forced_nccl(row):
 
 def predict(shardsim, row, preset, size, cost_sets):
     sets = [f"cluster.preset={preset}", f"cluster.nodes={int(row['nodes'])}"]
-    sets += overrides_for(row, preset) + forced_nccl(row) + [f"cost.{c}" for c in cost_sets]
+    sets += [s for s in row["sets"].split(";") if s] + [f"cost.{c}" for c in cost_sets]
     cmd = [shardsim, "collective", row["collective"], "--scenario", "scenarios/default.yaml",
            "--bytes", str(size), "--format", "json", "--quiet"]
     for item in sets:
@@ -135,22 +138,28 @@ def measured_us(row):
 CALIBRATE_FLAGS = os.environ.get("CALIBRATE_FLAGS", "").split()
 
 
-def leave_one_out(shardsim, matched, cost_sets):
+def leave_one_out(shardsim, points_csv):
     """Each matched point predicted by `shardsim calibrate` fitted to all the others."""
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        f.write("label,collective,size_bytes,time_us,preset,nodes,sets\n")
-        for i, row, preset, t in matched:
-            sets = ";".join(overrides_for(row, preset) + forced_nccl(row))
-            f.write(f"point {i},{row['collective']},{int(float(row['size_bytes']))},{t!r},"
-                    f"{preset},{int(row['nodes'])},{sets}\n")
-        path = f.name
-    try:
-        out = subprocess.run([shardsim, "calibrate", "--points", path, "--leave-one-out",
-                              "--format", "json", "--quiet"] + CALIBRATE_FLAGS,
-                             check=True, capture_output=True, text=True).stdout
-    finally:
-        os.unlink(path)
+    out = subprocess.run([shardsim, "calibrate", "--points", points_csv, "--leave-one-out",
+                          "--format", "json", "--quiet"] + CALIBRATE_FLAGS,
+                         check=True, capture_output=True, text=True).stdout
     return [p["left_out_s"] * 1e6 for p in json.loads(out)["points"]]
+
+
+def check_presets(rows):
+    """The rows whose preset, sets or unmatched reason differ from the rules above."""
+    bad = []
+    for row in rows:
+        preset = preset_for(row)
+        t = measured_us(row)
+        if preset is None or t is None:
+            why = not_modelled(row) or "no preset for this hardware"
+            want = ("", "", why if preset is None else "no time or bus bandwidth")
+        else:
+            want = (preset, ";".join(overrides_for(row, preset) + forced_nccl(row)), "")
+        if (row["preset"], row["sets"], row["unmatched"]) != want:
+            bad.append((row["label"], (row["preset"], row["sets"], row["unmatched"]), want))
+    return bad
 
 
 def main():
@@ -164,23 +173,27 @@ def main():
                     help="fail (exit 1) if a prediction is off by more than this factor")
     ap.add_argument("--max-loo-median", type=float,
                     help="fail (exit 1) above this median error of the left-out predictions")
+    ap.add_argument("--check-presets", action="store_true",
+                    help="only check each row's preset, sets and unmatched against the rules")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     if not os.access(args.shardsim, os.X_OK):
         sys.exit(f"validate_collectives: no shardsim binary at {args.shardsim}")
     rows = list(csv.DictReader(open(args.points, newline="")))
+    if args.check_presets:
+        bad = check_presets(rows)
+        for label, have, want in bad:
+            print(f"{label}: (preset, sets, unmatched) is {have}, the rules give {want}")
+        return 1 if bad else 0
     matched, unmatched = [], []
     for i, row in enumerate(rows, 1):
-        preset = preset_for(row)
-        t = measured_us(row)
-        if preset is None or t is None:
-            why = not_modelled(row) or "no preset for this hardware"
-            unmatched.append((i, row, why if preset is None else "no time or bus bandwidth"))
+        if row["unmatched"]:
+            unmatched.append((i, row, row["unmatched"]))
         else:
-            matched.append((i, row, preset, t))
+            matched.append((i, row, row["preset"], measured_us(row)))
     # nccl model only: the cost/ calibration fits its parameters.
     ideal = any(c.replace(" ", "") == "collective_model=ideal" for c in args.cost)
-    loo = [] if ideal else leave_one_out(args.shardsim, matched, args.cost)
+    loo = [] if ideal else leave_one_out(args.shardsim, args.points)
     print("| # | collective | hardware | ranks | size (B) | measured µs | predicted µs | error | "
           + ("" if ideal else "left-out fit µs | error | ") + "preset | source |")
     print("|---|---|---|---|---|---|---|---|" + ("" if ideal else "---|---|") + "---|---|")

@@ -13,6 +13,7 @@
 
 #include "shardsim/cli/calibration_json.hpp"
 #include "shardsim/cli/cmd_calibrate_kernels.hpp"
+#include "shardsim/cli/cmd_calibrate_skeleton.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/calibration.hpp"
@@ -38,11 +39,11 @@ struct Measured {
   NcclProtocolChoice protocol = NcclProtocolChoice::any;
 };
 
-std::vector<Measured> from_points_file(const std::string& path) {
+std::vector<Measured> from_points_file(const CalibrationPoints& file) {
   // The cluster and NCCL choices of each distinct (preset, nodes, sets), loaded once.
   std::map<std::string, Measured> setups;
   std::vector<Measured> out;
-  for (const MeasuredCollective& m : read_calibration_points(path)) {
+  for (const MeasuredCollective& m : file.points) {
     std::vector<Override> sets = {{"cluster.preset", m.preset},
                                   {"cluster.nodes", std::to_string(m.nodes)}};
     sets.insert(sets.end(), m.sets.begin(), m.sets.end());
@@ -66,24 +67,33 @@ std::vector<Measured> from_points_file(const std::string& path) {
   return out;
 }
 
-std::shared_ptr<const Cluster> cluster_for_logs(const CalibrateFlags& f, int hosts) {
-  if (!f.scenario.empty()) {
-    std::vector<Override> overrides;
-    for (const auto& s : f.sets) overrides.push_back(parse_override(s));
-    const Scenario s = load_scenario_file(f.scenario, overrides);
-    return std::make_shared<const Cluster>(s.cluster.preset, s.cluster.nodes);
+// The cluster a log ran on: the scenario's (calibrate_scenario), else the preset on --nodes or
+// the log's host count.
+std::shared_ptr<const Cluster> cluster_for_log(const CalibrateFlags& f, const NcclLog& log) {
+  if (f.scenario.empty() && f.nodes == 0 && log.hosts == 0) {
+    throw InputError(SourceLocation{log.file, 0, 0}, "--nodes",
+                     "the log has no rank lines, so it does not say how many nodes ran it",
+                     "give --nodes N (or a scenario) for the cluster that ran it");
   }
-  const int nodes = f.nodes > 0 ? f.nodes : hosts;
+  const int nodes = f.nodes > 0 ? f.nodes : log.hosts;
+  if (const std::optional<Scenario> s = calibrate_scenario(f, nodes)) {
+    return std::make_shared<const Cluster>(s->cluster.preset, s->cluster.nodes);
+  }
   return std::make_shared<const Cluster>(builtin_preset(f.preset, SourceLocation{}, "--preset"),
                                          nodes);
 }
 
 std::vector<Measured> from_logs(const CalibrateFlags& f) {
   std::vector<Measured> out;
+  const std::optional<std::string> told =
+      f.collective.empty() ? std::nullopt : nccl_test_op(f.collective);
   for (const std::string& path : f.logs) {
-    const NcclLog log = read_nccl_log(path);
-    const auto cluster = cluster_for_logs(f, log.hosts);
-    if (cluster->num_gpus() != log.ranks) {
+    const NcclLog log = read_nccl_log(path, told);
+    const auto cluster = cluster_for_log(f, log);
+    if (log.ranks == 0) {
+      log_info("{} has no rank lines: taking its {} ranks from the cluster ({} x {})", path,
+               cluster->num_gpus(), cluster->num_nodes(), cluster->preset().name);
+    } else if (cluster->num_gpus() != log.ranks) {
       throw InputError(
           SourceLocation{path, 0, 0}, "ranks",
           fmt::format("the log has {} ranks on {} hosts, the cluster {} GPUs ({} x {})", log.ranks,
@@ -92,7 +102,8 @@ std::vector<Measured> from_logs(const CalibrateFlags& f) {
     }
     const CollectiveOp op = *collective_op_named(log.op);
     for (const NcclLogRow& row : log.rows) {
-      if (!(row.time_us > 0)) continue;  // nccl-tests prints 0 for a size it skipped
+      // nccl-tests prints 0 B for a size rounded down to nothing, and 0 us for one it skipped.
+      if (!(row.time_us > 0) || !(row.size_bytes > 0)) continue;
       out.push_back({fmt::format("{}:{}", path.substr(path.find_last_of('/') + 1), row.line), op,
                      row.size_bytes, row.time_us * 1e-6, cluster});
     }
@@ -115,58 +126,30 @@ std::vector<CalibrationPoint> terms_of(const std::vector<Measured>& ms, const Co
   return out;
 }
 
-// Each point predicted by a fit on all the others.
-std::vector<double> leave_one_out(const std::vector<CalibrationPoint>& points,
-                                  const CostParams& start, const CalibrationOptions& o) {
+std::vector<double> measured_s(const std::vector<Measured>& ms) {
   std::vector<double> out;
-  Progress progress("leave-one-out fits", points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    progress.advance();
-    std::vector<CalibrationPoint> others;
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      if (k != i) others.push_back(points[k]);
-    }
-    const CalibrationResult r = calibrate_collectives(others, start, o);
-    out.push_back(price(points[i].terms, r.params));
-  }
-  progress.finish();
+  for (const Measured& m : ms) out.push_back(m.time_s);
   return out;
-}
-
-// "+12.3%" / "12.3%": fmt has no percent presentation.
-std::string pct(double x, bool sign) {
-  return sign ? fmt::format("{:+.1f}%", 100 * x) : fmt::format("{:.1f}%", 100 * x);
-}
-
-double median_abs_error(const std::vector<double>& predicted, const std::vector<Measured>& ms) {
-  std::vector<double> e;
-  for (std::size_t i = 0; i < ms.size(); ++i)
-    e.push_back(std::abs(predicted[i] / ms[i].time_s - 1));
-  std::sort(e.begin(), e.end());
-  const std::size_t n = e.size();
-  return n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
 }
 
 std::string cost_file_text(const CalibrationResult& r, const CostParams& start,
                            const std::vector<Measured>& ms, const std::string& source) {
+  const std::vector<double> t = measured_s(ms);
   std::string text = fmt::format(
       "# Collective-model parameters fitted by `shardsim calibrate` to {} measured points ({}).\n"
       "# RMS log error {:.4f} before, {:.4f} after; median |error| {} before, {} after.\n"
       "# Load it from a scenario with `cost: {{file: THIS_FILE}}` (docs/model.md, "
       "\"Calibration\").\n",
       ms.size(), source, r.rms_log_error_before, r.rms_log_error_after,
-      pct(median_abs_error(r.before_s, ms), false), pct(median_abs_error(r.after_s, ms), false));
+      calibrate_pct(median_abs_error(r.before_s, t), false),
+      calibrate_pct(median_abs_error(r.after_s, t), false));
   text += fmt::format("collective_model: {}\n",
                       start.collective_model == CollectiveModelKind::ideal ? "ideal" : "nccl");
-  for (const std::string& name : r.fitted) {
-    text += fmt::format("{}: {:.6g}  # was {:.6g}\n", name, cost_param_value(r.params, name),
-                        cost_param_value(start, name));
-  }
-  return text;
+  return text + fitted_params_text(r, start);
 }
 
 void print_text(const CalibrationResult& r, const std::vector<Measured>& ms,
-                const std::vector<double>& loo) {
+                const std::vector<double>& loo, const std::vector<UnmatchedCollective>& left_out) {
   std::cout << fmt::format("{:<40} {:>14} {:>12} {:>12} {:>8} {:>12} {:>8}", "point", "collective",
                            "size (B)", "measured us", "start", "fitted us", "error");
   std::cout << (loo.empty() ? "\n" : fmt::format(" {:>12} {:>8}\n", "left out us", "error"));
@@ -174,23 +157,21 @@ void print_text(const CalibrationResult& r, const std::vector<Measured>& ms,
     const double t = ms[i].time_s;
     std::cout << fmt::format("{:<40} {:>14} {:>12.0f} {:>12.2f} {:>8} {:>12.2f} {:>8}",
                              ms[i].label.substr(0, 40), to_string(ms[i].op), ms[i].size_bytes,
-                             t * 1e6, pct(r.before_s[i] / t - 1, true), r.after_s[i] * 1e6,
-                             pct(r.after_s[i] / t - 1, true));
-    std::cout << (loo.empty()
-                      ? "\n"
-                      : fmt::format(" {:>12.2f} {:>8}\n", loo[i] * 1e6, pct(loo[i] / t - 1, true)));
+                             t * 1e6, calibrate_pct(r.before_s[i] / t - 1, true),
+                             r.after_s[i] * 1e6, calibrate_pct(r.after_s[i] / t - 1, true));
+    std::cout << (loo.empty() ? "\n"
+                              : fmt::format(" {:>12.2f} {:>8}\n", loo[i] * 1e6,
+                                            calibrate_pct(loo[i] / t - 1, true)));
   }
-  std::cout << fmt::format(
-      "{} points: median |error| {} with the starting parameters, {} fitted to all{}; "
-      "RMS log error {:.4f} -> {:.4f} in {} iterations\n",
-      ms.size(), pct(median_abs_error(r.before_s, ms), false),
-      pct(median_abs_error(r.after_s, ms), false),
-      loo.empty() ? "" : fmt::format(", {} each left out", pct(median_abs_error(loo, ms), false)),
-      r.rms_log_error_before, r.rms_log_error_after, r.iterations);
+  std::cout << fit_summary_line(r, measured_s(ms), loo);
+  for (const UnmatchedCollective& u : left_out) {
+    std::cout << fmt::format("left out {} ({}): {}\n", u.label, u.where.to_string(), u.reason);
+  }
 }
 
 void print_json(const CalibrationResult& r, const CostParams& start,
-                const std::vector<Measured>& ms, const std::vector<double>& loo) {
+                const std::vector<Measured>& ms, const std::vector<double>& loo,
+                const std::vector<UnmatchedCollective>& left_out) {
   nlohmann::ordered_json out;
   out["points"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -201,13 +182,49 @@ void print_json(const CalibrationResult& r, const CostParams& start,
     if (!loo.empty()) p["left_out_s"] = loo[i];
     out["points"].push_back(p);
   }
+  if (!left_out.empty()) {
+    out["unmatched"] = nlohmann::ordered_json::array();
+    for (const UnmatchedCollective& u : left_out) {
+      out["unmatched"].push_back(
+          {{"label", u.label}, {"where", u.where.to_string()}, {"reason", u.reason}});
+    }
+  }
+  const std::vector<double> t = measured_s(ms);
   add_fit_summary_json(
-      out, r, start, median_abs_error(r.before_s, ms), median_abs_error(r.after_s, ms),
-      loo.empty() ? std::nullopt : std::optional<double>(median_abs_error(loo, ms)));
+      out, r, start, median_abs_error(r.before_s, t), median_abs_error(r.after_s, t),
+      loo.empty() ? std::nullopt : std::optional<double>(median_abs_error(loo, t)));
   std::cout << out.dump(2) << "\n";
 }
 
+// --collective and --set: what each mode takes of them.
+void check_collective_and_sets(const CalibrateFlags& f) {
+  if (!f.collective.empty()) {
+    if (f.logs.empty()) {
+      throw InputError(SourceLocation{}, "--collective",
+                       "--collective names the test of nccl-tests logs, and none is given",
+                       f.points.empty() ? "drop it: --kernels fits the embedding kernels"
+                                        : "drop it: --points name each point's collective");
+    }
+    if (!nccl_test_op(f.collective)) {
+      throw InputError(SourceLocation{}, "--collective",
+                       fmt::format("'{}' is not a collective nccl-tests times", f.collective),
+                       "allreduce, allgather, reduce_scatter, alltoall or sendrecv (or the test's "
+                       "name: all_gather_perf, ...)");
+    }
+  }
+  if (f.points.empty()) return;
+  for (const std::string& kv : f.sets) {
+    if (kv.rfind("cluster.", 0) == 0) {
+      throw InputError(SourceLocation{}, "--set",
+                       fmt::format("'{}': --points name each point's cluster", kv),
+                       "put cluster overrides in the file's `sets` column; --set here changes "
+                       "the starting cost parameters (cost.*)");
+    }
+  }
+}
+
 void check_flags(const CalibrateFlags& f) {
+  check_collective_and_sets(f);
   if (!f.kernel_sets.empty() && f.kernels.empty()) {
     throw InputError(SourceLocation{}, "--kernel-set", "--kernel-set applies to --kernels logs",
                      "give FBGEMM benchmark logs with --kernels FILE...");
@@ -243,10 +260,15 @@ void add_calibrate_command(CLI::App& app, CalibrateFlags& f) {
                              "--kernels, the embedding kernels to FBGEMM benchmark output) and "
                              "write a cost file");
   f.cmd->add_option("logs", f.logs,
-                    "nccl-tests output files (all_reduce_perf, alltoall_perf, ...)");
+                    "nccl-tests output files (all_reduce_perf, alltoall_perf, ...; launcher tags "
+                    "such as [1,0]<stdout>: or srun's 0: are dropped)");
+  f.cmd->add_option("--collective", f.collective,
+                    "the test of logs that do not name it (no '# Collective test starting' "
+                    "line): allreduce, allgather, reduce_scatter, alltoall, sendrecv");
   f.cmd->add_option("--points", f.points,
                     "a CSV of measurements on several clusters instead of logs "
-                    "(collective,size_bytes,time_us,preset,nodes[,sets][,label])");
+                    "(collective,size_bytes,time_us,preset,nodes[,sets][,label][,busbw_gbps,"
+                    "ranks][,unmatched]; tests/data/collectives/points.csv is one)");
   f.cmd
       ->add_option("--kernels", f.kernels,
                    "fit the embedding kernels instead: output files of FBGEMM's "
@@ -260,11 +282,17 @@ void add_calibrate_command(CLI::App& app, CalibrateFlags& f) {
                    "(repeatable)")
       ->take_all();
   f.cmd->add_option("--preset", f.preset, "the hardware preset of the machine the logs ran on");
-  f.cmd->add_option("--nodes", f.nodes, "its nodes (default: the log's host count)")
+  f.cmd
+      ->add_option("--nodes", f.nodes,
+                   "its nodes (default: the log's host count; needed for a log without rank "
+                   "lines)")
       ->check(CLI::PositiveNumber);
   f.cmd->add_option("--scenario", f.scenario,
                     "take the cluster and the starting cost parameters from this scenario");
-  f.cmd->add_option("--set", f.sets, "override a scenario value: dotted.key=value (repeatable)")
+  f.cmd
+      ->add_option("--set", f.sets,
+                   "override a value of the scenario the fit starts from (--scenario's, or the "
+                   "default scenario on --preset): dotted.key=value (repeatable)")
       ->take_all();
   f.cmd
       ->add_option("--params", f.params,
@@ -292,22 +320,16 @@ int run_calibrate_command(const CalibrateFlags& f) {
   check_flags(f);
   if (!f.out.empty()) check_file_writable(f.out, f.force, "--out");
   if (!f.kernels.empty()) return run_calibrate_kernels(f);
-  CostParams start = default_cost_params();
-  if (!f.scenario.empty()) {
-    std::vector<Override> overrides;
-    for (const auto& s : f.sets) overrides.push_back(parse_override(s));
-    start = load_scenario_file(f.scenario, overrides).cost;
-  }
-  const std::vector<Measured> ms = f.points.empty() ? from_logs(f) : from_points_file(f.points);
+  const CostParams start = calibrate_start_cost(f);
+  const CalibrationPoints file =
+      f.points.empty() ? CalibrationPoints{} : read_calibration_points(f.points);
+  const std::vector<Measured> ms = f.points.empty() ? from_logs(f) : from_points_file(file);
   if (ms.empty()) {
     throw InputError(SourceLocation{f.logs.front(), 0, 0}, "rows", "no timed result rows",
                      "a log of nccl-tests' result table");
   }
   const std::vector<CalibrationPoint> points = terms_of(ms, start);
-  CalibrationOptions o;
-  o.parameters = f.params;
-  o.prior_weight = f.prior_weight;
-  o.robust_scale = f.robust_scale;
+  const CalibrationOptions o = calibrate_options(f);
   CalibrationResult r;
   try {
     r = calibrate_collectives(points, start, o);
@@ -316,11 +338,18 @@ int run_calibrate_command(const CalibrateFlags& f) {
                      "calibratable: collective_bandwidth_efficiency, nccl_*, alltoall_peer_*");
   }
   const std::vector<double> loo =
-      f.leave_one_out ? leave_one_out(points, start, o) : std::vector<double>{};
+      !f.leave_one_out
+          ? std::vector<double>{}
+          : leave_each_out(
+                points, "leave-one-out fits",
+                [&](const std::vector<CalibrationPoint>& others, const CalibrationPoint& left) {
+                  const CalibrationResult fit = calibrate_collectives(others, start, o);
+                  return price(left.terms, fit.params);
+                });
   if (f.format == "json") {
-    print_json(r, start, ms, loo);
+    print_json(r, start, ms, loo, file.unmatched);
   } else {
-    print_text(r, ms, loo);
+    print_text(r, ms, loo, file.unmatched);
   }
   if (!f.out.empty()) {
     const std::string source =

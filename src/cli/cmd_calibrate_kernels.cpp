@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "shardsim/cli/calibration_json.hpp"
+#include "shardsim/cli/cmd_calibrate_skeleton.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/kernel_calibration.hpp"
@@ -187,38 +188,10 @@ std::vector<KernelPoint> points_only(const std::vector<KernelMeasured>& ms) {
   return out;
 }
 
-// Each point predicted by a fit on all the others (the parameters each fit moves are the ones
-// the others determine, unless --params names them).
-std::vector<double> kernel_leave_one_out(const GpuSpec& gpu, const std::vector<KernelPoint>& pts,
-                                         const CostParams& start, const CalibrationOptions& o) {
+std::vector<double> kernel_measured_s(const std::vector<KernelMeasured>& ms) {
   std::vector<double> out;
-  Progress progress("leave-one-out kernel fits", pts.size());
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    progress.advance();
-    std::vector<KernelPoint> others;
-    for (std::size_t k = 0; k < pts.size(); ++k) {
-      if (k != i) others.push_back(pts[k]);
-    }
-    const KernelCalibrationResult r = calibrate_kernels(gpu, others, start, o);
-    out.push_back(predict_kernel_s(gpu, pts[i], r.params));
-  }
-  progress.finish();
+  for (const KernelMeasured& m : ms) out.push_back(m.point.measured_s);
   return out;
-}
-
-std::string kernel_pct(double x, bool sign) {
-  return sign ? fmt::format("{:+.1f}%", 100 * x) : fmt::format("{:.1f}%", 100 * x);
-}
-
-double kernel_median_abs_error(const std::vector<double>& predicted,
-                               const std::vector<KernelMeasured>& ms) {
-  std::vector<double> e;
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    e.push_back(std::abs(predicted[i] / ms[i].point.measured_s - 1));
-  }
-  std::sort(e.begin(), e.end());
-  const std::size_t n = e.size();
-  return n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
 }
 
 void print_kernel_text(const KernelCalibrationResult& r, const CostParams& start,
@@ -236,21 +209,13 @@ void print_kernel_text(const KernelCalibrationResult& r, const CostParams& start
         "{:<36} {:>15} {:>7.0f} {:>9.0f} {:>4.0f} {:>5.0f} {:>5.0f} {:>5.2f} {:>11.1f} {:>8} "
         "{:>11.1f} {:>8}",
         m.point.label.substr(0, 36), to_string(m.point.pass), m.batch, m.rows, m.tables, m.dim,
-        m.bag, m.alpha, t * 1e6, kernel_pct(r.before_s[i] / t - 1, true), r.after_s[i] * 1e6,
-        kernel_pct(r.after_s[i] / t - 1, true));
+        m.bag, m.alpha, t * 1e6, calibrate_pct(r.before_s[i] / t - 1, true), r.after_s[i] * 1e6,
+        calibrate_pct(r.after_s[i] / t - 1, true));
     std::cout << (loo.empty() ? "\n"
                               : fmt::format(" {:>11.1f} {:>8}\n", loo[i] * 1e6,
-                                            kernel_pct(loo[i] / t - 1, true)));
+                                            calibrate_pct(loo[i] / t - 1, true)));
   }
-  std::cout << fmt::format(
-      "{} points: median |error| {} with the starting parameters, {} fitted to all{}; "
-      "RMS log error {:.4f} -> {:.4f} in {} iterations\n",
-      ms.size(), kernel_pct(kernel_median_abs_error(r.before_s, ms), false),
-      kernel_pct(kernel_median_abs_error(r.after_s, ms), false),
-      loo.empty()
-          ? ""
-          : fmt::format(", {} each left out", kernel_pct(kernel_median_abs_error(loo, ms), false)),
-      r.rms_log_error_before, r.rms_log_error_after, r.iterations);
+  std::cout << fit_summary_line(r, kernel_measured_s(ms), loo);
   for (const std::string& name : r.fitted) {
     std::cout << fmt::format("  {}: {:.6g} (start {:.6g})\n", name,
                              cost_param_value(r.params, name), cost_param_value(start, name));
@@ -277,10 +242,10 @@ void print_kernel_json(const KernelCalibrationResult& r, const CostParams& start
     if (!loo.empty()) p["left_out_s"] = loo[i];
     out["points"].push_back(p);
   }
+  const std::vector<double> t = kernel_measured_s(ms);
   add_fit_summary_json(
-      out, r, start, kernel_median_abs_error(r.before_s, ms),
-      kernel_median_abs_error(r.after_s, ms),
-      loo.empty() ? std::nullopt : std::optional<double>(kernel_median_abs_error(loo, ms)));
+      out, r, start, median_abs_error(r.before_s, t), median_abs_error(r.after_s, t),
+      loo.empty() ? std::nullopt : std::optional<double>(median_abs_error(loo, t)));
   std::cout << out.dump(2) << "\n";
 }
 
@@ -294,13 +259,9 @@ std::string kernel_cost_file_text(const KernelCalibrationResult& r, const CostPa
       "# Load it from a scenario with `cost: {{file: THIS_FILE}}` (docs/model.md, "
       "\"Calibration of the embedding kernels\").\n",
       ms.size(), logs, gpu, r.rms_log_error_before, r.rms_log_error_after,
-      kernel_pct(kernel_median_abs_error(r.before_s, ms), false),
-      kernel_pct(kernel_median_abs_error(r.after_s, ms), false));
-  for (const std::string& name : r.fitted) {
-    text += fmt::format("{}: {:.6g}  # was {:.6g}\n", name, cost_param_value(r.params, name),
-                        cost_param_value(start, name));
-  }
-  return text;
+      calibrate_pct(median_abs_error(r.before_s, kernel_measured_s(ms)), false),
+      calibrate_pct(median_abs_error(r.after_s, kernel_measured_s(ms)), false));
+  return text + fitted_params_text(r, start);
 }
 
 }  // namespace
@@ -332,29 +293,25 @@ void check_kernel_flags(const CalibrateFlags& f) {
 }
 
 int run_calibrate_kernels(const CalibrateFlags& f) {
-  CostParams start = default_cost_params();
-  GpuSpec gpu;
-  if (!f.scenario.empty()) {
-    std::vector<Override> overrides;
-    for (const auto& s : f.sets) overrides.push_back(parse_override(s));
-    const Scenario sc = load_scenario_file(f.scenario, overrides);
-    start = sc.cost;
-    gpu = sc.cluster.preset.gpu;
-  } else {
-    gpu = builtin_preset(f.preset, SourceLocation{}, "--preset").gpu;
-  }
+  const std::optional<Scenario> sc = calibrate_scenario(f, std::nullopt);
+  const CostParams start = sc ? sc->cost : default_cost_params();
+  const GpuSpec gpu =
+      sc ? sc->cluster.preset.gpu : builtin_preset(f.preset, SourceLocation{}, "--preset").gpu;
   const std::vector<KernelMeasured> ms = kernel_points_of(f);
   const std::vector<KernelPoint> points = points_only(ms);
-  CalibrationOptions o;
-  o.parameters = f.params;
-  o.prior_weight = f.prior_weight;
-  o.robust_scale = f.robust_scale;
+  const CalibrationOptions o = calibrate_options(f);
   const auto t0 = std::chrono::steady_clock::now();
   KernelCalibrationResult r;
   std::vector<double> loo;
   try {
     r = calibrate_kernels(gpu, points, start, o);
-    if (f.leave_one_out) loo = kernel_leave_one_out(gpu, points, start, o);
+    if (f.leave_one_out) {
+      loo = leave_each_out(points, "leave-one-out kernel fits",
+                           [&](const std::vector<KernelPoint>& others, const KernelPoint& left) {
+                             return predict_kernel_s(
+                                 gpu, left, calibrate_kernels(gpu, others, start, o).params);
+                           });
+    }
   } catch (const std::invalid_argument& e) {
     throw InputError(SourceLocation{}, "--params", e.what(),
                      "calibratable: kernel_hbm_efficiency, kernel_dim_half_cols, "

@@ -119,6 +119,106 @@ TEST(CalibrateCli, ReadsNcclTestsLogsOfTheClusterThatRanThem) {
   EXPECT_NE(err.find("wrong results"), std::string::npos) << err;
 }
 
+const std::string kLogs = SHARDSIM_SOURCE_DIR "/tests/data/nccl_logs/";
+
+TEST(CalibrateCli, ReadsEveryShapeOfRealLog) {
+  // No rank lines (srun --label's tags): the rank count is the cluster's, so --nodes is needed.
+  const std::string p4de = kLogs + "all_reduce_perf_p4de_2x8_srun_labels.log";
+  auto r = run("calibrate " + p4de + " --preset aws-p4de --nodes 2 --format json --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["points"].size(), 29u);
+  std::string err;
+  EXPECT_EQ(run("calibrate " + p4de + " --preset aws-p4de", &err).code, 2);
+  EXPECT_NE(err.find("no rank lines"), std::string::npos) << err;
+  // Open MPI's tags, and the two 0 B rows nccl-tests prints for -b 1 (left out: no bytes moved);
+  // one T4 a node, which --set makes of the preset's node.
+  r = run("calibrate " + kLogs + "all_reduce_perf_t4_2x1_openmpi_tags.log --preset aws-p4de " +
+          "--set cluster.overrides.gpus_per_node=1 --set cluster.overrides.nics_per_node=1 " +
+          "--format json --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["points"].size(), 29u);
+  // The old `error` column (2e-07 everywhere) is no wrong result: 4 ranks on one host.
+  r = run("calibrate " + kLogs + "all_reduce_perf_k80_error_column.log --preset hpc-a100x4 " +
+          "--format json --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["points"].size(), 7u);
+}
+
+TEST(CalibrateCli, CollectiveNamesTheTestOfALogThatDoesNot) {
+  // An AllGather/AlltoAll-shaped table (redop none, a share of the size a rank) on 2 x 4 GPUs.
+  std::string text = "#  Rank  0 Group  0 Pid 1 on h0 device  0 [0x1] GPU\n";
+  for (int k = 1; k < 8; ++k) {
+    text += "#  Rank  " + std::to_string(k) + " Group  0 Pid 1 on h" + std::to_string(k / 4) +
+            " device  0 [0x1] GPU\n";
+  }
+  text +=
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "     1048576         32768     float    none      -1    60.00   17.48   15.29      0    "
+      "60.00   17.48   15.29      0\n";
+  const std::string log = write_temp("run", text);
+  std::string err;
+  EXPECT_EQ(run("calibrate " + log + " --preset hpc-a100x4", &err).code, 2);
+  EXPECT_NE(err.find("--collective"), std::string::npos) << err;
+  auto as = [&](const std::string& op) {
+    const auto r = run("calibrate " + log + " --preset hpc-a100x4 --collective " + op +
+                       " --format json --quiet");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["points"][0];
+  };
+  EXPECT_EQ(as("allgather")["collective"], "allgather");
+  EXPECT_EQ(as("alltoall_perf")["collective"], "alltoall");
+  EXPECT_NE(as("allgather")["start_s"], as("alltoall")["start_s"]);
+  // A log that names its test refuses another.
+  const std::string named =
+      write_temp("named", "# Collective test starting: alltoall_perf\n" + text);
+  EXPECT_EQ(run("calibrate " + named + " --preset hpc-a100x4 --collective allgather", &err).code,
+            2);
+  EXPECT_NE(err.find("names its test alltoall"), std::string::npos) << err;
+  EXPECT_EQ(run("calibrate " + log + " --preset hpc-a100x4 --collective broadcast", &err).code, 2);
+  EXPECT_NE(err.find("'broadcast' is not a collective"), std::string::npos) << err;
+}
+
+TEST(CalibrateCli, SetAppliesNextToPreset) {
+  const std::string log = kLogs + "all_reduce_perf_2x4.log";
+  auto start_s = [&](const std::string& extra) {
+    const auto r = run("calibrate " + log + " --preset hpc-a100x4 --format json --quiet" + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["points"][2]["start_s"].get<double>();  // 8 MiB
+  };
+  const double plain = start_s("");
+  // A cost key: half the bandwidth efficiency, a slower start at 8 MiB.
+  EXPECT_GT(start_s(" --set cost.collective_bandwidth_efficiency=0.4"), 1.5 * plain);
+  // A cluster key: a tenth of the NIC rate between the two nodes.
+  EXPECT_GT(start_s(" --set cluster.overrides.nic.bandwidth_Gbitps=20"), 2 * plain);
+  // --points name each point's cluster: a cluster key there is refused, not ignored.
+  std::string err;
+  EXPECT_EQ(
+      run("calibrate --points " + write_temp("points", slow_points()) + " --set cluster.nodes=4",
+          &err)
+          .code,
+      2);
+  EXPECT_NE(err.find("--points name each point's cluster"), std::string::npos) << err;
+}
+
+// The repository's own points are in the format --points reads: matched points fitted, the
+// unmatched listed, times from busbw where a source gives no time.
+TEST(CalibrateCli, ReadsTheRepositorysPointsFile) {
+  const auto r = run("calibrate --points " SHARDSIM_SOURCE_DIR
+                     "/tests/data/collectives/points.csv --format json --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["points"].size(), 63u);
+  EXPECT_EQ(j["unmatched"].size(), 12u);
+  // #1: 32 MiB AlltoAll on 16 ranks at busbw 44.79 GB/s: 33554432 / (44.79e9 * 16 / 15) s.
+  EXPECT_EQ(j["points"][0]["label"], "#1");
+  EXPECT_NEAR(j["points"][0]["measured_s"].get<double>(), 33554432 / (44.79e9 * 16 / 15), 1e-12);
+  EXPECT_EQ(j["points"][12]["label"], "#13");  // a published time, as published
+  EXPECT_DOUBLE_EQ(j["points"][12]["measured_s"].get<double>(), 164.3e-6);
+  EXPECT_EQ(j["unmatched"][0]["label"], "#26");
+  EXPECT_EQ(j["unmatched"][0]["reason"], "no preset for this hardware");
+}
+
 TEST(CalibrateCli, BadInputNamesTheLineAndWritesNothing) {
   const std::string out = unique_temp("never") + ".yaml";
   struct Case {
@@ -135,6 +235,17 @@ TEST(CalibrateCli, BadInputNamesTheLineAndWritesNothing) {
       {"collective,size_bytes,time_us,preset,nodes,sets\nallreduce,8,10,dgx-a100,2,"
        "cluster..nics_per_node=4\n",
        ":2"},
+      // No preset needs its reason; a preset may not have one; quotes close.
+      {"collective,size_bytes,time_us,preset,nodes\nallreduce,8,10,,2\n", "unmatched"},
+      {"collective,size_bytes,time_us,preset,nodes,unmatched\nallreduce,8,10,dgx-a100,2,why\n",
+       "a preset"},
+      {"collective,size_bytes,time_us,preset,nodes,label\nallreduce,8,10,dgx-a100,2,\"a,b\n",
+       "quote"},
+      // An empty time needs busbw_gbps and whole ranks.
+      {"collective,size_bytes,time_us,preset,nodes,busbw_gbps,ranks\nallreduce,8,,dgx-a100,2,"
+       "10,1.5\n",
+       "ranks"},
+      {"collective,size_bytes,time_us,preset,nodes\nallreduce,8,,dgx-a100,2\n", "time_us"},
   };
   for (const Case& c : cases) {
     std::string err;

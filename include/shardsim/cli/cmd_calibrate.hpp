@@ -1,11 +1,14 @@
 #pragma once
-// `shardsim calibrate (LOG... | --points FILE) [--preset P [--nodes N] | --scenario FILE
-//   [--set k=v]...] [--params a,b,...] [--prior-weight W] [--leave-one-out]
+// `shardsim calibrate (LOG... [--collective OP] | --points FILE) [--preset P [--nodes N] |
+//   --scenario FILE] [--set k=v]... [--params a,b,...] [--prior-weight W] [--leave-one-out]
 //   [--out cost.yaml [--force]] [--format text|json]`:
 // fits the collective model's parameters to measured collective times (nccl-tests logs of one
 // cluster, or a CSV of measurements on several) by least squares (cost/calibration.hpp), prints
 // every point's error before and after, and writes the fitted parameters as a cost file that a
-// scenario loads with `cost: {file: ...}` (docs/model.md, "Calibration").
+// scenario loads with `cost: {file: ...}` (docs/model.md, "Calibration";
+// docs/validation/collectives.md, "Calibrating on your own logs"). --set applies to the scenario
+// the fit starts from: --scenario's, or the built-in default on --preset (cluster and cost
+// keys); with --points only cost keys (each point names its cluster).
 // `shardsim calibrate --kernels LOG... (--preset P | --scenario FILE) [--kernel-set k=v]...`
 // fits the embedding kernels' efficiency instead, to the output of FBGEMM's table-batched
 // embedding benchmark (cli/cmd_calibrate_kernels.hpp; docs/model.md, "Calibration of the
@@ -22,6 +25,7 @@ namespace shardsim {
 struct CalibrateFlags {
   CLI::App* cmd = nullptr;
   std::vector<std::string> logs;
+  std::string collective;                // the logs' test when they do not name it (--collective)
   std::vector<std::string> kernels;      // FBGEMM benchmark logs (--kernels)
   std::vector<std::string> kernel_sets;  // key=value settings over the logs' (--kernel-set)
   std::string points;
