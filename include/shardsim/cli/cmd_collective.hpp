@@ -1,9 +1,15 @@
 #pragma once
 // `shardsim collective OP [--preset P --nodes N | --scenario FILE [--set k=v]...]
-//   [-b MIN -e MAX (-f FACTOR | -i STEP) | --bytes S,...] [-d TYPE] [--format text|json|csv]`:
-// the cost model's prediction for one collective over the whole cluster, size by size, in the
-// column layout of NVIDIA's nccl-tests (cost/collective_predictor.hpp; docs/model.md,
-// "Checking the model against nccl-tests").
+//   [-b MIN -e MAX (-f FACTOR | -i STEP) | --bytes S,...] [-d TYPE] [-o REDOP] [-g G] [-n N]
+//   [-w W] [--format text|json|csv]`:
+// the cost model's prediction for one collective over the whole cluster, size by size, as
+// NVIDIA's nccl-tests prints it: its header lines, out-of-place and in-place columns (the same
+// times: the model has no in-place difference; #wrong 0) and the `# Avg bus bandwidth` footer,
+// the mean busbw of every row of both groups as nccl-tests' src/common.cu averages it
+// (cost/collective_predictor.hpp; docs/validation/collectives.md, "shardsim collective").
+// -o, -g, -n and -w are nccl-tests' flags, accepted so that its command lines run; they change
+// no time (a model has no iterations, and the rank count is the cluster's): -o names the redop
+// column of allreduce and reduce_scatter, -g, -n and -w the header line.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +41,10 @@ struct CollectiveFlags {
   std::string step;
   std::vector<std::string> bytes;
   std::string type = "float";
+  std::string redop = "sum";  // -o: printed for allreduce and reduce_scatter, "none" otherwise
+  int gpus_per_thread = 1;    // -g: printed in the header only
+  int iters = 20;             // -n: printed in the header only
+  int warmup_iters = 1;       // -w: printed in the header only
   std::string format = "text";
   bool quiet = false;
 };
