@@ -51,8 +51,9 @@ struct HardwarePreset {
   // Scale-up fabric (NVLink/NVSwitch, or PCIe where there is none), per GPU per direction.
   std::string scale_up_kind;  // "nvswitch", "nvlink", "pcie"
   LinkSpec scale_up;
-  // Nodes sharing one scale-up domain (1 for a DGX; 9 for GB200 NVL72-style racks of 8-GPU
-  // trays ...). Never assume "NVLink = one node".
+  // Nodes sharing one scale-up domain (1 for a DGX; 18 for a GB200 NVL72 rack modelled as its
+  // 4-GPU trays, which the built-in gb200-nvl72 instead makes one node of 72 GPUs). Never assume
+  // "NVLink = one node".
   int scale_up_domain_nodes = 1;
   // Scale-out NICs of one node; GPUs share them evenly.
   int nics_per_node = 0;
