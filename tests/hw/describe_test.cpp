@@ -1,9 +1,14 @@
 // describe_preset: the text of `shardsim hw show NAME`.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/hw/describe.hpp"
 
 namespace shardsim {
@@ -49,8 +54,11 @@ TEST(DescribePreset, ShowsEveryFieldWithUnits) {
                                "L2 cache            40 MiB",
                                "reserved memory     3 GiB",
                                "node: 8 GPUs",
-                               "nvswitch, 300 GB/s per GPU per direction, 1 us",
-                               "8 NIC(s) x 200 Gbit/s (25 GB/s)",
+                               "scale-up            nvswitch",
+                               "300 GB/s per GPU per direction",
+                               "1 us per traversal",
+                               "scale-out           8 NIC(s)",
+                               "200 Gbit/s (25 GB/s) per NIC per direction",
                                "scale-out per GPU   200 Gbit/s"}) {
     EXPECT_NE(s.find(expected), std::string::npos) << "missing '" << expected << "' in\n" << s;
   }
@@ -91,6 +99,107 @@ TEST(DescribePreset, EveryBuiltinHasOneLinePerTier) {
       EXPECT_EQ(count_lines_starting_with(s, "  " + t.name + " "), 1) << name << "\n" << s;
     }
   }
+}
+
+// The `key=value` pairs `hw show` prints: from "cluster.overrides." to the end of each line, the
+// key without that prefix.
+std::vector<std::pair<std::string, std::string>> printed_overrides(const std::string& text) {
+  const std::string prefix = "cluster.overrides.";
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto at = line.find(prefix);
+    if (at == std::string::npos) continue;
+    const std::string kv = line.substr(at + prefix.size());
+    const auto eq = kv.find('=');
+    EXPECT_NE(eq, std::string::npos) << line;
+    if (eq != std::string::npos) out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return out;
+}
+
+// `{a: {b: value}}` for the dotted key `a.b`, the value parsed as YAML (as `--set` parses it).
+YAML::Node overrides_node(const std::string& key, const std::string& value) {
+  YAML::Node root(YAML::NodeType::Map);
+  YAML::Node leaf = YAML::Load(value);
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) {
+    root[key] = leaf;
+  } else {
+    YAML::Node inner(YAML::NodeType::Map);
+    inner[key.substr(dot + 1)] = leaf;
+    root[key.substr(0, dot)] = inner;
+  }
+  return root;
+}
+
+// Each printed key is one the override loader takes, and the printed value gives back the
+// preset's own value: applying it alone leaves the whole description unchanged.
+TEST(DescribePreset, EveryPrintedKeyAndValueIsAnOverrideThatChangesNothing) {
+  for (const std::string& name : builtin_preset_names()) {
+    const HardwarePreset p = builtin_preset(name);
+    const std::string before = describe_preset(p);
+    const auto pairs = printed_overrides(before);
+    EXPECT_GE(pairs.size(), 20u) << name;
+    for (const auto& [key, value] : pairs) {
+      SCOPED_TRACE(name + ": " + key + "=" + value);
+      const YAML::Node o = overrides_node(key, value);
+      HardwarePreset after;
+      ASSERT_NO_THROW(after = apply_preset_overrides(p, YamlValue(o, "s.yaml", "overrides")));
+      EXPECT_EQ(describe_preset(after), before);
+    }
+  }
+}
+
+// The other way round: every key a preset file sets (all but its name and description) is
+// printed, so no value is without its key. The tiers' keys print as one `tiers` list.
+TEST(DescribePreset, EveryKeyOfAPresetFileIsPrinted) {
+  for (const std::string& name : builtin_preset_names()) {
+    std::set<std::string> printed;
+    for (const auto& kv : printed_overrides(describe_preset(builtin_preset(name)))) {
+      printed.insert(kv.first);
+    }
+    const YAML::Node doc =
+        YAML::Load(std::string(*find_embedded_config("hardware/" + name + ".yaml")));
+    for (const auto& top : doc) {
+      const std::string key = top.first.as<std::string>();
+      if (key == "name" || key == "description") continue;
+      if (top.second.IsMap()) {
+        for (const auto& sub : top.second) {
+          const std::string full = key + "." + sub.first.as<std::string>();
+          EXPECT_TRUE(printed.count(full)) << name << ": " << full;
+        }
+      } else {
+        EXPECT_TRUE(printed.count(key)) << name << ": " << key;
+      }
+    }
+  }
+}
+
+TEST(DescribePreset, PrintsTheOverrideKeyBesideTheValue) {
+  const std::string s = describe_preset(builtin_preset("dgx-h100"));
+  for (const char* expected : {
+           "cluster.overrides.nic.bandwidth_Gbitps=400",
+           "cluster.overrides.gpu.hbm_peak_GBps=3350",
+           "cluster.overrides.gpu.peak_tf32_TFLOPps=494.5",
+           "cluster.overrides.gpu.kernel_launch_us=4",
+           "cluster.overrides.scale_out_layout=rail_optimized",
+           "cluster.overrides.tiers=[{name: rack, fanout: 32, oversubscription: 1, "
+           "latency_us: 0.25, load_balancing: adaptive}, ",
+       }) {
+    EXPECT_NE(s.find(expected), std::string::npos) << "missing '" << expected << "' in\n" << s;
+  }
+  // The key sits on the line of its value.
+  std::istringstream in(s);
+  std::string line;
+  bool found = false;
+  while (std::getline(in, line)) {
+    if (line.find("cluster.overrides.gpu.hbm_achievable_GBps=2800") != std::string::npos) {
+      found = line.find("2800 GB/s achievable") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(found) << s;
 }
 
 }  // namespace
