@@ -71,8 +71,9 @@ std::vector<Measured> from_points_file(const CalibrationPoints& file) {
 // the log's host count.
 std::shared_ptr<const Cluster> cluster_for_log(const CalibrateFlags& f, const NcclLog& log) {
   if (f.scenario.empty() && f.nodes == 0 && log.hosts == 0) {
-    throw InputError(SourceLocation{log.file, 0, 0}, "--nodes",
-                     "the log has no rank lines, so it does not say how many nodes ran it",
+    throw InputError(SourceLocation{log.file, 0, 0}, "ranks",
+                     "cannot tell the rank count: the log has no rank lines, and no --nodes "
+                     "says how many nodes ran it",
                      "give --nodes N (or a scenario) for the cluster that ran it");
   }
   const int nodes = f.nodes > 0 ? f.nodes : log.hosts;
@@ -126,6 +127,11 @@ std::vector<CalibrationPoint> terms_of(const std::vector<Measured>& ms, const Co
   return out;
 }
 
+// A label's last 40 characters: a long file name keeps its line number.
+std::string tail40(const std::string& label) {
+  return label.size() > 40 ? label.substr(label.size() - 40) : label;
+}
+
 std::vector<double> measured_s(const std::vector<Measured>& ms) {
   std::vector<double> out;
   for (const Measured& m : ms) out.push_back(m.time_s);
@@ -156,9 +162,9 @@ void print_text(const CalibrationResult& r, const std::vector<Measured>& ms,
   for (std::size_t i = 0; i < ms.size(); ++i) {
     const double t = ms[i].time_s;
     std::cout << fmt::format("{:<40} {:>14} {:>12.0f} {:>12.2f} {:>8} {:>12.2f} {:>8}",
-                             ms[i].label.substr(0, 40), to_string(ms[i].op), ms[i].size_bytes,
-                             t * 1e6, calibrate_pct(r.before_s[i] / t - 1, true),
-                             r.after_s[i] * 1e6, calibrate_pct(r.after_s[i] / t - 1, true));
+                             tail40(ms[i].label), to_string(ms[i].op), ms[i].size_bytes, t * 1e6,
+                             calibrate_pct(r.before_s[i] / t - 1, true), r.after_s[i] * 1e6,
+                             calibrate_pct(r.after_s[i] / t - 1, true));
     std::cout << (loo.empty() ? "\n"
                               : fmt::format(" {:>12.2f} {:>8}\n", loo[i] * 1e6,
                                             calibrate_pct(loo[i] / t - 1, true)));
