@@ -11,6 +11,11 @@ point is judged with the parameters the simulator ships.
 
   scripts/validate_training.py [--shardsim PATH] [--points CSV] [--set KEY=VALUE ...]
                                [--max-median X] [--max-ratio R]
+                               [--figures YAML | --write-figures YAML]
+
+--figures fails (exit 1) when YAML (configs/validation/training.yaml: the figures the reports'
+trust line and `size`'s default margin quote) does not hold this run's point count, median
+|error| (3 decimals) and worst ratio (2 decimals); --write-figures writes them there.
 
 --set adds an override to every point's run (a what-if: e.g. a preset figure under
 cluster.overrides). --max-median fails (exit 1) when the median |error| is above X; --max-ratio
@@ -123,6 +128,19 @@ def print_groups(points, errors):
               f"{statistics.median(es):+.1%} | {min(es):+.1%} … {max(es):+.1%} |")
 
 
+def figures_text(points, median, worst):
+    """The figures file: what the brief's trust line and size's default margin quote."""
+    return ("# The validation the reports' trust line and `size`'s default --margin quote: whole\n"
+            "# training iterations against published throughputs (tests/data/training/points.csv,\n"
+            "# docs/validation/training.md). Written by scripts/validate_training.py\n"
+            "# --write-figures; ctest validation.training fails when the build gives others.\n"
+            "kind: whole training iterations\n"
+            f"points: {points}\n"
+            f"median_abs_error: {median:.3f}\n"
+            f"worst_ratio: {worst:.2f}\n"
+            "doc: docs/validation/training.md\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shardsim", default=os.environ.get("SHARDSIM", "build-test/shardsim"))
@@ -133,7 +151,12 @@ def main():
     ap.add_argument("--max-median", type=float, help="fail (exit 1) above this median |error|")
     ap.add_argument("--max-ratio", type=float,
                     help="fail (exit 1) when a prediction is off by more than this factor")
+    ap.add_argument("--figures", metavar="YAML",
+                    help="fail (exit 1) unless YAML holds this run's figures")
+    ap.add_argument("--write-figures", metavar="YAML", help="write this run's figures to YAML")
     args = ap.parse_args()
+    if args.extra and (args.figures or args.write_figures):
+        bad_input("--set changes the predictions: the figures are those of the shipped parameters")
     if not os.path.isfile(args.shardsim):
         bad_input(f"no shardsim binary at {args.shardsim} (build it, or give --shardsim / "
                   "SHARDSIM)")
@@ -165,6 +188,21 @@ def main():
           f"{worst:.2f}); predicted above measured on {sum(e > 0 for e in errors)}")
 
     bad = []
+    figures = figures_text(len(points), median, worst)
+    if args.write_figures:
+        with open(args.write_figures, "w") as f:
+            f.write(figures)
+        print(f"wrote {args.write_figures}")
+    if args.figures:
+        try:
+            with open(args.figures) as f:
+                held = f.read()
+        except OSError as e:
+            bad_input(f"{args.figures}: cannot read the figures ({e.strerror})")
+        if held != figures:
+            bad.append(f"{args.figures} does not hold this build's figures ({len(points)} points, "
+                       f"median {median:.3f}, worst {worst:.2f}): regenerate it with "
+                       f"scripts/validate_training.py --write-figures {args.figures}")
     if args.max_median is not None and median > args.max_median:
         bad.append(f"median |error| {median:.3f} above --max-median {args.max_median}")
     if args.max_ratio is not None and worst > args.max_ratio:

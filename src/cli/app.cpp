@@ -31,6 +31,7 @@
 #include "shardsim/io/tables_writer.hpp"
 #include "shardsim/plan/model_summary.hpp"
 #include "shardsim/run/point_store.hpp"
+#include "shardsim/run/scenario_plans.hpp"
 #include "shardsim/run/scenario_runs.hpp"
 
 namespace shardsim {
@@ -47,8 +48,38 @@ struct CommonFlags {
   bool quiet = false;
   bool force = false;
   bool timings = false;
-  GuardFlags guard;  // --max-memory, --max-points
+  std::string best;      // run, sweep: --best (empty: default_best_by)
+  std::string baseline;  // run, sweep: --baseline DIR|FILE, diffed after the report
+  GuardFlags guard;      // --max-memory, --max-points
 };
+
+// run's and sweep's own flags: what the brief marks best, and a baseline to diff against.
+void add_decision_flags(CLI::App* cmd, CommonFlags& f) {
+  cmd->add_option("--best", f.best,
+                  "what the brief marks best: qps, cost (needs cluster.price_per_gpu_hour) or "
+                  "iteration; default cost with a price, else qps")
+      ->check(CLI::IsMember(best_by_names()));
+  cmd->add_option("--baseline", f.baseline,
+                  "after the report, what changed against this earlier run (its --out DIR or "
+                  "report JSON), as `shardsim diff` prints it");
+}
+
+// Refuses --best cost without a price and a --baseline that cannot be read, before running.
+void check_decision_flags(const CommonFlags& f, const ScenarioRuns& runs) {
+  if (f.best == "cost" && runs.scenarios.front().cluster.price_per_gpu_hour <= 0) {
+    throw InputError(SourceLocation{}, "--best",
+                     "--best cost needs a price, and the scenario gives none",
+                     "set cluster.price_per_gpu_hour (e.g. --set cluster.price_per_gpu_hour=2.5)");
+  }
+  if (!f.baseline.empty() && f.format != "text") {
+    throw InputError(
+        SourceLocation{}, "--baseline",
+        "--baseline prints its diff after the text report, not with --format " + f.format,
+        "drop --format, or write --out DIR and run `shardsim diff --format json "
+        "BASELINE DIR`");
+  }
+  if (!f.baseline.empty()) (void)read_report_objects(f.baseline);
+}
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--out", f.out_dir,
@@ -110,7 +141,18 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
   } else if (f.format == "csv") {
     write_csv_summary(std::cout, reports);
   } else {
-    write_text(std::cout, reports);
+    BriefOptions brief;
+    if (!f.best.empty()) brief.best_by = best_by_from_name(f.best);
+    write_text(std::cout, reports, brief);
+  }
+  if (!f.baseline.empty()) {
+    std::vector<nlohmann::json> now;
+    for (const Report& r : reports) now.push_back(nlohmann::json::parse(report_to_json(r).dump()));
+    ReportDiff d = diff_reports(read_report_objects(f.baseline), now);
+    d.before_origin = f.baseline;
+    d.after_origin = "this run";
+    std::cout << "\n";
+    write_diff_text(std::cout, d);
   }
   std::cout.flush();
   // One rule for run and sweep (README, "Exit codes"): a planner or sweep point that does not
@@ -128,6 +170,7 @@ int cmd_run(const CommonFlags& f, const std::string& path, const std::string& tr
   const ScenarioRuns runs = load_runs(request);
   check_runs(runs.scenarios, RunShape{1, !f.out_dir.empty(), !trace_out.empty()}, request.limits,
              source_of(runs));
+  check_decision_flags(f, runs);
   // Every output refused before anything is simulated (docs/robustness.md, "Outputs").
   check_out_dir(f, report_count(runs.scenarios.front()));
   RunSettings settings{1, f.timings, {}};
@@ -170,6 +213,7 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, Dis
   const RunRequest request = request_of(f, path, SweepUse::require);
   const ScenarioRuns runs = load_runs(request);
   check_runs(runs.scenarios, RunShape{jobs, !f.out_dir.empty()}, request.limits, source_of(runs));
+  check_decision_flags(f, runs);
   std::size_t reports = 0;
   for (const Scenario& s : runs.scenarios) reports += report_count(s);
   if (resume) f.force = true;  // the output files are the sweep's own, rewritten from its points
@@ -241,6 +285,9 @@ int cmd_validate(const CommonFlags& f, const std::string& path, const std::strin
   const RunShape shape{1, !f.out_dir.empty()};
   const ResourceEstimate estimate = estimate_memory(runs.scenarios, shape);
   check_runs(runs.scenarios, shape, request.limits, source_of(runs));
+  // Every check `run` makes before simulating (planner options against the cluster, plan
+  // files), so a scenario that validates does not fail later on its input.
+  for (const Scenario& s : runs.scenarios) ScenarioPlanner(s).check();
   if (!tables_out.empty()) write_tables_out(tables_out, f.force, runs, source_of(runs));
   // The model summary (docs/report.md "Model summary"): of the first sweep point in a sweep.
   const Scenario& s = runs.scenarios.front();
@@ -297,6 +344,7 @@ int run_cli(int argc, char** argv) {
   run->add_option("--trace-out", trace_out,
                   "write the timelines as a Chrome trace (Perfetto, chrome://tracing)");
   add_common(run, flags);
+  add_decision_flags(run, flags);
 
   auto* sweep = app.add_subcommand("sweep", "simulate every point of a scenario's sweep block");
   sweep->add_option("scenario", scenario_path, "scenario YAML file")->required();
@@ -307,6 +355,7 @@ int run_cli(int argc, char** argv) {
                   "continue the sweep whose --out DIR this is: only the points not yet finished "
                   "(DIR/points) run");
   add_common(sweep, flags);
+  add_decision_flags(sweep, flags);
 
   auto* validate = app.add_subcommand("validate", "load and check a scenario without running it");
   validate->add_option("scenario", scenario_path, "scenario YAML file")->required();

@@ -114,18 +114,19 @@ std::string shown_value(std::string_view value) {
 
 }  // namespace
 
-std::string shown_sweep_point(std::string_view label) {
-  std::string out;
+std::vector<std::pair<std::string, std::string>> sweep_point_parts(std::string_view label) {
+  std::vector<std::pair<std::string, std::string>> out;
   std::size_t start = 0;  // of the current key=value
   int depth = 0;
   char quote = 0;
   const auto flush = [&](std::size_t end) {
     const std::string_view part = label.substr(start, end - start);
     const std::size_t eq = part.find('=');
-    if (!out.empty()) out += ',';
-    out += eq == std::string_view::npos
-               ? shown_value(part)
-               : std::string(part.substr(0, eq + 1)) + shown_value(part.substr(eq + 1));
+    if (eq == std::string_view::npos) {
+      out.emplace_back(std::string(), std::string(part));
+    } else {
+      out.emplace_back(std::string(part.substr(0, eq)), std::string(part.substr(eq + 1)));
+    }
   };
   for (std::size_t i = 0; i < label.size(); ++i) {
     const char c = label[i];
@@ -147,6 +148,15 @@ std::string shown_sweep_point(std::string_view label) {
     }
   }
   if (start < label.size()) flush(label.size());
+  return out;
+}
+
+std::string shown_sweep_point(std::string_view label) {
+  std::string out;
+  for (const auto& [key, value] : sweep_point_parts(label)) {
+    if (!out.empty()) out += ',';
+    out += key.empty() ? shown_value(value) : key + "=" + shown_value(value);
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
+#include "shardsim/metrics/best_report.hpp"
 #include "shardsim/metrics/bottleneck.hpp"
 #include "shardsim/metrics/report_schema.hpp"
 
@@ -328,22 +329,23 @@ void write_groups(std::ostream& out, const Report& r) {
   }
 }
 
-// The index of the fitting report with the highest QPS (the first on a tie): over sweep points
-// of other GPU counts the lowest iteration time is not the most throughput.
-std::optional<std::size_t> best_report(std::span<const Report> reports) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    const Report& r = reports[i];
-    if (!report_has_timing(r) || !std::isfinite(r.qps)) continue;
-    if (!best || r.qps > reports[*best].qps) best = i;
+std::string best_mark(BestBy by) {
+  switch (by) {
+    case BestBy::qps:
+      return "<- best (QPS)";
+    case BestBy::cost:
+      return "<- best (cost)";
+    case BestBy::iteration:
+      return "<- best (iteration time)";
   }
-  return best;
+  return "<- best";
 }
 
 // The brief (docs/report.md, "The brief"): one row per report, a column per schema row with a
 // text label (in the schema's order), the best report marked (with several), then why each plan
 // that does not fit does not.
-void write_brief(std::ostream& out, std::span<const Report> reports) {
+void write_brief(std::ostream& out, std::span<const Report> reports, const BriefOptions& o) {
+  const BestBy by = o.best_by.value_or(default_best_by(reports));
   out << "brief:\n";
   std::vector<const ReportField*> fields;
   for (const ReportField& f : report_fields()) {
@@ -361,15 +363,18 @@ void write_brief(std::ostream& out, std::span<const Report> reports) {
   }
   columns.push_back({"", Align::left});
   rf::TextTable table(std::move(columns));
-  const std::optional<std::size_t> best = best_report(reports);
+  const std::optional<std::size_t> best = best_report(reports, by);
   for (std::size_t i = 0; i < reports.size(); ++i) {
     std::vector<std::string> cells{std::to_string(i)};
     for (const ReportField* f : fields)
       cells.push_back(field_text(field_value(reports[i], *f), f->text));
-    cells.emplace_back(best == i && reports.size() > 1 ? "<- best" : "");
+    cells.emplace_back(best == i && reports.size() > 1 ? best_mark(by) : "");
     table.add_row(std::move(cells));
   }
   table.write(out, 2);
+  if (std::any_of(reports.begin(), reports.end(), report_has_timing)) {
+    out << "  trust: " << trust_text(o.trust ? *o.trust : builtin_trust_figures()) << '\n';
+  }
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Report& r = reports[i];
     if (r.fits_in_memory) continue;
@@ -381,8 +386,12 @@ void write_brief(std::ostream& out, std::span<const Report> reports) {
 }  // namespace
 
 void write_text(std::ostream& out, std::span<const Report> reports) {
+  write_text(out, reports, BriefOptions{});
+}
+
+void write_text(std::ostream& out, std::span<const Report> reports, const BriefOptions& brief) {
   // The answer first: the brief, then each report's detail.
-  write_brief(out, reports);
+  write_brief(out, reports, brief);
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Report& r = reports[i];
     out << '\n' << header_line(r, i, reports.size()) << "\n\n";

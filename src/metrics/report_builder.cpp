@@ -292,38 +292,6 @@ void fill_replica_sync(Report& r, const SimulationInputs& in, const PeerSyncs& s
 
 }  // namespace
 
-void check_sync_window(const Plan& plan, const Workload& workload, const std::string& source) {
-  if (plan.groups.size() < 2 || workload.mode != Mode::training) return;
-  // A window of whole intervals holds exactly measured / interval syncs, wherever the warm-up
-  // ends; longer than the window, no measured iteration pays a sync; a window of part intervals
-  // holds more or fewer syncs than its share (6 iterations of an interval of 4 hold 1 sync, or
-  // 2, for a share of 1.5).
-  const int interval = plan.peer_sync.interval;
-  const int measured = workload.iterations;
-  if (interval <= 0 || measured % interval == 0) return;
-  int syncing = 0;
-  for (int k = workload.warmup; k < workload.warmup + measured; ++k) {
-    syncing += plan.peer_sync.syncs_after(k) ? 1 : 0;
-  }
-  const std::string problem =
-      syncing == 0 ? fmt::format(
-                         "sync_interval {} is longer than the {} measured iterations (iterations "
-                         "{}, warm-up {}): no measured iteration pays the replica sync, so the "
-                         "QPS would omit its cost",
-                         interval, measured, workload.iterations, workload.warmup)
-                   : fmt::format(
-                         "the {} measured iterations (iterations {}, warm-up {}) are not whole "
-                         "sync intervals of {}: they hold {} sync(s) where their share is {:.4g}, "
-                         "so the QPS would misstate the sync's cost",
-                         measured, workload.iterations, workload.warmup, interval, syncing,
-                         static_cast<double>(measured) / interval);
-  const int whole = (measured + interval - 1) / interval * interval;
-  throw InputError(SourceLocation{source}, "placement.options.sync_interval", problem,
-                   fmt::format("measure whole intervals: --iterations {} (a multiple of {}), or "
-                               "a sync_interval that divides the iterations",
-                               whole, interval));
-}
-
 Report build_report(const ReportHeader& header, const SimulationInputs& in,
                     const SimulationResult& result, const std::vector<GpuMemory>& memory) {
   Report r;
@@ -544,7 +512,6 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   int syncing = 0;
   for (int k = 0; k < measured; ++k) syncing += result.syncs.syncs_after(result.warmup + k);
   fill_replica_sync(r, in, result.syncs, syncing > 0 ? sync_max / syncing : 0.0);
-  check_sync_window(in.plan, in.workload, header.scenario_source);
   return r;
 }
 

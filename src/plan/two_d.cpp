@@ -24,6 +24,7 @@
 #include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/planners.hpp"
 #include "shardsim/plan/sparse_groups.hpp"
+#include "shardsim/plan/sync_window.hpp"
 
 namespace shardsim {
 
@@ -38,6 +39,7 @@ struct TwoDOptions {
   PeerSync sync;
   GroupLayout layout = GroupLayout::peers_in_host;
   bool sync_aware = true;
+  std::optional<YamlValue> sync_where;  // sync_interval as given (or absent): for its errors
 };
 
 class TwoDPlanner final : public Planner {
@@ -45,31 +47,24 @@ class TwoDPlanner final : public Planner {
   explicit TwoDPlanner(TwoDOptions o) : o_(std::move(o)) {}
   std::string name() const override { return "two_d"; }
 
+  void check(const Cluster& cluster, const Workload& workload) const override {
+    const SparseGroups layout = layout_of(cluster);
+    const auto groups = static_cast<std::size_t>(layout.num_groups());
+    check_sync_window(o_.sync, groups, workload, o_.sync_where->location(), o_.sync_where->path());
+    o_.inner->check(groups == 1 ? cluster : view_of(layout, cluster), workload);
+  }
+
   Plan plan(const PlanningContext& ctx) const override {
-    const int t = ctx.cluster.num_gpus();
-    const int m = num_groups(t);
-    std::optional<SparseGroups> layout;
-    try {
-      layout.emplace(ctx.cluster, m, o_.layout);
-    } catch (const std::invalid_argument& e) {
-      const YamlValue& where = o_.groups ? *o_.groups : *o_.group_size;
-      throw where.error(e.what(), hint(t, ctx.cluster.gpus_per_node()));
-    }
+    const SparseGroups layout = layout_of(ctx.cluster);
+    const int m = layout.num_groups();
     if (m == 1) {  // one group of all GPUs: exactly full model parallelism
       Plan plan = o_.inner->plan(ctx);
       plan.planner = name();
       return plan;
     }
-    const Cluster view = [&] {
-      try {
-        return layout->view_cluster();
-      } catch (const std::invalid_argument& e) {
-        const YamlValue& where = o_.groups ? *o_.groups : *o_.group_size;
-        throw where.error(e.what(), hint(t, ctx.cluster.gpus_per_node()));
-      }
-    }();
+    const Cluster view = view_of(layout, ctx.cluster);
     const PeerSyncPricing pricing =
-        price_peer_sync(ctx.cluster, *layout, o_.sync, ctx.cost_params());
+        price_peer_sync(ctx.cluster, layout, o_.sync, ctx.cost_params());
     PlanningContext group_ctx{view, ctx.model, ctx.workload, ctx.trace, ctx.cost};
     group_ctx.input_alltoall = ctx.input_alltoall;
     if (o_.sync_aware) group_ctx.peer_sync = &pricing;
@@ -91,18 +86,37 @@ class TwoDPlanner final : public Planner {
     } catch (const DoesNotFitError& e) {
       // The same placement goes to every group: name group 0's GPU.
       throw DoesNotFitError(
-          layout->gpu(0, e.gpu()), e.needed_bytes(), e.available_bytes(),
+          layout.gpu(0, e.gpu()), e.needed_bytes(), e.available_bytes(),
           fmt::format("two_d: every one of the {} groups of {} GPUs holds all tables; in "
                       "group 0, {} (hint: fewer groups give each GPU a smaller share)",
-                      m, layout->group_size(), e.what()));
+                      m, layout.group_size(), e.what()));
     }
     if (!inner.groups.empty()) {
       throw std::logic_error(fmt::format("inner planner '{}' made groups", o_.inner_name));
     }
-    return replicate(inner, *layout);
+    return replicate(inner, layout);
   }
 
  private:
+  // The groups on `cluster`; a count or size that does not split it is an InputError at the key.
+  SparseGroups layout_of(const Cluster& cluster) const {
+    try {
+      return SparseGroups(cluster, num_groups(cluster.num_gpus()), o_.layout);
+    } catch (const std::invalid_argument& e) {
+      const YamlValue& where = o_.groups ? *o_.groups : *o_.group_size;
+      throw where.error(e.what(), hint(cluster.num_gpus(), cluster.gpus_per_node()));
+    }
+  }
+  // One group as a cluster of its own, the inner planner's view.
+  Cluster view_of(const SparseGroups& layout, const Cluster& cluster) const {
+    try {
+      return layout.view_cluster();
+    } catch (const std::invalid_argument& e) {
+      const YamlValue& where = o_.groups ? *o_.groups : *o_.group_size;
+      throw where.error(e.what(), hint(cluster.num_gpus(), cluster.gpus_per_node()));
+    }
+  }
+
   int num_groups(int gpus) const {
     if (o_.groups)
       return static_cast<int>(std::min<std::uint64_t>(o_.groups->as_positive_int(), 1u << 30));
@@ -227,6 +241,11 @@ std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
                     ? PeerSyncMode::touched_rows
                     : PeerSyncMode::dense;
   const std::uint64_t interval = opts.positive_int("sync_interval", 1);
+  if (auto v = opts.find("sync_interval")) {
+    o.sync_where.emplace(*v);
+  } else {
+    o.sync_where.emplace(YamlValue::absent(options.file(), options.path() + ".sync_interval"));
+  }
   if (interval > 1000000) {
     throw opts.find("sync_interval")->error("expected at most 1000000 iterations between syncs");
   }

@@ -9,6 +9,7 @@
 #include "shardsim/metrics/report_builder.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan_stats.hpp"
+#include "shardsim/plan/sync_window.hpp"
 #include "shardsim/run/scenario_plans.hpp"
 
 namespace shardsim {

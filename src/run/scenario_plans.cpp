@@ -72,6 +72,16 @@ ScenarioPlan ScenarioPlanner::given(Plan plan) const {
   return out;
 }
 
+void ScenarioPlanner::check() const {
+  const Scenario& sc = scenario_;
+  for (const std::string& name : sc.placement.planners) {
+    const PlannerInfo& info =
+        find_planner(name, SourceLocation{sc.source, 0, 0}, "placement.planner");
+    info.make(planner_options(sc.placement, name))->check(cluster_, sc.workload);
+  }
+  if (!sc.placement.plan_file.empty()) (void)plan_file();
+}
+
 std::vector<ScenarioPlan> ScenarioPlanner::plans() const {
   std::vector<ScenarioPlan> out;
   for (const std::string& name : scenario_.placement.planners) {

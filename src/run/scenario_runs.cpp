@@ -109,7 +109,11 @@ std::vector<Report> gather(std::vector<std::vector<Report>> results) {
   for (auto& rs : results) {
     for (auto& r : rs) all.push_back(std::move(r));
   }
-  assign_scaling_factors(all);  // sweeps over the GPU count (2D §4.3)
+  // Sweeps over the GPU count (2D §4.3), along the key that changes it, the others held.
+  std::vector<SweepCoordinates> coords;
+  coords.reserve(all.size());
+  for (const Report& r : all) coords.push_back(report_format::sweep_point_parts(r.sweep_point));
+  assign_scaling_factors(all, coords);
   return all;
 }
 

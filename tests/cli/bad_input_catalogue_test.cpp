@@ -236,6 +236,11 @@ std::vector<Case> catalogue() {
                 "  planner: two_d\n  options: {groups: 2, inner: table_wise, sync_interval: 100}"),
        "bad.yaml", "placement.options.sync_interval",
        "no measured iteration pays the replica sync"},
+      {"TwoDWithoutGroups", scenario(17, "  planner: two_d"), "bad.yaml", "placement.options",
+       "the two_d planner needs `groups` or `group_size`"},
+      {"TwoDGroupsDoNotSplitTheCluster",
+       scenario(17, "  planner: two_d\n  options: {groups: 3, inner: table_wise}"),
+       "bad.yaml:18:", "placement.options.groups", "groups must divide it"},
       // ----- plan files
       {"PlanMissesRows", plan_file(kPlanHead + "  b: [{rows: [0, 4000], gpu: 1}]\n"),
        "plan.yaml:5:", "tables.b", "rows [4000, 5000) are not placed"},
@@ -430,6 +435,25 @@ TEST_P(Catalogue, ExitsTwoNamingFileLineKeyAndExpectation) {
   EXPECT_NE(r.err.find(c.what), std::string::npos) << "'" << c.what << "' in: " << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << "no report for bad input: " << r.out;
+}
+
+// `validate` runs every check `run` and `sweep` make before simulating (docs/robustness.md):
+// each case of those two commands, given to `validate` instead, fails the same way. The flags
+// that only a run takes (--jobs: runs at once) are left out with their cases.
+TEST_P(Catalogue, ValidateRefusesWhatRunRefuses) {
+  const Case& c = GetParam();
+  const Workspace w;
+  std::string args = c.setup(w);
+  const std::size_t space = args.find(' ');
+  const std::string command = args.substr(0, space);
+  if ((command != "run" && command != "sweep") || args.find("--jobs") != std::string::npos) {
+    GTEST_SKIP() << "not a run: " << args;
+  }
+  args = "validate" + args.substr(space);
+  const testing::Result r = run(args);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(c.what), std::string::npos) << "'" << c.what << "' in: " << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(BadInput, Catalogue, ::testing::ValuesIn(catalogue()),

@@ -10,6 +10,7 @@
 #include "shardsim/metrics/scaling_factor.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/planner.hpp"
+#include "shardsim/plan/sync_window.hpp"
 #include "shardsim/sim/simulation.hpp"
 #include "support/sync_case.hpp"
 
@@ -71,10 +72,17 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
   SyncCase c;
   c.wl.warmup = 1;
   c.wl.iterations = 5;
+  // Refused for the plan (run_scenario, before simulating) as by the planner's own check
+  // (validate, before planning): plan/sync_window.hpp.
   const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 100}");
-  const SimulationResult r = simulate(c.inputs(p));
+  EXPECT_THROW(
+      find_planner("two_d", {}, "placement.planner")
+          .make(YamlValue(parse_yaml("{groups: 2, inner: table_wise, sync_interval: 100}", "s"),
+                          "s", "placement.options"))
+          ->check(c.cluster, c.wl),
+      InputError);
   try {
-    (void)build_report({"s", "s", ""}, c.inputs(p), r, plan_memory(p, c.cluster, c.model, c.wl));
+    check_sync_window(p, c.wl, "s");
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.key(), "placement.options.sync_interval");
@@ -87,8 +95,7 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
   c.wl.iterations = 6;
   const Plan part = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 4}");
   try {
-    (void)build_report({"s", "s", ""}, c.inputs(part), simulate(c.inputs(part)),
-                       plan_memory(part, c.cluster, c.model, c.wl));
+    check_sync_window(part, c.wl, "s");
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.problem()).find("hold 1 sync(s) where their share is 1.5"),

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardsim::report_format {
@@ -40,6 +41,10 @@ std::string csv_field(std::string_view text);
 inline constexpr std::size_t kShownSweepValueChars = 64;
 inline constexpr std::size_t kShownSweepValueStart = 40;
 std::string shown_sweep_point(std::string_view label);
+
+// A sweep point's label as its (key, value) pairs, in the label's order, split as above; a part
+// without '=' is a value with an empty key.
+std::vector<std::pair<std::string, std::string>> sweep_point_parts(std::string_view label);
 
 // A table of text cells with aligned columns: left-aligned columns for names, right-aligned for
 // numbers. Columns are separated by two spaces; each line is prefixed by `indent` spaces; no

@@ -4,11 +4,14 @@
 // Every field, column and rounding rule is defined in docs/report.md.
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "shardsim/io/trust_figures.hpp"
+#include "shardsim/metrics/best_report.hpp"
 #include "shardsim/metrics/report.hpp"
 
 namespace shardsim {
@@ -19,6 +22,13 @@ nlohmann::ordered_json report_to_json(const Report& r);
 nlohmann::ordered_json reports_to_json(std::span<const Report> reports);
 
 void write_text(std::ostream& out, std::span<const Report> reports);
+// What the brief says beyond the reports: which one it marks best (nullopt: default_best_by)
+// and the validation its trust line quotes (nullopt: the build's, builtin_trust_figures()).
+struct BriefOptions {
+  std::optional<BestBy> best_by;
+  std::optional<TrustFigures> trust;
+};
+void write_text(std::ostream& out, std::span<const Report> reports, const BriefOptions& brief);
 // The JSON of reports_to_json(reports), printed with indent 2 but with arrays of plain values
 // (a matrix row, per-GPU memory) on one line, and the communication matrices streamed from the
 // reports rather than built as JSON values, so 4096 GPUs stay fast and small.

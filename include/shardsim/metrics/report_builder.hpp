@@ -23,13 +23,6 @@ double percentile(std::vector<double> values, double q);
 // previous iteration's (so delays that accumulate across iterations are counted once).
 std::vector<double> iteration_times_s(const SimulationResult& result);
 
-// Refuses a plan whose replica sync (2D, two or more groups, training) cannot be measured
-// fairly: its interval must divide the measured iterations (`workload.iterations`), else the
-// window holds no sync or a part interval and the QPS would omit or misstate the sync's cost
-// (issue 18). An InputError at `source`, key placement.options.sync_interval, with the iteration
-// count to use. Known before the simulation: run_scenario calls it first; build_report again.
-void check_sync_window(const Plan& plan, const Workload& workload, const std::string& source);
-
 // A report of a plan that was simulated.
 Report build_report(const ReportHeader& header, const SimulationInputs& inputs,
                     const SimulationResult& result, const std::vector<GpuMemory>& memory);

@@ -53,6 +53,13 @@ class Planner {
   virtual ~Planner() = default;
   virtual std::string name() const = 0;
   virtual Plan plan(const PlanningContext& ctx) const = 0;
+  // What can be checked before planning: the options against the cluster and the workload (an
+  // InputError at the option's key). `validate` calls it, so a scenario that validates does not
+  // fail at plan time on its options.
+  virtual void check(const Cluster& cluster, const Workload& workload) const {
+    (void)cluster;
+    (void)workload;
+  }
 };
 
 struct PlannerInfo {

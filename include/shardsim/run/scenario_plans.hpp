@@ -43,6 +43,10 @@ class ScenarioPlanner {
   ScenarioPlan given(Plan plan) const;
   // Every plan the scenario asks for, in order: its planners, then its plan file.
   std::vector<ScenarioPlan> plans() const;
+  // Every check of plans() that needs no planning: each planner built from its options and
+  // checked against the cluster (Planner::check), the plan file read and validated. An
+  // InputError for the first that fails; `validate` runs it on every scenario it loads.
+  void check() const;
 
  private:
   const Scenario& scenario_;
