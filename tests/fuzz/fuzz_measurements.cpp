@@ -1,8 +1,9 @@
 // libFuzzer target: measurements, the inputs of `shardsim calibrate`. The first input byte picks
 // the reader (modulo 3: 0 a calibration points CSV, 1 an nccl-tests log, 2 an FBGEMM benchmark
 // log for `calibrate --kernels`); the rest is the text. A log that parses must satisfy what
-// calibrate relies on: at least one rank and host, no more hosts than ranks, at least one row,
-// sizes strictly increasing, finite times, and a known test. A points file that parses must have
+// calibrate relies on: rank and host counts both known (no more hosts than ranks) or both 0 (a
+// table without rank lines: calibrate then needs --nodes), at least one row, sizes that never
+// decrease (nccl-tests may round two sizes down to one), finite times, and a known test. A points file that parses must have
 // positive sizes and times and whole node counts. An FBGEMM log that parses has rows, each with
 // a known pass, positive finite B, E, T, D, L and time, and a line inside the file.
 #include <algorithm>
@@ -18,13 +19,16 @@ namespace shardsim::fuzz {
 namespace {
 
 void check_log(const NcclLog& log) {
-  if (log.ranks < 1 || log.hosts < 1 || log.hosts > log.ranks) invariant_failed("rank counts");
+  if (log.ranks < 0 || log.hosts < 0 || (log.ranks == 0) != (log.hosts == 0) ||
+      log.hosts > log.ranks) {
+    invariant_failed("rank counts");
+  }
   if (log.rows.empty()) invariant_failed("a log without rows");
   if (!collective_op_named(log.op)) invariant_failed("an unknown test");
   for (std::size_t k = 0; k < log.rows.size(); ++k) {
     const NcclLogRow& r = log.rows[k];
     if (!std::isfinite(r.time_us) || !std::isfinite(r.size_bytes)) invariant_failed("non-finite");
-    if (k > 0 && !(r.size_bytes > log.rows[k - 1].size_bytes)) invariant_failed("sizes");
+    if (k > 0 && r.size_bytes < log.rows[k - 1].size_bytes) invariant_failed("sizes");
   }
 }
 
