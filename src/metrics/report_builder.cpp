@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "gpu_time_report.hpp"
 #include "shardsim/cost/replica_sync_cost.hpp"
 #include "shardsim/hw/topology.hpp"
 #include "shardsim/metrics/time_attribution.hpp"
@@ -41,42 +42,6 @@ std::vector<double> iteration_times_s(const SimulationResult& result) {
 }
 
 namespace {
-
-struct Interval {
-  double begin, end;
-};
-
-// Total length of the union of intervals.
-double union_length(std::vector<Interval> iv) {
-  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) {
-    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
-  });
-  double total = 0, cur_b = 0, cur_e = -1;
-  bool open = false;
-  for (const Interval& x : iv) {
-    if (x.end <= x.begin) continue;
-    if (!open || x.begin > cur_e) {
-      if (open) total += cur_e - cur_b;
-      cur_b = x.begin;
-      cur_e = x.end;
-      open = true;
-    } else {
-      cur_e = std::max(cur_e, x.end);
-    }
-  }
-  if (open) total += cur_e - cur_b;
-  return total;
-}
-
-// Which work owns an instant where several overlap (docs/report.md, "Exposed time"): kernels
-// (dense compute, then embedding), then collectives moving data (sparse, dense, input
-// streams), then collectives waiting for their peers (same order), then the host's step, then
-// the delivery of the inputs.
-int attribution_rank(Stream s, bool waiting) {
-  if (s == Stream::host) return 2 * kNumStreams;
-  if (s == Stream::ingest) return 2 * kNumStreams + 1;
-  return static_cast<int>(s) + (waiting ? kNumStreams : 0);
-}
 
 // The fields that do not depend on a plan.
 void fill_header(Report& r, const ReportHeader& header, const std::string& planner,
@@ -290,17 +255,8 @@ void fill_replica_sync(Report& r, const SimulationInputs& in, const PeerSyncs& s
   r.replica_sync = rs;
 }
 
-}  // namespace
-
-Report build_report(const ReportHeader& header, const SimulationInputs& in,
-                    const SimulationResult& result, const std::vector<GpuMemory>& memory) {
-  Report r;
-  fill_common(r, header, in, memory);
-  fill_comm(r, in.cluster, result.comm);
-  const int n = in.cluster.num_gpus();
-  const auto& tasks = result.graph.tasks;
-  const auto& spans = result.timeline.spans;
-
+// Iteration times over the measured iterations, and the QPS they give.
+void fill_timing(Report& r, const SimulationResult& result) {
   r.iteration_times_s = iteration_times_s(result);
   const auto& times = r.iteration_times_s;
   const double mean = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
@@ -308,139 +264,12 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
                                *std::min_element(times.begin(), times.end()),
                                *std::max_element(times.begin(), times.end())};
   r.qps = mean > 0 ? static_cast<double>(r.global_batch) / mean : 0;
+}
 
-  // Per-GPU busy times, idle time and per-phase serialized/exposed time, over measured
-  // iterations. Every instant of an iteration's window on a GPU goes to one task by
-  // attribution_rank (docs/report.md, "Exposed time"), whatever iteration the task belongs to
-  // (the next batch's input AlltoAll runs during this batch's backward pass).
-  const int measured = static_cast<int>(times.size());
-  std::vector<std::array<double, kNumPhases>> serialized(n), exposed(n), waiting(n);
-  for (int g = 0; g < n; ++g) {
-    serialized[g].fill(0);
-    exposed[g].fill(0);
-    waiting[g].fill(0);
-  }
-  std::vector<double> finish;
-  for (const IterationTasks& it : result.iterations) {
-    double end = finish.empty() ? 0.0 : finish.back();
-    for (int id = it.first_task; id < it.end_task; ++id) end = std::max(end, spans[id].end_s);
-    finish.push_back(end);
-  }
-  const int total = static_cast<int>(result.iterations.size());
-  // When each iteration's tasks run: from its first start to its last end. The input delivery
-  // is left out of the start: it runs ahead of training by up to the whole run (docs/model.md,
-  // "Data ingestion"), and the GPU can only wait for its own batch's, which ends inside.
-  std::vector<Interval> extent;
-  for (const IterationTasks& it : result.iterations) {
-    Interval e{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
-    for (int id = it.first_task; id < it.end_task; ++id) {
-      if (tasks[id].stream == Stream::ingest) {
-        e.end = std::max(e.end, spans[id].end_s);
-        continue;
-      }
-      e.begin = std::min(e.begin, spans[id].start_s);
-      e.begin = std::min(e.begin, spans[id].ready_s);
-      e.end = std::max(e.end, spans[id].end_s);
-    }
-    extent.push_back(e);
-  }
-  std::vector<std::vector<int>> tasks_of_gpu(n), nearby_of_gpu(n);
-  // The spans competing for a GPU's window, and whose each is (same index).
-  struct SpanOwner {
-    Phase phase;
-    Stream stream;
-    bool waits;  // the wait of a collective for its peers, not its transfer
-  };
-  std::vector<RankedSpan> ranked;
-  std::vector<SpanOwner> owners;
-  std::vector<Interval> busy, compute, transfer, wait;
-  for (int k = 0; k < measured; ++k) {
-    const int i = result.warmup + k;
-    const IterationTasks& it = result.iterations[i];
-    for (auto& v : tasks_of_gpu) v.clear();
-    for (auto& v : nearby_of_gpu) v.clear();
-    for (int id = it.first_task; id < it.end_task; ++id) tasks_of_gpu[tasks[id].gpu].push_back(id);
-    const Interval window{i == 0 ? 0.0 : finish[i - 1], finish[i]};
-    // Every iteration with a task inside the window: the neighbours when the GPUs meet at a
-    // collective every iteration, more where nothing holds a fast GPU back (data-parallel
-    // inference: it runs iterations ahead of a straggler).
-    for (int j = 0; j < total; ++j) {
-      if (extent[j].end <= window.begin || extent[j].begin >= window.end) continue;
-      const IterationTasks& near = result.iterations[j];
-      for (int id = near.first_task; id < near.end_task; ++id) {
-        nearby_of_gpu[tasks[id].gpu].push_back(id);
-      }
-    }
-    const auto clip = [&](double b, double e, std::vector<Interval>& into) {
-      b = std::max(window.begin, b);
-      e = std::min(window.end, e);
-      if (e > b) into.push_back({b, e});
-    };
-    for (int g = 0; g < n; ++g) {
-      GpuReport& gr = r.per_gpu[g];
-      gr.lookup_s += it.lookup_s_by_gpu[g];
-      gr.lookups += it.lookups_by_gpu[g];
-      if (!it.host_link_bytes_by_gpu.empty()) gr.host_link_bytes += it.host_link_bytes_by_gpu[g];
-      for (int id : tasks_of_gpu[g]) {
-        serialized[g][static_cast<std::size_t>(tasks[id].phase)] +=
-            spans[id].end_s - spans[id].start_s;
-      }
-      busy.clear();
-      compute.clear();
-      transfer.clear();
-      wait.clear();
-      ranked.clear();
-      owners.clear();
-      const auto add = [&](double b, double e, int rank, const Task& t, bool waits) {
-        ranked.push_back({b, e, rank});
-        owners.push_back({t.phase, t.stream, waits});
-      };
-      for (int id : nearby_of_gpu[g]) {
-        const Task& t = tasks[id];
-        const TaskSpan& sp = spans[id];
-        add(sp.start_s, sp.end_s, attribution_rank(t.stream, false), t, false);
-        if (!on_gpu(t.stream)) continue;  // the GPU idles while only the host works
-        clip(sp.start_s, sp.end_s, busy);
-        if (is_comm(t.stream)) {
-          clip(sp.start_s, sp.end_s, transfer);
-          if (t.collective >= 0 && sp.start_s > sp.ready_s) {
-            clip(sp.ready_s, sp.start_s, wait);
-            add(sp.ready_s, sp.start_s, attribution_rank(t.stream, true), t, true);
-          }
-        } else {
-          clip(sp.start_s, sp.end_s, compute);
-        }
-      }
-      const double busy_s = union_length(busy);
-      gr.busy_s += busy_s;
-      gr.compute_s += union_length(compute);
-      gr.comm_transfer_s += union_length(transfer);
-      gr.comm_wait_s += union_length(wait);
-      gr.idle_s += std::max(0.0, (window.end - window.begin) - busy_s);
-      const WindowAttribution a = attribute_window(ranked, window.begin, window.end);
-      for (std::size_t s = 0; s < ranked.size(); ++s) {
-        const double x = a.by_span_s[s];
-        if (x <= 0) continue;
-        const SpanOwner& o = owners[s];
-        const auto p = static_cast<std::size_t>(o.phase);
-        exposed[g][p] += x;
-        GpuTimeShares& sh = gr.shares;
-        if (o.waits) {
-          waiting[g][p] += x;
-          sh.comm_wait_s += x;
-        } else if (o.stream == Stream::host || o.stream == Stream::ingest) {
-          sh.host_s += x;
-        } else if (is_comm(o.stream)) {
-          sh.comm_s += x;
-        } else if (o.stream == Stream::sparse_compute) {
-          sh.embedding_s += x;
-        } else {
-          sh.dense_compute_s += x;
-        }
-      }
-      gr.shares.idle_s += a.unattributed_s;
-    }
-  }
+// Per-GPU times per measured iteration, the critical GPU and the imbalance ratios.
+void fill_balance(Report& r) {
+  const int n = static_cast<int>(r.per_gpu.size());
+  const auto measured = static_cast<double>(r.iteration_times_s.size());
   double lookup_sum = 0, lookup_max = 0, busy_sum = 0, busy_max = 0;
   int critical = 0;
   for (int g = 0; g < n; ++g) {
@@ -463,7 +292,10 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   // Imbalance ratio (2D paper §4.2): max over GPUs of embedding lookup time / mean.
   const double lookup_mean = lookup_sum / n;
   r.imbalance_ratio = lookup_mean > 0 ? lookup_max / lookup_mean : 1.0;
+}
 
+void fill_links(Report& r, const Cluster& cluster, const SimulationResult& result) {
+  const auto& spans = result.timeline.spans;
   // Links over the measured window: from the end of the warm-up to the end of the last
   // iteration.
   {
@@ -473,9 +305,18 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
       for (int id = it.first_task; id < it.end_task; ++id) end = std::max(end, spans[id].end_s);
       if (static_cast<int>(i) + 1 == result.warmup) begin = end;
     }
-    r.link_utilization = link_utilization(in.cluster, result.timeline.link_samples, begin, end);
+    r.link_utilization = link_utilization(cluster, result.timeline.link_samples, begin, end);
   }
+}
 
+// The critical GPU's breakdown by phase and each phase's largest time on any GPU.
+void fill_breakdown(Report& r, const PhaseTimesByGpu& phases) {
+  const int n = static_cast<int>(r.per_gpu.size());
+  const int critical = r.critical_gpu;
+  const auto measured = static_cast<double>(r.iteration_times_s.size());
+  const auto& serialized = phases.serialized;
+  const auto& exposed = phases.exposed;
+  const auto& waiting = phases.waiting;
   // Breakdown on the critical GPU (the one with the most busy time); the time nothing covers
   // is the pseudo-phase "idle", so the exposed times add up to the iteration time.
   for (int p = 0; p < kNumPhases; ++p) {
@@ -499,8 +340,14 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
                                     serialized[worst][p] / measured, exposed[worst][p] / measured,
                                     waiting[worst][p] / measured});
   }
+}
 
-  // 2D: per-group statistics and the replica sync (its time per syncing iteration).
+// 2D: per-group statistics and the replica sync (its time per syncing iteration).
+void fill_two_d(Report& r, const SimulationInputs& in, const SimulationResult& result,
+                const PhaseTimesByGpu& phases) {
+  const int n = static_cast<int>(r.per_gpu.size());
+  const int measured = static_cast<int>(r.iteration_times_s.size());
+  const auto& serialized = phases.serialized;
   const auto sync_phase = static_cast<std::size_t>(Phase::embedding_replica_sync);
   std::vector<double> sync_s_by_gpu(static_cast<std::size_t>(n), 0.0);
   double sync_max = 0;
@@ -512,6 +359,21 @@ Report build_report(const ReportHeader& header, const SimulationInputs& in,
   int syncing = 0;
   for (int k = 0; k < measured; ++k) syncing += result.syncs.syncs_after(result.warmup + k);
   fill_replica_sync(r, in, result.syncs, syncing > 0 ? sync_max / syncing : 0.0);
+}
+
+}  // namespace
+
+Report build_report(const ReportHeader& header, const SimulationInputs& in,
+                    const SimulationResult& result, const std::vector<GpuMemory>& memory) {
+  Report r;
+  fill_common(r, header, in, memory);
+  fill_comm(r, in.cluster, result.comm);
+  fill_timing(r, result);
+  const PhaseTimesByGpu phases = attribute_gpu_times(r.per_gpu, result);
+  fill_balance(r);
+  fill_links(r, in.cluster, result);
+  fill_breakdown(r, phases);
+  fill_two_d(r, in, result, phases);
   return r;
 }
 
