@@ -3,6 +3,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
 namespace shardsim {
 
 void setup_logging(Verbosity verbosity) {
@@ -40,6 +45,57 @@ spdlog::level::level_enum spdlog_level(LogLevel level) {
   }
   return spdlog::level::err;
 }
+
+// The warnings collected while a WarningTally is alive.
+struct TalliedWarning {
+  std::string first;  // the first occurrence's text
+  std::size_t count = 0;
+  bool varied = false;  // a later occurrence's text differs (in its numbers)
+};
+
+struct WarningTallies {
+  std::mutex mutex;
+  int alive = 0;  // WarningTally objects
+  std::vector<TalliedWarning> warnings;
+  std::unordered_map<std::string, std::size_t> by_key;  // index into `warnings`
+};
+
+WarningTallies& tallies() {
+  static WarningTallies t;
+  return t;
+}
+
+// `text` with each number (digits, with their decimal points) as '#'.
+std::string without_numbers(std::string_view text) {
+  std::string key;
+  for (std::size_t i = 0; i < text.size();) {
+    if (std::isdigit(static_cast<unsigned char>(text[i])) == 0) {
+      key += text[i++];
+      continue;
+    }
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) != 0 ||
+                               (text[i] == '.' && i + 1 < text.size() &&
+                                std::isdigit(static_cast<unsigned char>(text[i + 1])) != 0))) {
+      ++i;
+    }
+    key += '#';
+  }
+  return key;
+}
+
+// Collects `message` when a tally is alive; false when it is to be written now.
+bool tallied(std::string_view message) {
+  WarningTallies& t = tallies();
+  std::lock_guard lock(t.mutex);
+  if (t.alive == 0) return false;
+  auto [it, added] = t.by_key.emplace(without_numbers(message), t.warnings.size());
+  if (added) t.warnings.push_back(TalliedWarning{std::string(message), 0, false});
+  TalliedWarning& w = t.warnings[it->second];
+  ++w.count;
+  w.varied = w.varied || w.first != message;
+  return true;
+}
+
 }  // namespace
 
 bool log_enabled(LogLevel level) {
@@ -47,8 +103,36 @@ bool log_enabled(LogLevel level) {
 }
 
 void log_message(LogLevel level, std::string_view message) {
+  if (level == LogLevel::warn && tallied(message)) return;
   spdlog::default_logger_raw()->log(spdlog_level(level),
                                     spdlog::string_view_t(message.data(), message.size()));
+}
+
+WarningTally::WarningTally() {
+  WarningTallies& t = tallies();
+  std::lock_guard lock(t.mutex);
+  ++t.alive;
+}
+
+WarningTally::~WarningTally() {
+  std::vector<TalliedWarning> warnings;
+  {
+    WarningTallies& t = tallies();
+    std::lock_guard lock(t.mutex);
+    if (--t.alive > 0) return;
+    warnings.swap(t.warnings);
+    t.by_key.clear();
+  }
+  try {
+    for (const TalliedWarning& w : warnings) {
+      if (w.count == 1) {
+        spdlog::warn("{}", w.first);
+      } else {
+        spdlog::warn("(x{}{}) {}", w.count, w.varied ? ", the first shown" : "", w.first);
+      }
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor writes what it can
+  }
 }
 
 Progress::Progress(std::string what, std::uint64_t total, std::chrono::milliseconds interval)

@@ -44,6 +44,19 @@ void log_error(fmt::format_string<Args...> format, Args&&... args) {
   log_at(LogLevel::error, format, std::forward<Args>(args)...);
 }
 
+// While one is alive, warnings are collected instead of written; when the last one ends, each
+// distinct warning is written once, in the order first seen, with its count when repeated:
+// "(x26) <the first occurrence's text>". Warnings are the same when their texts are equal up
+// to their numbers ("GPU 3 needs 52.1 GB" and "GPU 5 needs 48 GB"); then the count says
+// "(x26, the first shown)". For searches that warn the same at every probe (`size`).
+class WarningTally {
+ public:
+  WarningTally();
+  ~WarningTally();
+  WarningTally(const WarningTally&) = delete;
+  WarningTally& operator=(const WarningTally&) = delete;
+};
+
 // Progress for long loops: logs "<what>: done/total (pct%)" at info level at most every
 // `interval`, and only once the loop has run longer than `interval`, so short runs stay silent.
 class Progress {
