@@ -302,7 +302,7 @@ PYBIND11_MODULE(_shardsim, m) {
       [](const std::optional<std::string>& text, const std::string& file,
          const Overrides& overrides, std::optional<double> min_qps,
          std::optional<double> max_iteration_s, const std::vector<std::string>& presets,
-         int max_nodes, int jobs) {
+         int max_nodes, int jobs, double margin_pct) {
         SizingRequest req;
         req.path = file;
         req.text = text;
@@ -310,6 +310,7 @@ PYBIND11_MODULE(_shardsim, m) {
         req.presets = presets;
         req.max_nodes = max_nodes;
         req.target = SizingTarget{min_qps, max_iteration_s};
+        req.margin_pct = margin_pct;
         req.jobs = jobs;
         const ScenarioSizing sz = interruptible([&] { return size_scenario(req); });
         py::list probes;
@@ -352,7 +353,8 @@ PYBIND11_MODULE(_shardsim, m) {
         return out;
       },
       py::arg("text"), py::arg("file"), py::arg("overrides"), py::arg("min_qps"),
-      py::arg("max_iteration_s"), py::arg("presets"), py::arg("max_nodes"), py::arg("jobs"));
+      py::arg("max_iteration_s"), py::arg("presets"), py::arg("max_nodes"), py::arg("jobs"),
+      py::arg("margin_pct"));
 
   // `shardsim collective`: the cost model's time of one collective over a preset's cluster.
   m.def(

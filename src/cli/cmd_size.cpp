@@ -2,11 +2,9 @@
 #include "shardsim/cli/cmd_size.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <CLI/CLI.hpp>
 #include <array>
-#include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -16,7 +14,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/atomic_files.hpp"
-#include "shardsim/io/report_format.hpp"
+#include "shardsim/io/sizing_writer.hpp"
 #include "shardsim/run/distributed_runs.hpp"
 #include "shardsim/run/point_store.hpp"
 #include "shardsim/run/scenario_sizing.hpp"
@@ -29,6 +27,7 @@ struct SizeCommand::Flags {
   std::optional<double> target_qps;
   bool fit = false;
   std::optional<double> max_iteration_ms;
+  double margin_pct = 0;
   std::vector<std::string> presets;
   int max_nodes = 128;
   int jobs = 1;
@@ -47,168 +46,9 @@ struct SizeCommand::Flags {
 
 namespace {
 
-namespace rf = report_format;
-using SizeJson = nlohmann::ordered_json;
-
 // The largest --max-nodes: far beyond any cluster, small enough that probing every count stays
 // a loop, not a hang.
 constexpr int kMaxSizingNodes = 1 << 16;
-
-SizeJson finite_or_null(double v) {
-  return std::isfinite(v) ? SizeJson(v) : SizeJson();
-}
-
-std::string target_text(const SizingTarget& t) {
-  std::vector<std::string> parts;
-  if (t.min_qps) parts.push_back("QPS >= " + rf::thousands(*t.min_qps));
-  if (t.max_iteration_s)
-    parts.push_back("iteration time <= " + rf::fixed(*t.max_iteration_s * 1e3, 3) + " ms");
-  if (parts.empty()) return "fits in memory";
-  std::string out = "fits in memory";
-  for (const auto& p : parts) out += ", " + p;
-  return out;
-}
-
-bool is_answer(const SizingResult& r, std::size_t probe, std::size_t planner) {
-  return r.answer && r.answer->probe == probe && r.answer->planner == planner;
-}
-
-void write_size_text(std::ostream& out, const ScenarioSizing& s, const SizingRequest& req) {
-  const SizingResult& r = s.result;
-  out << fmt::format("size: {} ({}): target {}; ", s.scenario, s.source, target_text(req.target));
-  out << (s.global_batch > 0
-              ? fmt::format("global batch {}", rf::thousands(static_cast<double>(s.global_batch)))
-              : std::string("batch per GPU as written"));
-  out << fmt::format("; up to {} nodes; {}\n", req.max_nodes,
-                     req.exhaustive ? "every node count" : "galloping + bisection");
-  using Align = rf::TextTable::Align;
-  std::vector<rf::TextTable::Column> columns{
-      {"", Align::left},      {"preset", Align::left},        {"nodes", Align::right},
-      {"GPUs", Align::right}, {"batch/GPU", Align::right},    {"planner", Align::left},
-      {"QPS", Align::right},  {"iteration ms", Align::right}, {"peak memory GB", Align::right},
-      {"fits", Align::left},  {"meets", Align::left}};
-  if (s.priced) columns.push_back({"cost/1M samples", Align::right});
-  rf::TextTable table(columns);
-  for (std::size_t i = 0; i < r.probes.size(); ++i) {
-    const SizingProbe& p = r.probes[i];
-    for (std::size_t k = 0; k < p.planners.size(); ++k) {
-      const PlannerOutcome& o = p.planners[k];
-      std::vector<std::string> cells{
-          is_answer(r, i, k) ? "*" : "",
-          s.presets[p.preset],
-          std::to_string(p.nodes),
-          std::to_string(p.gpus),
-          std::to_string(p.batch_per_gpu),
-          o.planner,
-          o.fits ? rf::thousands(o.qps) : std::string(rf::kNotAvailable),
-          o.fits ? rf::fixed(o.iteration_s * 1e3, 3) : std::string(rf::kNotAvailable),
-          rf::fixed(o.memory_max_bytes / 1e9, 2),
-          o.fits ? "yes" : "no",
-          o.meets ? "yes" : "no"};
-      if (s.priced) {
-        const double c = o.cost_per_million_samples;
-        cells.push_back(std::isfinite(c) ? rf::fixed(c, 4) : std::string(rf::kNotAvailable));
-      }
-      table.add_row(std::move(cells));
-    }
-  }
-  table.write(out, 2);
-  for (std::size_t p = 0; p < r.skipped.size(); ++p) {
-    if (r.skipped[p].nodes.empty()) continue;
-    out << fmt::format("  skipped {} nodes {}: {}\n", s.presets[p], node_ranges(r.skipped[p].nodes),
-                       r.skipped[p].reason);
-  }
-  if (r.answer) {
-    const SizingProbe& p = r.probes[r.answer->probe];
-    const PlannerOutcome& o = p.planners[r.answer->planner];
-    out << fmt::format(
-        "answer: {} x {} ({} GPUs) with {}: {} QPS, iteration {} ms, peak memory {} GB", p.nodes,
-        s.presets[p.preset], p.gpus, o.planner, rf::thousands(o.qps),
-        rf::fixed(o.iteration_s * 1e3, 3), rf::fixed(o.memory_max_bytes / 1e9, 2));
-    if (std::isfinite(o.cost_per_million_samples))
-      out << fmt::format(", {} per million samples", rf::fixed(o.cost_per_million_samples, 4));
-    out << "\n";
-  } else {
-    out << fmt::format("answer: none: no node count up to {} reaches the target\n", req.max_nodes);
-  }
-}
-
-void write_size_json(std::ostream& out, const ScenarioSizing& s, const SizingRequest& req) {
-  const SizingResult& r = s.result;
-  SizeJson j;
-  j["scenario"] = s.scenario;
-  j["scenario_source"] = s.source;
-  SizeJson target;
-  target["qps"] = req.target.min_qps ? SizeJson(*req.target.min_qps) : SizeJson();
-  target["max_iteration_time_s"] =
-      req.target.max_iteration_s ? SizeJson(*req.target.max_iteration_s) : SizeJson();
-  j["target"] = std::move(target);
-  j["global_batch"] = s.global_batch > 0 ? SizeJson(s.global_batch) : SizeJson();
-  j["max_nodes"] = req.max_nodes;
-  j["search"] = req.exhaustive ? "exhaustive" : "bisection";
-  j["presets"] = s.presets;
-  SizeJson probes = SizeJson::array();
-  for (std::size_t i = 0; i < r.probes.size(); ++i) {
-    const SizingProbe& p = r.probes[i];
-    for (std::size_t k = 0; k < p.planners.size(); ++k) {
-      const PlannerOutcome& o = p.planners[k];
-      SizeJson row;
-      row["preset"] = s.presets[p.preset];
-      row["num_nodes"] = p.nodes;
-      row["num_gpus"] = p.gpus;
-      row["batch_per_gpu"] = p.batch_per_gpu;
-      row["planner"] = o.planner;
-      row["qps"] = o.fits ? finite_or_null(o.qps) : SizeJson();
-      row["iteration_time_s"] = o.fits ? finite_or_null(o.iteration_s) : SizeJson();
-      row["memory_max_bytes"] = finite_or_null(o.memory_max_bytes);
-      row["fits_in_memory"] = o.fits;
-      row["meets_target"] = o.meets;
-      if (s.priced) row["cost_per_million_samples"] = finite_or_null(o.cost_per_million_samples);
-      row["answer"] = is_answer(r, i, k);
-      probes.push_back(std::move(row));
-    }
-  }
-  j["probes"] = std::move(probes);
-  SizeJson skipped = SizeJson::array();
-  for (std::size_t p = 0; p < r.skipped.size(); ++p) {
-    if (r.skipped[p].nodes.empty()) continue;
-    skipped.push_back(SizeJson{{"preset", s.presets[p]},
-                               {"num_nodes", r.skipped[p].nodes},
-                               {"reason", r.skipped[p].reason}});
-  }
-  j["skipped"] = std::move(skipped);
-  if (r.answer) {
-    const SizingProbe& p = r.probes[r.answer->probe];
-    const PlannerOutcome& o = p.planners[r.answer->planner];
-    j["answer"] = SizeJson{{"preset", s.presets[p.preset]},
-                           {"num_nodes", p.nodes},
-                           {"num_gpus", p.gpus},
-                           {"planner", o.planner},
-                           {"qps", finite_or_null(o.qps)},
-                           {"iteration_time_s", finite_or_null(o.iteration_s)}};
-  } else {
-    j["answer"] = nullptr;
-  }
-  out << j.dump(2) << "\n";
-}
-
-void write_size_csv(std::ostream& out, const ScenarioSizing& s) {
-  const SizingResult& r = s.result;
-  out << "preset,num_nodes,num_gpus,batch_per_gpu,planner,qps,iteration_time_s,memory_max_bytes,"
-         "fits_in_memory,meets_target,cost_per_million_samples,answer\n";
-  for (std::size_t i = 0; i < r.probes.size(); ++i) {
-    const SizingProbe& p = r.probes[i];
-    for (std::size_t k = 0; k < p.planners.size(); ++k) {
-      const PlannerOutcome& o = p.planners[k];
-      out << fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{}\n", rf::csv_field(s.presets[p.preset]), p.nodes,
-          p.gpus, p.batch_per_gpu, rf::csv_field(o.planner), o.fits ? rf::csv_number(o.qps) : "",
-          o.fits ? rf::csv_number(o.iteration_s) : "", rf::csv_number(o.memory_max_bytes),
-          o.fits ? "true" : "false", o.meets ? "true" : "false",
-          rf::csv_number(o.cost_per_million_samples), is_answer(r, i, k) ? "true" : "false");
-    }
-  }
-}
 
 SizingRequest size_request_of(const SizeCommand::Flags& f);
 
@@ -227,6 +67,11 @@ SizeCommand::SizeCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
       ->add_option("--max-iteration-ms", f.max_iteration_ms,
                    "also (or only) require a mean iteration time at most this")
       ->check(CLI::PositiveNumber);
+  f.cmd
+      ->add_option("--margin", f.margin_pct,
+                   "size for the target + P percent (QPS x (1 + P/100), iteration time / (1 + "
+                   "P/100)); default 0; a later change sets it from the validation figures")
+      ->check(CLI::NonNegativeNumber);
   f.cmd
       ->add_option("--presets", f.presets,
                    "built-in presets to search, comma-separated (default: the scenario's)")
@@ -323,6 +168,7 @@ SizingRequest size_request_of(const SizeCommand::Flags& f) {
   req.max_nodes = f.max_nodes;
   req.target.min_qps = f.target_qps;
   if (f.max_iteration_ms) req.target.max_iteration_s = *f.max_iteration_ms / 1e3;
+  req.margin_pct = f.margin_pct;
   req.exhaustive = f.exhaustive;
   req.jobs = f.jobs;
   req.limits = resource_limits(f.guard);
@@ -362,9 +208,9 @@ int SizeCommand::run(DistributedRuns* job) const {
              sizing.probes_simulated);
   }
   std::ostringstream text, json, csv;
-  write_size_text(text, sizing, req);
-  write_size_json(json, sizing, req);
-  write_size_csv(csv, sizing);
+  write_sizing_text(text, sizing);
+  write_sizing_json(json, sizing);
+  write_sizing_csv(csv, sizing);
   if (!f.out_dir.empty()) {
     const std::vector<FileContent> files{{std::string(kSizeFiles[0]), text.str()},
                                          {std::string(kSizeFiles[1]), json.str()},

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/scenario_loader.hpp"
+#include "shardsim/metrics/bottleneck.hpp"
 #include "shardsim/run/run_scenario.hpp"
 #include "shardsim/run/scenario_runs.hpp"
 
@@ -55,9 +57,15 @@ SizingProbe probe_of(const Scenario& sc, const std::vector<Report>& reports) {
     o.planner = r.planner;
     o.fits = r.fits_in_memory && !r.iteration_times_s.empty();
     o.memory_max_bytes = r.memory_max_bytes;
+    o.memory_capacity_bytes = r.memory_capacity_bytes;
     if (o.fits) {
       o.qps = r.qps;
       o.iteration_s = r.iteration_time.mean_s;
+      if (const std::optional<Bottleneck> b = report_bottleneck(r)) {
+        o.bottleneck_kind = b->kind;
+        o.bottleneck = bottleneck_text(r);
+        o.bottleneck_share = b->share;
+      }
     }
     if (r.cost) o.cost_per_million_samples = r.cost->cost_per_million_samples;
     probe.planners.push_back(std::move(o));
@@ -104,6 +112,21 @@ std::uint64_t probe_run(const SizingRequest& request, std::size_t p, int nodes) 
          static_cast<std::uint64_t>(nodes);
 }
 
+// --margin: a percentage >= 0, and only with a QPS or iteration-time target to scale.
+void check_margin(const SizingRequest& request) {
+  const SourceLocation where{"shardsim size"};
+  if (!std::isfinite(request.margin_pct) || request.margin_pct < 0) {
+    throw InputError(where, "--margin",
+                     fmt::format("a margin of {}%: expected a percentage >= 0", request.margin_pct),
+                     "e.g. --margin 15 sizes for the target + 15%");
+  }
+  if (request.margin_pct > 0 && !request.target.min_qps && !request.target.max_iteration_s) {
+    throw InputError(where, "--margin",
+                     "a margin scales the QPS or iteration-time target, and there is none",
+                     "add --target-qps X or --max-iteration-ms M, or drop --margin");
+  }
+}
+
 }  // namespace
 
 RunLoader sizing_run_loader(const SizingRequest& request) {
@@ -134,6 +157,8 @@ RunLoader sizing_run_loader(const SizingRequest& request) {
 }
 
 ScenarioSizing size_scenario(const SizingRequest& request) {
+  check_margin(request);
+  const WarningTally tally;  // each probe's warnings once, with a count
   const SizingInputs inputs = sizing_inputs(request);
   const ScenarioDocument& doc = inputs.doc;
   const std::vector<ScenarioDocument>& docs = inputs.docs;
@@ -142,12 +167,17 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
   out.source = doc.file();
   out.global_batch = written_global_batch(doc);
   out.presets = inputs.names;
+  out.target = request.target;
+  out.margin_pct = request.margin_pct;
+  out.sized = with_margin(request.target, request.margin_pct);
+  out.max_nodes = request.max_nodes;
+  out.exhaustive = request.exhaustive;
 
   std::atomic<std::size_t> kept_probes{0}, simulated_probes{0};
   SizingProblem problem;
   problem.presets = out.presets;
   problem.max_nodes = request.max_nodes;
-  problem.target = request.target;
+  problem.target = out.sized;
   problem.skip_reason = [&](std::size_t p, int nodes) -> std::string {
     const HardwarePreset& preset = presets[p];
     try {

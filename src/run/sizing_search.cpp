@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
+#include "shardsim/io/report_format.hpp"
 
 namespace shardsim {
 
@@ -23,11 +25,27 @@ bool meets_target(const PlannerOutcome& o, const SizingTarget& target) {
 
 namespace {
 
-// One preset's probes, each node count at most once.
+// "size: probe 3: dgx-h100 x 8 nodes (64 GPUs): table_wise does not fit, hybrid 1,234,567 QPS:
+// passes" (info).
+void log_probe(const SizingProblem& problem, const SizingProbe& probe, std::size_t number) {
+  if (!log_enabled(LogLevel::info)) return;
+  std::string planners;
+  for (const PlannerOutcome& o : probe.planners) {
+    if (!planners.empty()) planners += ", ";
+    planners += o.planner + (o.fits ? " " + report_format::thousands(o.qps) + " QPS"
+                                    : std::string(" does not fit"));
+  }
+  log_info("size: probe {}: {} x {} node{} ({} GPUs): {}: {}", number,
+           problem.presets[probe.preset], probe.nodes, probe.nodes == 1 ? "" : "s", probe.gpus,
+           planners, probe.passes ? "passes" : "fails");
+}
+
+// One preset's probes, each node count at most once; `probes_made` numbers them (all presets').
 class PresetProber {
  public:
-  PresetProber(const SizingProblem& problem, std::size_t preset)
-      : problem_(problem), preset_(preset) {}
+  PresetProber(const SizingProblem& problem, std::size_t preset,
+               std::atomic<std::size_t>& probes_made)
+      : problem_(problem), preset_(preset), probes_made_(probes_made) {}
 
   bool passes(int nodes) { return passes(nodes, std::nullopt); }
 
@@ -43,8 +61,7 @@ class PresetProber {
         o.meets = meets_target(o, problem_.target);
         probe.passes = probe.passes || o.meets;
       }
-      log_debug("size: {} x {} nodes: {}", problem_.presets[preset_], nodes,
-                probe.passes ? "passes" : "fails");
+      log_probe(problem_, probe, ++probes_made_);
       it = probes_.emplace(nodes, std::move(probe)).first;
     }
     return it->second.passes;
@@ -61,6 +78,7 @@ class PresetProber {
  private:
   const SizingProblem& problem_;
   std::size_t preset_;
+  std::atomic<std::size_t>& probes_made_;
   std::map<int, SizingProbe> probes_;  // by node count
 };
 
@@ -118,9 +136,10 @@ SizingResult run_presets(const SizingProblem& problem, int jobs, PerPreset per_p
   std::vector<SkippedNodes> skipped(n);
   Progress progress("size: presets searched", n);
   std::mutex progress_mutex;
+  std::atomic<std::size_t> probes_made{0};
   parallel_for(n, jobs, [&](std::size_t p) {
     const std::vector<int> valid = probe_able(problem, p, skipped[p]);
-    PresetProber prober(problem, p);
+    PresetProber prober(problem, p, probes_made);
     per_preset(valid, prober);
     probes[p] = prober.take();
     std::lock_guard lock(progress_mutex);
@@ -133,31 +152,84 @@ SizingResult run_presets(const SizingProblem& problem, int jobs, PerPreset per_p
   }
   result.skipped = std::move(skipped);
   result.answer = choose_sizing_answer(result.probes);
+  if (result.answer) {
+    result.bound = sizing_bound(result.probes, *result.answer, problem.target);
+    result.runner_up = choose_runner_up(result.probes, *result.answer);
+  }
   return result;
+}
+
+// Whether passing outcome `a` comes before `b` (SizingResult::answer's order).
+bool answers_before(const std::vector<SizingProbe>& probes, const SizingAnswer& a,
+                    const SizingAnswer& b) {
+  const SizingProbe& pa = probes[a.probe];
+  const SizingProbe& pb = probes[b.probe];
+  if (pa.gpus != pb.gpus) return pa.gpus < pb.gpus;
+  const double qa = pa.planners[a.planner].qps;
+  const double qb = pb.planners[b.planner].qps;
+  if (qa != qb) return qa > qb;
+  if (a.planner != b.planner) return a.planner < b.planner;
+  return pa.preset < pb.preset;
+}
+
+// The first passing outcome in the answer's order among those `keep` accepts.
+template <class Keep>
+std::optional<SizingAnswer> best_passing(const std::vector<SizingProbe>& probes, Keep keep) {
+  std::optional<SizingAnswer> best;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    for (std::size_t k = 0; k < probes[i].planners.size(); ++k) {
+      const SizingAnswer candidate{i, k};
+      if (!probes[i].planners[k].meets || !keep(candidate)) continue;
+      if (!best || answers_before(probes, candidate, *best)) best = candidate;
+    }
+  }
+  return best;
 }
 
 }  // namespace
 
 std::optional<SizingAnswer> choose_sizing_answer(const std::vector<SizingProbe>& probes) {
-  std::optional<SizingAnswer> best;
-  auto better = [&](const SizingAnswer& a, const SizingAnswer& b) {  // a before b
-    const SizingProbe& pa = probes[a.probe];
-    const SizingProbe& pb = probes[b.probe];
-    if (pa.gpus != pb.gpus) return pa.gpus < pb.gpus;
-    const double qa = pa.planners[a.planner].qps;
-    const double qb = pb.planners[b.planner].qps;
-    if (qa != qb) return qa > qb;
-    if (a.planner != b.planner) return a.planner < b.planner;
-    return pa.preset < pb.preset;
-  };
+  return best_passing(probes, [](const SizingAnswer&) { return true; });
+}
+
+std::optional<SizingAnswer> choose_runner_up(const std::vector<SizingProbe>& probes,
+                                             const SizingAnswer& answer) {
+  const SizingProbe& pa = probes[answer.probe];
+  const std::string& planner = pa.planners[answer.planner].planner;
+  return best_passing(probes, [&](const SizingAnswer& c) {
+    const SizingProbe& pc = probes[c.probe];
+    return pc.preset != pa.preset || pc.planners[c.planner].planner != planner;
+  });
+}
+
+SizingBound sizing_bound(const std::vector<SizingProbe>& probes, const SizingAnswer& answer,
+                         const SizingTarget& target) {
+  const SizingProbe& at = probes[answer.probe];
+  SizingBound bound;
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    for (std::size_t k = 0; k < probes[i].planners.size(); ++k) {
-      if (!probes[i].planners[k].meets) continue;
-      const SizingAnswer candidate{i, k};
-      if (!best || better(candidate, *best)) best = candidate;
-    }
+    const SizingProbe& p = probes[i];
+    if (p.preset != at.preset || p.nodes >= at.nodes) continue;
+    if (!bound.below || p.nodes > probes[*bound.below].nodes) bound.below = i;
   }
-  return best;
+  if (!bound.below) return bound;  // SizingDecider::smallest
+  const SizingProbe& below = probes[*bound.below];
+  std::optional<std::size_t> fastest, leanest;  // the fastest that fits; the least memory
+  for (std::size_t k = 0; k < below.planners.size(); ++k) {
+    const PlannerOutcome& o = below.planners[k];
+    if (o.fits && (!fastest || o.qps > below.planners[*fastest].qps)) fastest = k;
+    if (!leanest || o.memory_max_bytes < below.planners[*leanest].memory_max_bytes) leanest = k;
+  }
+  if (!fastest) {
+    bound.decided_by = SizingDecider::memory;
+    bound.below_planner = leanest;
+    return bound;
+  }
+  bound.below_planner = fastest;
+  const PlannerOutcome& f = below.planners[*fastest];
+  const bool qps_short = target.min_qps && !(f.qps >= *target.min_qps);
+  bound.decided_by =
+      qps_short || !target.max_iteration_s ? SizingDecider::qps : SizingDecider::iteration_time;
+  return bound;
 }
 
 SizingResult size_search(const SizingProblem& problem, int jobs) {
@@ -178,18 +250,6 @@ SizingResult size_brute_force(const SizingProblem& problem, int jobs) {
                  [&](std::size_t i) { probes[i] = problem.evaluate(preset, valid[i]); });
     for (std::size_t i = 0; i < valid.size(); ++i) prober.passes(valid[i], std::move(probes[i]));
   });
-}
-
-std::string node_ranges(const std::vector<int>& nodes) {
-  std::string out;
-  for (std::size_t i = 0; i < nodes.size();) {
-    std::size_t j = i;
-    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
-    if (!out.empty()) out += ", ";
-    out += j == i ? std::to_string(nodes[i]) : fmt::format("{}-{}", nodes[i], nodes[j]);
-    i = j + 1;
-  }
-  return out;
 }
 
 }  // namespace shardsim

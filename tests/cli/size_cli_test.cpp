@@ -2,7 +2,9 @@
 // node count; bad flags exit 2; a zipped sweep resumes from its checkpoints.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -197,12 +199,113 @@ TEST(SizeCli, BadFlagsExitTwo) {
       {path + " --fit --format xml", ""},
       {path + " --fit --set workload.batch_per_gpu=8", "not both"},
       {ws.path("missing.yaml") + " --fit", "missing.yaml"},
+      {path + " --fit --margin 10", "there is none"},
+      {path + " --target-qps 5 --margin -1", ""},
   };
   for (const Case& c : cases) {
     const auto r = run("size " + c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.fragment), std::string::npos) << c.args << "\n" << r.err;
   }
+}
+
+// How often `text` occurs in `in`.
+std::size_t count_of(const std::string& in, const std::string& text) {
+  std::size_t n = 0;
+  for (auto at = in.find(text); at != std::string::npos; at = in.find(text, at + 1)) ++n;
+  return n;
+}
+
+// The line of `text` that starts with `start`, or "".
+std::string line_starting(const std::string& text, const std::string& start) {
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return {};
+}
+
+// One progress line per probe on stderr (none with --quiet, and the same stdout); table_wise's
+// "does not fit" at every probe written once with its count; the answer line names what decided
+// the node count (memory: nothing fits at 3 nodes) and that no other planner passes.
+TEST(SizeCli, ProgressPerProbeEachWarningOnceAndWhatDecided) {
+  Workspace ws("size_explained");
+  const std::string path = ws.write("fit.yaml", kFitScenario);
+  const auto r = run("size " + path + " --fit --max-nodes 12");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto csv = run("size " + path + " --fit --max-nodes 12 --format csv");
+  const std::size_t probes = csv_rows(csv.out).size() / 2;  // two planners a probe
+  EXPECT_EQ(probes, 4u) << csv.out;                         // 1, 2, 4, then 3
+  EXPECT_EQ(count_of(r.err, "size: probe "), probes) << r.err;
+  EXPECT_NE(r.err.find("size: probe 3: hpc-a100x4 x 4 nodes (16 GPUs): table_wise does not fit, "
+                       "row_wise "),
+            std::string::npos)
+      << r.err;
+  // table_wise's table `a` never fits: one warning for the four probes, the first's detail kept.
+  EXPECT_EQ(count_of(r.err, "table_wise: the plan does not fit"), 1u) << r.err;
+  EXPECT_NE(r.err.find("(x4, the first shown) table_wise: the plan does not fit: GPU 0 needs"),
+            std::string::npos)
+      << r.err;
+  std::stringstream lines(r.err);
+  std::set<std::string> seen;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(seen.insert(line).second) << "written twice: " << line;
+  }
+  const std::string answer = line_starting(r.out, "answer: ");
+  EXPECT_EQ(answer.rfind("answer: 4 x hpc-a100x4 (16 GPUs) with row_wise: ", 0), 0u) << r.out;
+  EXPECT_NE(answer.find("; bound: "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("; memory decided: at 3 nodes the largest GPU needs "), std::string::npos)
+      << answer;
+  EXPECT_NE(answer.find("; runner-up: none among the probes made"), std::string::npos) << answer;
+
+  const auto quiet = run("size " + path + " --fit --max-nodes 12 --quiet");
+  EXPECT_EQ(quiet.code, 0);
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(quiet.out, r.out) << "stdout does not depend on the logging";
+}
+
+// The example on two presets up to 4 nodes, at a target 10% below dgx-h100's one-node QPS: one
+// node of dgx-h100, the runner-up dgx-a100's table_wise. --margin 15 sizes above that one node's
+// QPS: two nodes, decided by QPS at one.
+TEST(SizeCli, AnswerLineNamesRunnerUpAndMarginChangesTheAnswer) {
+  const std::string example = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/example.yaml";
+  const auto one =
+      run("run " + example + " --format csv --set cluster.preset=dgx-h100 --set cluster.nodes=1");
+  ASSERT_EQ(one.code, 0) << one.err;
+  double qps1 = 0;
+  for (const auto& row : csv_rows(one.out)) {
+    if (row.at("planner") == "table_wise") qps1 = std::stod(row.at("qps"));
+  }
+  ASSERT_GT(qps1, 0);
+  const std::string target = std::to_string(qps1 / 1.1);
+  const std::string args =
+      "size " + example + " --presets dgx-a100,dgx-h100 --max-nodes 4 --target-qps " + target;
+  const auto plain = run(args);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const std::string answer = line_starting(plain.out, "answer: ");
+  EXPECT_EQ(answer.rfind("answer: 1 x dgx-h100 (8 GPUs) with table_wise: ", 0), 0u) << plain.out;
+  EXPECT_NE(answer.find("; headroom +10.0% over the target "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("; decided: 1 node is the fewest of dgx-h100 that can be probed"),
+            std::string::npos)
+      << answer;
+  EXPECT_NE(answer.find("; runner-up: "), std::string::npos) << answer;
+  EXPECT_NE(answer.find(" x dgx-a100 ("), std::string::npos) << answer;
+
+  const auto margin = run(args + " --margin 15");
+  ASSERT_EQ(margin.code, 0) << margin.err;
+  EXPECT_NE(line_starting(margin.out, "size: ").find(" + 15% margin)"), std::string::npos)
+      << margin.out;
+  const std::string sized = line_starting(margin.out, "answer: ");
+  EXPECT_EQ(sized.rfind("answer: 2 x dgx-h100 (16 GPUs) with table_wise: ", 0), 0u) << margin.out;
+  EXPECT_NE(sized.find("(sized with a 15% margin)"), std::string::npos) << sized;
+  EXPECT_NE(sized.find("; QPS decided: at 1 node, "), std::string::npos) << sized;
+
+  const auto json = run(args + " --margin 15 --format json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"margin_pct\": 15.0"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"decided_by\": \"qps\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"runner_up\": "), std::string::npos) << json.out;
 }
 
 TEST(SizeCli, GlobalBatchThatDoesNotDivideExitsTwoWithFileLineAndKey) {

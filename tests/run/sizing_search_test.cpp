@@ -222,6 +222,67 @@ TEST(SizingSearch, MeetsTarget) {
   EXPECT_FALSE(meets_target(o, SizingTarget{}));
 }
 
+// What decided the answer's node count: the next smaller count probed, and why it fails there.
+TEST(SizingSearch, BoundSaysWhatFailsAtTheNextSmallerCount) {
+  Fake fake;
+  // planner0 fits from 5 nodes, planner1 from 7; --fit: 5 nodes (probes 1, 2, 4, 8, 6, 5).
+  fake.presets = {{8, {1.0, 1.5}, {5, 7}}};
+  SizingResult r = size_search(fake.problem(SizingTarget{}, 16));
+  ASSERT_TRUE(r.answer && r.bound);
+  EXPECT_EQ(picked(r), (Picked{0, 5, "planner0"}));
+  EXPECT_EQ(r.bound->decided_by, SizingDecider::memory);
+  ASSERT_TRUE(r.bound->below);
+  EXPECT_EQ(r.probes[*r.bound->below].nodes, 4);
+  // The runner-up: planner1 at the only count probed where it fits (8), not at 7.
+  ASSERT_TRUE(r.runner_up);
+  EXPECT_EQ(r.probes[r.runner_up->probe].nodes, 8);
+  EXPECT_EQ(r.probes[r.runner_up->probe].planners[r.runner_up->planner].planner, "planner1");
+  const SizingResult brute = size_brute_force(fake.problem(SizingTarget{}, 16));
+  ASSERT_TRUE(brute.runner_up);  // the brute force probes 7 too
+  EXPECT_EQ(brute.probes[brute.runner_up->probe].nodes, 7);
+
+  // Both fit everywhere; QPS = 1.0 / 1.5 x nodes, target 12: planner1 at 8; at 7 it gives 10.5.
+  fake.presets = {{8, {1.0, 1.5}, {1, 1}}};
+  r = size_search(fake.problem(SizingTarget{12.0, std::nullopt}, 16));
+  ASSERT_TRUE(r.answer && r.bound && r.bound->below && r.bound->below_planner);
+  EXPECT_EQ(picked(r), (Picked{0, 8, "planner1"}));
+  EXPECT_EQ(r.bound->decided_by, SizingDecider::qps);
+  const SizingProbe& below = r.probes[*r.bound->below];
+  EXPECT_EQ(below.nodes, 7);
+  EXPECT_DOUBLE_EQ(below.planners[*r.bound->below_planner].qps, 10.5);  // the fastest
+  EXPECT_FALSE(r.runner_up);  // planner0 (8 QPS at 8 nodes) passes at no count probed
+
+  // Iteration time 1 / nodes <= 1/6: 6 nodes; at 5 both fit but take 0.2 s.
+  r = size_search(fake.problem(SizingTarget{std::nullopt, 1.0 / 6}, 16));
+  ASSERT_TRUE(r.answer && r.bound && r.bound->below);
+  EXPECT_EQ(picked(r), (Picked{0, 6, "planner1"}));
+  EXPECT_EQ(r.bound->decided_by, SizingDecider::iteration_time);
+  EXPECT_EQ(r.probes[*r.bound->below].nodes, 5);
+  ASSERT_TRUE(r.runner_up);
+  EXPECT_EQ(r.probes[r.runner_up->probe].nodes, 6);
+  EXPECT_EQ(r.probes[r.runner_up->probe].planners[r.runner_up->planner].planner, "planner0");
+
+  // Reached at 1 node: nothing smaller to fail.
+  r = size_search(fake.problem(SizingTarget{1.0, std::nullopt}, 16));
+  ASSERT_TRUE(r.bound);
+  EXPECT_EQ(r.bound->decided_by, SizingDecider::smallest);
+  EXPECT_FALSE(r.bound->below);
+}
+
+TEST(SizingSearch, RunnerUpIsAnotherPresetOrPlanner) {
+  Fake fake;
+  // Preset 0: planner0 passes at 2 nodes (16 GPUs), planner1 never fits up to 8; preset 1
+  // (4 GPUs per node) passes at 4 nodes (16 GPUs) with less QPS: the runner-up.
+  fake.presets = {{8, {5.0, 9.0}, {2, 100}}, {4, {2.0}, {4}}};
+  const SizingResult r = size_search(fake.problem(SizingTarget{}, 8));
+  EXPECT_EQ(picked(r), (Picked{0, 2, "planner0"}));
+  ASSERT_TRUE(r.runner_up);
+  const SizingProbe& p = r.probes[r.runner_up->probe];
+  EXPECT_EQ(p.preset, 1u);
+  EXPECT_EQ(p.nodes, 4);
+  EXPECT_EQ(p.gpus, 16);
+}
+
 TEST(SizingSearch, NodeRanges) {
   EXPECT_EQ(node_ranges({}), "");
   EXPECT_EQ(node_ranges({3}), "3");

@@ -1,9 +1,9 @@
 #pragma once
-// `shardsim size SCENARIO [--target-qps X | --fit] [--max-iteration-ms M] [--presets a,b,c]
-// [--max-nodes N] [--jobs J] [--exhaustive] [--format text|json|csv]`: the fewest GPUs, over the
-// node counts of the scenario's preset (or of several presets), and the planner that reach the
-// target (run/scenario_sizing.hpp; docs/report.md "Sizing"). Exit 0: an answer; 1: no node
-// count up to --max-nodes reaches --target-qps / --max-iteration-ms; 3: with --fit, no planner
+// `shardsim size SCENARIO [--target-qps X | --fit] [--max-iteration-ms M] [--margin P]
+// [--presets a,b,c] [--max-nodes N] [--jobs J] [--exhaustive] [--format text|json|csv]`: the fewest
+// GPUs, over the node counts of the scenario's preset (or of several presets), and the planner that
+// reach the target (run/scenario_sizing.hpp; docs/report.md "Sizing"). Exit 0: an answer; 1: no
+// node count up to --max-nodes reaches --target-qps / --max-iteration-ms; 3: with --fit, no planner
 // fits at any node count; 2: bad input.
 #include <memory>
 

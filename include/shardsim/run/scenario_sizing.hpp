@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shardsim/io/override.hpp"
+#include "shardsim/io/sizing_report.hpp"
 #include "shardsim/run/distributed_runs.hpp"
 #include "shardsim/run/point_store.hpp"
 #include "shardsim/run/resource_guard.hpp"
@@ -24,6 +25,9 @@ struct SizingRequest {
   std::vector<std::string> presets;  // built-in preset names; empty: the scenario's own
   int max_nodes = 128;
   SizingTarget target;
+  // Size for the target x (1 + margin_pct / 100): QPS that much higher, iteration time that
+  // much shorter (--margin; 0: the target as given). Needs a QPS or iteration-time target.
+  double margin_pct = 0;
   bool exhaustive = false;  // probe every node count (the brute force) instead of searching
   int jobs = 1;             // presets searched at once
   ResourceLimits limits;
@@ -38,20 +42,11 @@ struct SizingRequest {
   PointStore* store = nullptr;
 };
 
-struct ScenarioSizing {
-  std::string scenario;              // the scenario's name
-  std::string source;                // its file
-  std::vector<std::string> presets;  // the names searched (SizingProbe::preset indexes it)
-  std::uint64_t global_batch = 0;    // workload.global_batch; 0: batch_per_gpu as written
-  bool priced = false;               // cluster.price_per_gpu_hour is given
-  SizingResult result;
-  std::size_t probes_kept = 0;       // taken from the store (a resumed search)
-  std::size_t probes_simulated = 0;  // simulated by this search
-};
-
-// The search (or with `exhaustive`, every node count). Bad input is an InputError naming the
-// probe (preset and node count) where it depends on it; node counts that cannot be probed (their
-// GPUs do not divide the global batch, not whole scale-up domains) are skipped, not errors.
+// The search (or with `exhaustive`, every node count) and its result (io/sizing_report.hpp).
+// Bad input is an InputError naming the probe (preset and node count) where it depends on it;
+// node counts that cannot be probed (their GPUs do not divide the global batch, not whole
+// scale-up domains) are skipped, not errors. The probes' warnings are collected and written
+// once each, with their count, when it returns (core/log.hpp's WarningTally).
 ScenarioSizing size_scenario(const SizingRequest& request);
 
 // A worker rank's loader for the probes of `request` (run/distributed_runs.hpp): the probe of

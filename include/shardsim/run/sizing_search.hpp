@@ -14,48 +14,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "shardsim/io/sizing_report.hpp"
+
 namespace shardsim {
-
-// What a planner must reach. Neither bound: fitting in memory is enough (`--fit`).
-struct SizingTarget {
-  std::optional<double> min_qps;          // --target-qps
-  std::optional<double> max_iteration_s;  // --max-iteration-ms
-};
-
-// One planner's result at one probe.
-struct PlannerOutcome {
-  std::string planner;
-  bool fits = false;  // the plan fits in memory (it was simulated)
-  double qps = 0;     // 0 when not simulated
-  double iteration_s = std::numeric_limits<double>::quiet_NaN();  // mean; NaN: not simulated
-  double memory_max_bytes = 0;
-  // At cluster.price_per_gpu_hour; NaN without a price or without timings.
-  double cost_per_million_samples = std::numeric_limits<double>::quiet_NaN();
-  bool meets = false;  // meets the target (set by the search)
-};
 
 // Whether `o` fits and meets every bound of `target`.
 bool meets_target(const PlannerOutcome& o, const SizingTarget& target);
-
-struct SizingProbe {
-  std::size_t preset = 0;  // index into SizingProblem::presets
-  int nodes = 0;
-  int gpus = 0;
-  std::uint32_t batch_per_gpu = 0;
-  std::vector<PlannerOutcome> planners;  // in the scenario's order
-  bool passes = false;                   // some planner meets the target
-};
-
-// The node counts of one preset that could not be probed, and why (the first reason).
-struct SkippedNodes {
-  std::vector<int> nodes;
-  std::string reason;
-};
 
 struct SizingProblem {
   std::vector<std::string> presets;  // searched in this order (ties go to the earlier)
@@ -72,29 +40,22 @@ struct SizingProblem {
   int probes_at_once = 1;
 };
 
-struct SizingAnswer {
-  std::size_t probe = 0;    // index into SizingResult::probes
-  std::size_t planner = 0;  // index into that probe's planners
-};
-
-struct SizingResult {
-  std::vector<SizingProbe> probes;    // every probe made, by preset then node count
-  std::vector<SkippedNodes> skipped;  // per preset
-  // Fewest GPUs; ties: higher QPS, then the planner's order, then the preset's. None: no probe
-  // passes.
-  std::optional<SizingAnswer> answer;
-};
-
 // Galloping and bisection per preset; presets searched `jobs` at a time (the result does not
-// depend on it). Logs progress when it takes longer than 2 s.
+// depend on it). Logs one line per probe (info: its preset, node count and each planner's QPS or
+// "does not fit"), and the presets searched when it takes longer than 2 s. Sets the result's
+// answer, bound and runner-up.
 SizingResult size_search(const SizingProblem& problem, int jobs = 1);
 // Every probe-able node count of every preset: the reference the search must equal.
 SizingResult size_brute_force(const SizingProblem& problem, int jobs = 1);
 
 // The answer among `probes` (as SizingResult::answer).
 std::optional<SizingAnswer> choose_sizing_answer(const std::vector<SizingProbe>& probes);
-
-// "3, 5-7, 9-15": sorted node counts as ranges.
-std::string node_ranges(const std::vector<int>& nodes);
+// The best passing outcome whose preset/planner combination differs from `answer`'s.
+std::optional<SizingAnswer> choose_runner_up(const std::vector<SizingProbe>& probes,
+                                             const SizingAnswer& answer);
+// What decided `answer`'s node count (SizingBound): the probe of its preset at the largest node
+// count probed below it, and why that one fails `target`.
+SizingBound sizing_bound(const std::vector<SizingProbe>& probes, const SizingAnswer& answer,
+                         const SizingTarget& target);
 
 }  // namespace shardsim
