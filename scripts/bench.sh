@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release, in build-bench/) and runs them. Extra arguments go to the
-# benchmark binary, e.g. --benchmark_filter=Engine. Results go into docs/performance.md by hand,
-# with the machine and this command.
+# benchmark binary, e.g. --benchmark_filter=Engine. Results go by hand into the goals table of
+# docs/performance.md and, with the machine and this command, docs/notes/performance-diary.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh

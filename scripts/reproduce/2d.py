@@ -275,7 +275,7 @@ def table1(exe, out_dir, jobs, what_if=True, model="CTR"):
         "sync_aware: false": run_sweep(exe, scenario, jobs, ["placement.options.sync_aware=false"]),
         "inner: hybrid (skew-aware)": run_sweep(exe, scenario, jobs,
                                                 ["placement.options.inner=hybrid"]),
-        # TorchRec's own planner, Table 1's baseline until 2026-11-28 (docs/reproductions/2d.md).
+        # TorchRec's own planner, Table 1's baseline until 2026-11-28 (docs/notes/reproductions-2d.md).
         "inner: torchrec (TWRW)": run_sweep(exe, scenario, jobs,
                                             ["placement.options.inner=torchrec"]),
     }
