@@ -17,6 +17,7 @@
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/calibration.hpp"
+#include "shardsim/cost/collective_predictor.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/calibration_points.hpp"
@@ -37,7 +38,31 @@ struct Measured {
   // What the point's run forced on NCCL (its sets' cost.nccl_algorithm / cost.nccl_protocol).
   NcclAlgorithm algorithm = NcclAlgorithm::any;
   NcclProtocolChoice protocol = NcclProtocolChoice::any;
+  SourceLocation where;  // the row's file and line
 };
+
+// A measured bus bandwidth more than this many times the fastest link a GPU of the cluster has
+// is no measurement of that cluster (real busbw stays below the link rate: nccl-tests' busbw is
+// meant to be compared with it).
+constexpr double kImpossibleBandwidthFactor = 10;
+
+// Refuses a point whose bus bandwidth (size / time x nccl-tests' busbw factor) its cluster cannot
+// reach: a time in the wrong unit, or a log of another machine.
+void check_physical(const Measured& m) {
+  const Cluster& c = *m.cluster;
+  const double link_Bps = std::max(
+      {c.scale_up_Bps_per_gpu(), c.scale_out_Bps_per_gpu(), c.preset().host.link.bandwidth_Bps});
+  const double busbw_Bps = m.size_bytes / m.time_s * busbw_factor(m.op, c.num_gpus());
+  if (busbw_Bps <= kImpossibleBandwidthFactor * link_Bps) return;
+  throw InputError(
+      m.where, "time",
+      fmt::format("{:.6g} B in {:.6g} us is a bus bandwidth of {:.4g} GB/s, more than {:g}x the "
+                  "fastest link of {} ({:.4g} GB/s a GPU): not a measurement of this machine",
+                  m.size_bytes, m.time_s * 1e6, busbw_Bps / 1e9, kImpossibleBandwidthFactor,
+                  c.preset().name, link_Bps / 1e9),
+      "check the time's unit (microseconds) and the cluster (--preset, --nodes, the points' "
+      "preset)");
+}
 
 std::vector<Measured> from_points_file(const CalibrationPoints& file) {
   // The cluster and NCCL choices of each distinct (preset, nodes, sets), loaded once.
@@ -61,8 +86,9 @@ std::vector<Measured> from_points_file(const CalibrationPoints& file) {
                          "a built-in preset (`shardsim hw list`) and scenario overrides");
       }
     }
-    out.push_back(
-        {m.label, m.op, m.size_bytes, m.time_s, setup.cluster, setup.algorithm, setup.protocol});
+    out.push_back({m.label, m.op, m.size_bytes, m.time_s, setup.cluster, setup.algorithm,
+                   setup.protocol, m.where});
+    check_physical(out.back());
   }
   return out;
 }
@@ -103,10 +129,18 @@ std::vector<Measured> from_logs(const CalibrateFlags& f) {
     }
     const CollectiveOp op = *collective_op_named(log.op);
     for (const NcclLogRow& row : log.rows) {
-      // nccl-tests prints 0 B for a size rounded down to nothing, and 0 us for one it skipped.
-      if (!(row.time_us > 0) || !(row.size_bytes > 0)) continue;
-      out.push_back({fmt::format("{}:{}", path.substr(path.find_last_of('/') + 1), row.line), op,
-                     row.size_bytes, row.time_us * 1e-6, cluster});
+      // nccl-tests prints 0 B for a size rounded down to nothing: nothing to fit. Every other
+      // row's time is positive, finite and under an hour (parse_nccl_log refuses the rest).
+      if (!(row.size_bytes > 0)) continue;
+      Measured m;
+      m.label = fmt::format("{}:{}", path.substr(path.find_last_of('/') + 1), row.line);
+      m.op = op;
+      m.size_bytes = row.size_bytes;
+      m.time_s = row.time_us * 1e-6;
+      m.cluster = cluster;
+      m.where = SourceLocation{path, row.line, 0};
+      check_physical(m);
+      out.push_back(std::move(m));
     }
   }
   return out;

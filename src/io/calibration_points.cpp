@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "shardsim/core/text_file.hpp"
+#include "shardsim/io/measurement_input.hpp"
 
 namespace shardsim {
 
@@ -113,7 +113,11 @@ const std::string& cell(const std::vector<std::string>& f, int k) {
 double time_us_of(const std::vector<std::string>& f, const PointColumns& c, CollectiveOp op,
                   double size_bytes, const SourceLocation& at) {
   const std::string& t = cell(f, c.required[2]);
-  if (!t.empty() || cell(f, c.busbw).empty()) return positive_field(t, at, "time_us");
+  if (!t.empty() || cell(f, c.busbw).empty()) {
+    const double time_us = positive_field(t, at, "time_us");
+    check_measured_time(time_us, at, "time_us");
+    return time_us;
+  }
   const double busbw_GBps = positive_field(cell(f, c.busbw), at, "busbw_gbps");
   const double ranks = positive_field(cell(f, c.ranks), at, "ranks");
   if (ranks != std::floor(ranks) || ranks < 2 || ranks > 1e7) {
@@ -121,7 +125,9 @@ double time_us_of(const std::vector<std::string>& f, const PointColumns& c, Coll
                      "the ranks of the run whose busbw this is");
   }
   const double algbw_GBps = busbw_GBps / busbw_factor(op, static_cast<int>(ranks));
-  return size_bytes / (algbw_GBps * 1e9) * 1e6;
+  const double time_us = size_bytes / (algbw_GBps * 1e9) * 1e6;
+  check_measured_time(time_us, at, "busbw_gbps");
+  return time_us;
 }
 
 MeasuredCollective point_of(const std::vector<std::string>& f, const PointColumns& c,
@@ -136,6 +142,7 @@ MeasuredCollective point_of(const std::vector<std::string>& f, const PointColumn
   }
   m.op = *op;
   m.size_bytes = positive_field(col(1), at, "size_bytes");
+  check_measured_size(m.size_bytes, at, "size_bytes");
   m.time_s = time_us_of(f, c, m.op, m.size_bytes, at) * 1e-6;
   m.preset = col(3);
   const double nodes = positive_field(col(4), at, "nodes");
@@ -223,7 +230,8 @@ std::vector<MeasuredCollective> parse_calibration_points(const std::string& text
 }
 
 CalibrationPoints read_calibration_points(const std::string& path) {
-  return parse_calibration_points_file(read_text_file(path, "--points"), path);
+  return parse_calibration_points_file(
+      read_measurement_file(path, "--points", "a CSV of measured collectives"), path);
 }
 
 }  // namespace shardsim

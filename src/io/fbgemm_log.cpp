@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "shardsim/core/error.hpp"
-#include "shardsim/core/text_file.hpp"
+#include "shardsim/io/measurement_input.hpp"
 
 namespace shardsim {
 
@@ -236,10 +236,7 @@ class FbgemmLogParser {
                               "a truncated line, or an old benchmark that prints none",
                               pass));
     }
-    if (!(r.time_us > 0)) {
-      throw error(n, "T",
-                  fmt::format("a time of {} us: a measured time must be positive", r.time_us));
-    }
+    check_measured_time(r.time_us, SourceLocation{log_.file, n, 0}, "T");
     if (!(r.dim > 0) || r.dim > 1e6) {
       throw error(n, "D", fmt::format("D = {} is not an embedding dim", r.dim));
     }
@@ -270,7 +267,8 @@ FbgemmLog parse_fbgemm_log(std::string_view text, const std::string& file) {
 }
 
 FbgemmLog read_fbgemm_log(const std::string& path) {
-  return parse_fbgemm_log(read_text_file(path, "--kernels"), path);
+  return parse_fbgemm_log(read_measurement_file(path, "--kernels", "an FBGEMM benchmark log file"),
+                          path);
 }
 
 }  // namespace shardsim

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "shardsim/core/error.hpp"
-#include "shardsim/core/text_file.hpp"
+#include "shardsim/io/measurement_input.hpp"
 
 namespace shardsim {
 
@@ -227,6 +227,14 @@ class NcclLogParser {
     return *v;
   }
 
+  // A time column: positive, finite and under an hour where the row moved bytes (a 0 B row,
+  // nccl-tests' size rounded down to nothing, is not timed and is left out of a fit).
+  double timed(const std::vector<std::string>& t, int k, int n, double size_bytes) const {
+    const double v = field(t, k, n, "time");
+    if (size_bytes > 0) check_measured_time(v, SourceLocation{log_.file, n, 0}, "time");
+    return v;
+  }
+
   void check_wrong(const std::vector<std::string>& t, int k, int n) const {
     if (k < 0) return;
     const std::string& w = t[static_cast<std::size_t>(k)];
@@ -267,11 +275,12 @@ class NcclLogParser {
       }
       r.root = static_cast<int>(root);
     }
-    r.time_us = field(t, l.time[0], n, "time");
+    check_measured_size(r.size_bytes, SourceLocation{log_.file, n, 0}, "size");
+    r.time_us = timed(t, l.time[0], n, r.size_bytes);
     r.algbw_GBps = l.algbw[0] >= 0 ? field(t, l.algbw[0], n, "algbw") : 0;
     r.busbw_GBps = field(t, l.busbw[0], n, "busbw");
     check_wrong(t, l.wrong[0], n);
-    if (l.time[1] >= 0) r.in_place_time_us = field(t, l.time[1], n, "time");
+    if (l.time[1] >= 0) r.in_place_time_us = timed(t, l.time[1], n, r.size_bytes);
     if (l.algbw[1] >= 0) r.in_place_algbw_GBps = field(t, l.algbw[1], n, "algbw");
     if (l.busbw[1] >= 0) r.in_place_busbw_GBps = field(t, l.busbw[1], n, "busbw");
     check_wrong(t, l.wrong[1], n);
@@ -357,7 +366,8 @@ NcclLog parse_nccl_log(std::string_view text, const std::string& file,
 }
 
 NcclLog read_nccl_log(const std::string& path, std::optional<std::string> op) {
-  return parse_nccl_log(read_text_file(path, "LOG"), path, std::move(op));
+  return parse_nccl_log(read_measurement_file(path, "LOG", "an nccl-tests log file"), path,
+                        std::move(op));
 }
 
 }  // namespace shardsim

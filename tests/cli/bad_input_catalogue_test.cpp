@@ -53,6 +53,26 @@ std::function<std::string(const Workspace&)> scenario_plus(const std::string& ex
   };
 }
 
+// tests/data/nccl_logs/all_reduce_perf_2x4.log (rows at lines 17-19: 8 B, 8 KiB, 8 MiB) with the
+// first `from` replaced by `to`, calibrated on its preset.
+std::function<std::string(const Workspace&)> nccl_log_with(const std::string& from,
+                                                           const std::string& to) {
+  return [=](const Workspace& w) {
+    std::string log = testing::read_file(std::string(SHARDSIM_SOURCE_DIR) +
+                                         "/tests/data/nccl_logs/all_reduce_perf_2x4.log");
+    log.replace(log.find(from), from.size(), to);
+    return "calibrate " + w.write("nccl.log", log) + " --preset hpc-a100x4";
+  };
+}
+
+// A points CSV (`calibrate --points`) of one measurement, `row`, under the required columns.
+std::function<std::string(const Workspace&)> points_csv(const std::string& row) {
+  return [=](const Workspace& w) {
+    return "calibrate --points " +
+           w.write("points.csv", "collective,size_bytes,time_us,preset,nodes\n" + row + "\n");
+  };
+}
+
 // The tiny scenario simulating the plan file `plan.yaml` with `plan` as its text (8 GPUs;
 // tables a: 1000 x 16 and b: 5000 x 32).
 std::function<std::string(const Workspace&)> plan_file(const std::string& plan) {
@@ -374,6 +394,36 @@ std::vector<Case> catalogue() {
                 " --preset dgx-a100";
        },
        "kernels.log", "rows", "no result lines"},
+      // Absurd measurements (issue 57, item 5): refused at their line.
+      {"NcclLogTimeOverAnHour", nccl_log_with("401.7", "1e308"), "nccl.log:19:", "time",
+       "more than an hour"},
+      {"NcclLogTimeZero", nccl_log_with("36.04", "0"), "nccl.log:18:", "time",
+       "a measured time must be positive"},
+      {"NcclLogSizeBeyondTwoToThe63", nccl_log_with("8388608  ", "99999999999999999999  "),
+       "nccl.log:19:", "size", "expected a number of bytes up to 2^63"},
+      {"NcclLogFasterThanTheLinks", nccl_log_with("401.7", "0.001"), "nccl.log:19:", "time",
+       "more than 10x the fastest link of hpc-a100x4"},
+      {"NcclLogIsADirectory",
+       [](const Workspace& w) {
+         fs::create_directories(w.dir / "nccl-logs");
+         return "calibrate " + w.path("nccl-logs") + " --preset hpc-a100x4";
+       },
+       "nccl-logs", "LOG", "is a directory, expected an nccl-tests log file"},
+      {"PointsSizeBeyondTwoToThe63", points_csv("allreduce,99999999999999999999,100,dgx-a100,1"),
+       "points.csv:2:", "size_bytes", "expected a number of bytes up to 2^63"},
+      {"PointsTimeOverAnHour", points_csv("allreduce,1048576,1e308,dgx-a100,1"),
+       "points.csv:2:", "time_us", "more than an hour"},
+      {"PointsFasterThanTheLinks", points_csv("allreduce,1073741824,1,dgx-a100,1"),
+       "points.csv:2:", "time", "more than 10x the fastest link of dgx-a100"},
+      {"FbgemmLogTimeOverAnHour",
+       [](const Workspace& w) {
+         return "calibrate --kernels " +
+                w.write("kernels.log",
+                        "INFO:root:Forward, B: 512, E: 1000, T: 4, D: 64, L: 8, W: True, BW: 1.0 "
+                        "GB/s, T: 1e12us\n") +
+                " --preset dgx-a100";
+       },
+       "kernels.log:1:", "T", "more than an hour"},
       // ----- --set
       {"SetBadPath", scenario(1, "name: tiny", "--set cluster..nodes=2"), "<command line>",
        "--set cluster..nodes", "bad key path"},
