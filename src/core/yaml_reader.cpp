@@ -9,10 +9,12 @@
 #include <map>
 #include <sstream>
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include "shardsim/core/text_file.hpp"
 #include "shardsim/core/utf8.hpp"
+#include "yaml_structure_check.hpp"
 
 namespace shardsim {
 
@@ -121,7 +123,8 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
     std::istringstream in(owned);
     YAML::Parser parser(in);
     ExpansionCounter count;
-    parser.HandleNextDocument(count);
+    YamlStructureCheck check(file, count);
+    parser.HandleNextDocument(check);
     if (count.expanded > count.written + kMaxAliasExpansionNodes) {
       throw InputError(SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
                        fmt::format("aliases expand the document from {} to {} nodes, more than {} "
@@ -131,6 +134,11 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
                        "node anchored `&name`)");
     }
     return YAML::Load(owned);
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError(
+        SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "",
+        fmt::format("lists and mappings nest more than {} levels deep", kMaxYamlNestingDepth),
+        "shardsim's inputs nest a few levels: close the brackets or outdent");
   } catch (const YAML::Exception& e) {
     SourceLocation where{file, e.mark.is_null() ? 0 : e.mark.line + 1,
                          e.mark.is_null() ? 0 : e.mark.column + 1};

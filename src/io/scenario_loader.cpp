@@ -24,31 +24,6 @@ namespace shardsim {
 
 namespace {
 
-// yaml-cpp keeps both entries of a key written twice in one mapping and lookups see only the
-// first, so the second would be silently ignored: reject it anywhere in the document.
-void reject_duplicate_keys(const YamlValue& v) {
-  if (v.is_map()) {
-    const YAML::Node& n = v.node();
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
-      for (auto jt = n.begin(); jt != it; ++jt) {
-        if (jt->first.IsScalar() && jt->first.Scalar() == key) {
-          const std::string path = v.path().empty() ? key : v.path() + "." + key;
-          const YamlValue first(jt->first, v.file(), path);
-          throw YamlValue(it->first, v.file(), path)
-              .error("this key is written twice in the same mapping",
-                     fmt::format("remove one of them (the first is at {})",
-                                 first.location().to_string()));
-        }
-      }
-      const std::string path = v.path().empty() ? key : v.path() + "." + key;
-      reject_duplicate_keys(YamlValue(it->second, v.file(), path));
-    }
-  } else if (v.is_sequence()) {
-    for (const auto& e : v.elements()) reject_duplicate_keys(e);
-  }
-}
-
 // The hash of configs/cost/default.yaml as compiled in (InputHashes::cost), computed once.
 const std::string& default_cost_params_hash() {
   static const std::string hash = [] {
@@ -422,7 +397,6 @@ Scenario load_scenario(const YAML::Node& root, const std::string& file) {
   doc.expect_map();
   doc.expect_keys(
       {"name", "cluster", "model", "workload", "placement", "cost", "simulation", "sweep"});
-  reject_duplicate_keys(doc);
 
   Scenario sc;
   sc.source = file;

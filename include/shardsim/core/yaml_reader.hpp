@@ -4,6 +4,7 @@
 // reads YAML through this, so every bad input is reported the same way.
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -18,10 +19,14 @@ namespace shardsim {
 
 // Most nodes the aliases of one document may add when expanded (docs/robustness.md).
 inline constexpr std::uint64_t kMaxAliasExpansionNodes = 1'000'000;
+// Most levels lists and mappings may nest in one document, aliases expanded (docs/robustness.md):
+// below yaml-cpp's own limit, so the error names the depth at the node that exceeds it.
+inline constexpr std::size_t kMaxYamlNestingDepth = 100;
 
 // Parses YAML text (the first document); a syntax error becomes an InputError at the parser's
-// line, as does text that is not UTF-8 and a document whose aliases expand it by more than
-// kMaxAliasExpansionNodes nodes.
+// line, as do text that is not UTF-8, a document whose aliases expand it by more than
+// kMaxAliasExpansionNodes nodes, a key written twice in one mapping (at the second) and nesting
+// deeper than kMaxYamlNestingDepth levels (at the node that exceeds it).
 YAML::Node parse_yaml(std::string_view text, const std::string& file);
 // Reads and parses a file; a missing or unreadable file is an InputError.
 YAML::Node load_yaml_file(const std::string& path);
