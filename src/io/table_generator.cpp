@@ -5,17 +5,14 @@
 
 #include <fmt/format.h>
 
-#include <limits>
-
 #include "shardsim/core/rng.hpp"
 #include "shardsim/io/field_distribution.hpp"
 #include "shardsim/io/model_loader.hpp"
+#include "shardsim/model/validation.hpp"
 
 namespace shardsim {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Rng field_rng(std::uint64_t seed, std::size_t table, GeneratedField field) {
   return Rng(
@@ -37,15 +34,16 @@ std::vector<EmbeddingTable> generate_tables(const YamlValue& generate, std::uint
   const FieldDistribution rows = parse_field_distribution(
       generate.get("rows"), FieldRange{1, false, static_cast<double>(kMaxTableRows), true, "rows"});
   const FieldDistribution pooling = parse_field_distribution(
-      generate.get("pooling"), FieldRange{0, true, kInf, false, "pooling (lookups per sample)"});
+      generate.get("pooling"),
+      FieldRange{0, true, kMaxPooling, false, "pooling (lookups per sample)"});
   FieldDistribution alpha;  // default: the constant 1.0, as for listed tables
   alpha.value = 1.0;
   if (auto a = generate.find("alpha")) {
-    alpha = parse_field_distribution(*a, FieldRange{0, false, kInf, false, "alpha"});
+    alpha = parse_field_distribution(*a, FieldRange{0, false, kMaxAlpha, false, "alpha"});
   }
   FieldDistribution q;  // default: the constant 0
   if (auto qv = generate.find("q")) {
-    q = parse_field_distribution(*qv, FieldRange{0, false, kInf, false, "q"});
+    q = parse_field_distribution(*qv, FieldRange{0, false, kMaxQ, false, "q"});
   }
   // dim: one value, or a list to choose from uniformly.
   std::vector<std::uint32_t> dims;

@@ -29,6 +29,15 @@ std::optional<SpecProblem> check_clip_bounds(const PoolingSpec& p) {
   return std::nullopt;
 }
 
+// A pooling count (a value, a mean or a clip bound) beyond kMaxPooling.
+std::optional<SpecProblem> beyond_max_pooling(const char* key, double v) {
+  if (!(v > kMaxPooling)) return std::nullopt;  // NaN is the finite checks' to report
+  return problem(key,
+                 fmt::format("expected at most {:.0f} lookups a sample, found {}", kMaxPooling, v),
+                 "pooling counts the rows one sample looks up in the table; real tables pool "
+                 "1 to a few thousand");
+}
+
 }  // namespace
 
 std::optional<SpecProblem> check_pooling(const PoolingSpec& p) {
@@ -36,6 +45,13 @@ std::optional<SpecProblem> check_pooling(const PoolingSpec& p) {
   if (!std::isfinite(p.keep) || !(p.keep > 0) || p.keep > 1)
     return problem("keep",
                    fmt::format("expected a survival probability in (0, 1], found {}", p.keep));
+  // sigma is a count for normal only (lognormal's is of the log).
+  const double count_sigma = p.kind == Kind::normal ? p.sigma : 0.0;
+  for (const auto& [key, v] :
+       {std::pair{"value", p.value}, std::pair{"mean", p.mean}, std::pair{"sigma", count_sigma},
+        std::pair{"min", p.min}, std::pair{"max", p.max}}) {
+    if (auto bad = beyond_max_pooling(key, v)) return bad;
+  }
   switch (p.kind) {
     case Kind::fixed:
       if (!std::isfinite(p.value) || p.value < 0)
@@ -74,6 +90,10 @@ std::optional<SpecProblem> check_pooling(const PoolingSpec& p) {
         if (!std::isfinite(v) || v < 0)
           return problem(fmt::format("histogram[{}]", i),
                          fmt::format("expected a non-negative pooling value, found {}", v));
+        if (auto bad = beyond_max_pooling("histogram", v)) {
+          bad->key = fmt::format("histogram[{}]", i);
+          return bad;
+        }
         if (!std::isfinite(w) || w < 0)
           return problem(fmt::format("histogram[{}]", i),
                          fmt::format("expected a non-negative weight, found {}", w));
@@ -92,9 +112,17 @@ std::optional<SpecProblem> check_table(const EmbeddingTable& t) {
   if (!std::isfinite(t.alpha) || t.alpha < 0)
     return problem("alpha", fmt::format("expected a finite exponent >= 0, found {}", t.alpha),
                    "alpha 0 is uniform; typical power laws have alpha between 0.5 and 1.5");
+  if (t.alpha > kMaxAlpha)
+    return problem("alpha", fmt::format("expected an exponent <= {}, found {}", kMaxAlpha, t.alpha),
+                   "the access model is accurate up to alpha 50; beyond alpha 5 the hottest row "
+                   "takes almost every lookup already");
   if (!std::isfinite(t.q) || t.q < 0)
     return problem("q", fmt::format("expected a finite offset >= 0, found {}", t.q),
                    "p(k) ~ (k + q)^-alpha; q = 0 is plain Zipf");
+  if (t.q > kMaxQ)
+    return problem("q", fmt::format("expected an offset <= {:.0e}, found {}", kMaxQ, t.q),
+                   "ranks stay exact in the samplers up to q 1e12; a q far above the row count "
+                   "is uniform: write alpha 0");
   const auto& h = t.heavy_hitters;
   if (h.size() > t.rows)
     return problem("heavy_hitters",

@@ -11,6 +11,17 @@
 
 namespace shardsim {
 
+// Upper bounds of a table's statistics (docs/scenario.md). The expected-distinct-rows series sums
+// power_sum at exponents j·alpha, j <= 40, and power_sum is accurate to 1e-8 up to exponent 2048
+// (trace/power_sum.cpp): alpha <= 50 keeps every term there.
+inline constexpr double kMaxAlpha = 50.0;
+// k + q stays within 2^-13 of a rank for q <= 1e12 (the samplers add q to ranks in doubles);
+// q far above the row count is uniform (alpha 0) in all but name.
+inline constexpr double kMaxQ = 1e12;
+// Lookups a sample of one table: a million keeps batch × pooling × 8 bytes of indices finite and
+// exact in the memory model for any batch below 2^40.
+inline constexpr double kMaxPooling = 1e6;
+
 struct SpecProblem {
   std::string key;      // relative to the checked spec, e.g. "sigma", "heavy_hitters[1]"
   std::string problem;  // what is wrong, with the value found
