@@ -153,7 +153,13 @@ std::vector<Case> catalogue() {
          return "run " + w.write("bad.yaml", "name: " + std::string(50000, '[') +
                                                  std::string(50000, ']') + "\n");
        },
-       "bad.yaml:1:", "", "malformed YAML"},
+       "bad.yaml:1:106:", "name", "nest 101 levels deep here, more than the 100 levels"},
+      {"AlphaBeyondAccurateRange", scenario(11, "      pooling: 4\n      alpha: 1e308"),
+       "bad.yaml:12:", "model.tables[1].alpha", "expected an exponent <= 50, found 1e+308"},
+      {"QBeyondExactRanks", scenario(11, "      pooling: 4\n      q: 1e308"),
+       "bad.yaml:12:", "model.tables[1].q", "expected an offset <= 1e+12, found 1e+308"},
+      {"PoolingBeyondAMillion", scenario(11, "      pooling: 1e308"), "bad.yaml:11:",
+       "model.tables[1].pooling.value", "expected at most 1000000 lookups a sample"},
       {"WrongTypeScalar", scenario(9, "      rows: abc"), "bad.yaml:9:", "model.tables[1].rows",
        "expected an integer, found 'abc'"},
       {"WrongTypeMapping", scenario(15, "  batch_per_gpu: {a: 1}"),
@@ -276,6 +282,10 @@ std::vector<Case> catalogue() {
        "plan.yaml:1:", "num_gpus", "made for 16 GPUs but the cluster has 8"},
       {"PlanMalformed", plan_file("tables: {a: [{gpu: 0}], b: [{gpu: 1}]\n"), "plan.yaml:2:", "",
        "malformed YAML"},
+      {"PlanKeyWrittenTwice",
+       plan_file("format: shardsim-plan-1\nnum_gpus: 8\ntables:\n  a: [{gpu: 0}]\n  b: [{gpu: 1}]\n"
+                 "tables:\n  a: [{gpu: 2}]\n  b: [{gpu: 3}]\n"),
+       "plan.yaml:6:", "tables", "written twice in the same mapping"},
       {"PlanFileMissing", scenario(17, "  file: nope.yaml"), "bad.yaml:17:", "placement.file",
        "no plan file at"},
       // ----- trace files
@@ -347,6 +357,15 @@ std::vector<Case> catalogue() {
                 w.write("bad.yaml", test::tiny_text());
        },
        "target.yaml:4:", "lookup", "did you mean 'lookups'?"},
+      {"FitTargetKeyWrittenTwice",
+       [](const Workspace& w) {
+         w.write("target.yaml",
+                 "tables: 2\nbatch_size: 100\nlookups: 300\nlookups: 400\noverall:\n"
+                 "  hist_distinct_by_count: [1]\n  hist_lookups_by_count: [1]\n");
+         return "trace fit " + w.path("target.yaml") + " --scenario " +
+                w.write("bad.yaml", test::tiny_text());
+       },
+       "target.yaml:4:", "lookups", "written twice in the same mapping"},
       // ----- cost files (`cost: {file: ...}`, what `shardsim calibrate --out` writes)
       {"CostFileMissing", scenario_plus("cost: {file: nope.yaml}"), "bad.yaml:18:", "cost.file",
        "no cost file at"},
@@ -355,6 +374,9 @@ std::vector<Case> catalogue() {
       {"CostFileValueOutOfRange",
        cost_file("collective_launch_s: 1e-6\nkernel_hbm_efficiency: 1.5\n"),
        "fitted.yaml:2:", "kernel_hbm_efficiency", "expected a fraction in (0, 1], found 1.5"},
+      {"CostFileKeyWrittenTwice",
+       cost_file("collective_launch_s: 1e-6\ncollective_launch_s: 2e-6\n"),
+       "fitted.yaml:2:", "collective_launch_s", "written twice in the same mapping"},
       {"CostFileNamesAnotherFile", cost_file("collective_launch_s: 1e-6\nfile: other.yaml\n"),
        "fitted.yaml:2:", "file", "may not name another cost file"},
       // ----- nccl-tests logs and FBGEMM benchmark logs (`shardsim calibrate`)
