@@ -17,7 +17,9 @@
 #include <system_error>
 #include <vector>
 
+#include "output_set_swap.hpp"
 #include "shardsim/core/error.hpp"
+#include "shardsim/io/stale_temporaries.hpp"
 
 namespace shardsim {
 
@@ -199,6 +201,7 @@ void write_files_atomically(const std::string& dir, std::span<const FileContent>
              "check the free space and permissions of the output folder");
       }
     }
+    output_rename_step();
     fs::rename(staging, root, ec);
     if (ec) {
       abandon();
@@ -207,6 +210,10 @@ void write_files_atomically(const std::string& dir, std::span<const FileContent>
     return;
   }
 
+  // An existing directory: the new set replaces the earlier one as a whole where the file
+  // system can exchange two directories; else file by file below (docs/robustness.md).
+  remove_dead_temporaries(root);
+  if (swap_in_output_set(root, files, key)) return;
   std::vector<fs::path> pending;  // temporaries written and not yet renamed
   std::vector<std::unique_ptr<PendingTemporary>> guards;
   auto abandon = [&]() {
@@ -224,6 +231,7 @@ void write_files_atomically(const std::string& dir, std::span<const FileContent>
     }
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
+    output_rename_step();
     fs::rename(pending[i], root / files[i].name, ec);
     if (ec) {
       const std::string problem =

@@ -11,6 +11,7 @@
 #include "shardsim/core/text_file.hpp"
 #include "shardsim/io/atomic_files.hpp"
 #include "shardsim/io/point_checkpoint.hpp"
+#include "shardsim/io/stale_temporaries.hpp"
 #include "shardsim/run/point_store.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
@@ -89,6 +90,9 @@ std::size_t CheckpointDir::remove_stale_temporaries() const {
     if (is_stale_temporary(e.path())) stale.push_back(e.path());
   }
   for (const fs::path& p : stale) fs::remove(p, ec);
+  // And the other temporaries a killed process left at any level of DIR or beside it (a final
+  // output's "<name>.tmp.<pid>", a staging directory "<DIR>.tmp.<pid>"): garbage too.
+  remove_dead_temporaries(out_dir_);
   return stale.size();
 }
 

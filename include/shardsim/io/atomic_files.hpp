@@ -23,8 +23,10 @@ struct FileContent {
 // not a directory, a target that is a directory (even with `force`), an existing target without
 // `force`. When `dir` does not exist yet, the files are written into a sibling staging directory
 // "<dir>.tmp.<pid>" that is renamed to `dir` at the end, so the set appears all at once; when it
-// exists, each file is renamed into place in turn (a failed rename removes the temporaries not
-// yet renamed; files already renamed stay).
+// exists, its dead processes' temporaries are removed (io/stale_temporaries.hpp) and the new
+// directory, built beside it with everything else it holds, is exchanged with it in one step
+// (src/io/output_set_swap.hpp). Where no exchange can be made, each file is renamed into place
+// in turn (a failed rename removes the temporaries not yet renamed; files already renamed stay).
 void write_files_atomically(const std::string& dir, std::span<const FileContent> files, bool force,
                             const std::string& key);
 

@@ -37,7 +37,8 @@ class CheckpointDir final : public PointStore {
   // How many checkpoint files DIR/points holds (0 when it does not exist).
   static std::size_t count_in(const std::string& out_dir);
   // Removes the temporaries an interrupted writer left in DIR/points (those whose process is
-  // gone); returns how many.
+  // gone); returns how many. Also removes, uncounted, dead temporaries at every other level of
+  // DIR and beside it (io/stale_temporaries.hpp).
   std::size_t remove_stale_temporaries() const;
   // After a failed sweep: removes DIR/points if it holds nothing, and DIR too if this store's
   // sweep created it and it is now empty (a failure leaves no empty folders behind).
