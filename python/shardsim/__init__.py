@@ -365,10 +365,11 @@ def simulate(scenario: Scenario, plans: Sequence[Plan] | Plan,
 
 def size(scenario: Scenario, target_qps: float | None = None,
          max_iteration_ms: float | None = None, presets: Sequence[str] | None = None,
-         max_nodes: int = 128, jobs: int = 1, margin_pct: float = 0) -> dict:
+         max_nodes: int = 128, jobs: int = 1, margin_pct: float | None = None) -> dict:
     """The fewest GPUs that meet the target, as `shardsim size`: a dict with ``answer``
     (preset, nodes, gpus, planner, qps; None when nothing meets it) and every ``probe`` made.
-    ``margin_pct`` sizes for the target + that many percent (``size --margin``)."""
+    ``margin_pct`` sizes for the target + that many percent (``size --margin``); None, as
+    there: the measured median error of whole-iteration predictions (0 for none)."""
     sc = _as_scenario(scenario)
     if target_qps is None and max_iteration_ms is None:
         raise InputError("size: give target_qps or max_iteration_ms", key="target_qps",
@@ -376,12 +377,14 @@ def size(scenario: Scenario, target_qps: float | None = None,
     for name, v in (("target_qps", target_qps), ("max_iteration_ms", max_iteration_ms)):
         if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0):
             raise InputError(f"{name}: expected a number > 0, found {v!r}", key=name)
-    if not isinstance(margin_pct, (int, float)) or not math.isfinite(margin_pct) or margin_pct < 0:
+    if margin_pct is not None and (not isinstance(margin_pct, (int, float)) or
+                                   not math.isfinite(margin_pct) or margin_pct < 0):
         raise InputError(f"margin_pct: expected a percentage >= 0, found {margin_pct!r}",
                          key="margin_pct", hint="e.g. margin_pct=15 sizes for the target + 15%")
     return _native.size(*sc._args(), target_qps,
                         None if max_iteration_ms is None else max_iteration_ms / 1e3,
-                        list(presets or []), int(max_nodes), _jobs(jobs), float(margin_pct))
+                        list(presets or []), int(max_nodes), _jobs(jobs),
+                        None if margin_pct is None else float(margin_pct))
 
 
 def collective(op: str, preset: str, nodes: int = 1,

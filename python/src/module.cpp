@@ -302,7 +302,7 @@ PYBIND11_MODULE(_shardsim, m) {
       [](const std::optional<std::string>& text, const std::string& file,
          const Overrides& overrides, std::optional<double> min_qps,
          std::optional<double> max_iteration_s, const std::vector<std::string>& presets,
-         int max_nodes, int jobs, double margin_pct) {
+         int max_nodes, int jobs, std::optional<double> margin_pct) {
         SizingRequest req;
         req.path = file;
         req.text = text;
@@ -310,7 +310,13 @@ PYBIND11_MODULE(_shardsim, m) {
         req.presets = presets;
         req.max_nodes = max_nodes;
         req.target = SizingTarget{min_qps, max_iteration_s};
-        req.margin_pct = margin_pct;
+        if (margin_pct) {
+          req.margin_pct = *margin_pct;
+        } else {
+          const SizingMargin m = default_sizing_margin();
+          req.margin_pct = m.pct;
+          req.margin_source = m.source;
+        }
         req.jobs = jobs;
         const ScenarioSizing sz = interruptible([&] { return size_scenario(req); });
         py::list probes;

@@ -27,7 +27,7 @@ struct SizeCommand::Flags {
   std::optional<double> target_qps;
   bool fit = false;
   std::optional<double> max_iteration_ms;
-  double margin_pct = 0;
+  std::optional<double> margin_pct;  // not given: default_sizing_margin() with a target
   std::vector<std::string> presets;
   int max_nodes = 128;
   int jobs = 1;
@@ -70,7 +70,8 @@ SizeCommand::SizeCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
   f.cmd
       ->add_option("--margin", f.margin_pct,
                    "size for the target + P percent (QPS x (1 + P/100), iteration time / (1 + "
-                   "P/100)); default 0; a later change sets it from the validation figures")
+                   "P/100)); default: the measured median error of whole-iteration predictions "
+                   "(docs/validation/training.md); 0 for none")
       ->check(CLI::NonNegativeNumber);
   f.cmd
       ->add_option("--presets", f.presets,
@@ -168,7 +169,13 @@ SizingRequest size_request_of(const SizeCommand::Flags& f) {
   req.max_nodes = f.max_nodes;
   req.target.min_qps = f.target_qps;
   if (f.max_iteration_ms) req.target.max_iteration_s = *f.max_iteration_ms / 1e3;
-  req.margin_pct = f.margin_pct;
+  if (f.margin_pct) {
+    req.margin_pct = *f.margin_pct;
+  } else if (req.target.min_qps || req.target.max_iteration_s) {
+    const SizingMargin m = default_sizing_margin();
+    req.margin_pct = m.pct;
+    req.margin_source = m.source;
+  }
   req.exhaustive = f.exhaustive;
   req.jobs = f.jobs;
   req.limits = resource_limits(f.guard);

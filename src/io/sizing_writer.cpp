@@ -78,7 +78,10 @@ std::string headroom_text(const ScenarioSizing& s) {
   if (parts.empty()) return {};
   std::string out = "headroom " + parts[0];
   for (std::size_t i = 1; i < parts.size(); ++i) out += ", " + parts[i];
-  if (s.margin_pct > 0) out += fmt::format(" (sized with a {} margin)", percent_text(s.margin_pct));
+  if (s.margin_pct > 0) {
+    out += fmt::format(" (sized with a {} margin{})", percent_text(s.margin_pct),
+                       s.margin_source.empty() ? "" : ": " + s.margin_source);
+  }
   return out;
 }
 
@@ -294,12 +297,13 @@ void write_sizing_json(std::ostream& out, const ScenarioSizing& s) {
   SizingJson j;
   j["scenario"] = s.scenario;
   j["scenario_source"] = s.source;
-  j["target"] =
-      SizingJson{{"qps", sizing_optional(s.target.min_qps)},
-                 {"max_iteration_time_s", sizing_optional(s.target.max_iteration_s)},
-                 {"margin_pct", s.margin_pct},
-                 {"sized_qps", sizing_optional(s.sized.min_qps)},
-                 {"sized_max_iteration_time_s", sizing_optional(s.sized.max_iteration_s)}};
+  j["target"] = SizingJson{
+      {"qps", sizing_optional(s.target.min_qps)},
+      {"max_iteration_time_s", sizing_optional(s.target.max_iteration_s)},
+      {"margin_pct", s.margin_pct},
+      {"margin_source", s.margin_source.empty() ? SizingJson() : SizingJson(s.margin_source)},
+      {"sized_qps", sizing_optional(s.sized.min_qps)},
+      {"sized_max_iteration_time_s", sizing_optional(s.sized.max_iteration_s)}};
   j["global_batch"] = s.global_batch > 0 ? SizingJson(s.global_batch) : SizingJson();
   j["max_nodes"] = s.max_nodes;
   j["search"] = s.exhaustive ? "exhaustive" : "bisection";

@@ -1,6 +1,8 @@
 // `shardsim size` on a scenario file (run/scenario_sizing.hpp).
 #include "shardsim/run/scenario_sizing.hpp"
 
+#include "shardsim/io/trust_figures.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -169,6 +171,7 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
   out.presets = inputs.names;
   out.target = request.target;
   out.margin_pct = request.margin_pct;
+  out.margin_source = request.margin_source;
   out.sized = with_margin(request.target, request.margin_pct);
   out.max_nodes = request.max_nodes;
   out.exhaustive = request.exhaustive;
@@ -254,6 +257,12 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
   out.scenario = first.name;
   out.priced = first.cluster.price_per_gpu_hour > 0;
   return out;
+}
+
+SizingMargin default_sizing_margin() {
+  const TrustFigures& t = builtin_trust_figures();
+  return {std::round(1000 * t.median_abs_error) / 10,
+          fmt::format("the measured median error of {} ({}); --margin 0 for none", t.kind, t.doc)};
 }
 
 }  // namespace shardsim

@@ -95,6 +95,7 @@ struct ScenarioSizing {
   bool priced = false;               // cluster.price_per_gpu_hour is given
   SizingTarget target;               // as asked (--target-qps, --max-iteration-ms)
   double margin_pct = 0;             // --margin: sized for the target x (1 + margin_pct / 100)
+  std::string margin_source;         // why that margin when it is the default; empty: given
   SizingTarget sized;                // the target the search used (with the margin)
   int max_nodes = 0;
   bool exhaustive = false;  // every node count probed (the brute force)

@@ -28,6 +28,8 @@ struct SizingRequest {
   // Size for the target x (1 + margin_pct / 100): QPS that much higher, iteration time that
   // much shorter (--margin; 0: the target as given). Needs a QPS or iteration-time target.
   double margin_pct = 0;
+  // Why this margin when it was not given (default_sizing_margin()); empty: given.
+  std::string margin_source;
   bool exhaustive = false;  // probe every node count (the brute force) instead of searching
   int jobs = 1;             // presets searched at once
   ResourceLimits limits;
@@ -41,6 +43,14 @@ struct SizingRequest {
   // nothing kept.
   PointStore* store = nullptr;
 };
+
+// size's default margin: the measured median error of the build's whole-iteration predictions
+// (io/trust_figures.hpp: builtin_trust_figures()), in percent to one decimal, and its source.
+struct SizingMargin {
+  double pct = 0;
+  std::string source;
+};
+SizingMargin default_sizing_margin();
 
 // The search (or with `exhaustive`, every node count) and its result (io/sizing_report.hpp).
 // Bad input is an InputError naming the probe (preset and node count) where it depends on it;
