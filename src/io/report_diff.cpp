@@ -1,5 +1,6 @@
 // What changed between two runs (io/report_diff.hpp).
 #include "shardsim/io/report_diff.hpp"
+#include "shardsim/core/json_duplicate_keys.hpp"
 
 #include <fmt/format.h>
 
@@ -37,7 +38,7 @@ std::vector<DiffJson> objects_of(const std::string& file) {
                                               DiffJson& parsed) {
     return !(event == DiffJson::parse_event_t::key && parsed == "comm_bytes");
   };
-  DiffJson doc = DiffJson::parse(read_text(file), skip, false);
+  DiffJson doc = DiffJson::parse(read_text(file), refusing_duplicate_keys(file, skip), false);
   if (doc.is_discarded()) {
     throw InputError(SourceLocation{file}, "", "not JSON", "pass a report.json of `shardsim run`");
   }

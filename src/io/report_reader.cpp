@@ -1,5 +1,6 @@
 // Report JSON -> ReportSummary, for `shardsim compare` (io/report_reader.hpp).
 #include "shardsim/io/report_reader.hpp"
+#include "shardsim/core/json_duplicate_keys.hpp"
 
 #include <fmt/format.h>
 
@@ -275,7 +276,7 @@ std::vector<ReportSummary> read_report_file(const std::string& path) {
   };
   JsonDoc doc;
   try {
-    doc = JsonDoc::parse(content, skip);
+    doc = JsonDoc::parse(content, refusing_duplicate_keys(path, skip));
   } catch (const JsonDoc::parse_error& e) {
     throw InputError(location_of(path, content, e.byte), "",
                      fmt::format("malformed JSON: {}", e.what()),

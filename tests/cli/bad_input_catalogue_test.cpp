@@ -470,6 +470,13 @@ std::vector<Case> catalogue() {
        "bad.yaml:19:", "cluster.nodes", "expected a positive integer, found 0"},
       {"SweepIndexPastTheEnd", scenario_plus("sweep:\n  model.tables[7].rows: [1, 2]", "sweep"),
        "bad.yaml:19:", "sweep.model.tables[7].rows", "past the end"},
+      {"ReportJsonKeyWrittenTwice",
+       [](const Workspace& w) {
+         const std::string r = w.write(
+             "r.json", R"({"scenario": "s", "planner": "table_wise", "planner": "row_wise"})");
+         return "diff " + r + " " + r;
+       },
+       "r.json", "planner", "written twice"},
       {"SweepTooManyPoints", scenario_plus(sweep_of_points(5), "sweep"),
        "bad.yaml:23:", "sweep.cost.k4", "more than 10000 points"},
       {"SweepOverMaxPoints",

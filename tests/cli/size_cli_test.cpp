@@ -135,14 +135,14 @@ TEST(SizeCli, TargetQpsEqualsBruteForceAndSaysWhatItSkipped) {
   const double target = qps4 * 0.99;
   const auto expected = brute_force(path, 12, target);
   ASSERT_TRUE(expected);
-  const auto searched =
-      size_answer(path + " --target-qps " + std::to_string(target) + " --max-nodes 12", 0);
+  const auto searched = size_answer(
+      path + " --target-qps " + std::to_string(target) + " --max-nodes 12 --margin 0", 0);
   ASSERT_TRUE(searched);
   EXPECT_EQ(searched->nodes, expected->nodes);
   EXPECT_EQ(searched->planner, expected->planner);
 
   const auto text =
-      run("size " + path + " --target-qps " + std::to_string(target) + " --max-nodes 12");
+      run("size " + path + " --target-qps " + std::to_string(target) + " --max-nodes 12 --margin 0");
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("skipped hpc-a100x4 nodes 7, 9, 11"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("answer: 4 x hpc-a100x4 (16 GPUs) with row_wise"), std::string::npos)
@@ -281,7 +281,7 @@ TEST(SizeCli, AnswerLineNamesRunnerUpAndMarginChangesTheAnswer) {
   const std::string target = std::to_string(qps1 / 1.1);
   const std::string args =
       "size " + example + " --presets dgx-a100,dgx-h100 --max-nodes 4 --target-qps " + target;
-  const auto plain = run(args);
+  const auto plain = run(args + " --margin 0");
   ASSERT_EQ(plain.code, 0) << plain.err;
   const std::string answer = line_starting(plain.out, "answer: ");
   EXPECT_EQ(answer.rfind("answer: 1 x dgx-h100 (8 GPUs) with table_wise: ", 0), 0u) << plain.out;
@@ -292,6 +292,12 @@ TEST(SizeCli, AnswerLineNamesRunnerUpAndMarginChangesTheAnswer) {
   EXPECT_NE(answer.find("; runner-up: "), std::string::npos) << answer;
   EXPECT_NE(answer.find(" x dgx-a100 ("), std::string::npos) << answer;
 
+  // No --margin: the build's measured median error (configs/validation/training.yaml), said so.
+  const auto by_default = run(args);
+  ASSERT_EQ(by_default.code, 0) << by_default.err;
+  EXPECT_NE(line_starting(by_default.out, "answer: ").find("margin: the measured median error of"),
+            std::string::npos)
+      << by_default.out;
   const auto margin = run(args + " --margin 15");
   ASSERT_EQ(margin.code, 0) << margin.err;
   EXPECT_NE(line_starting(margin.out, "size: ").find(" + 15% margin)"), std::string::npos)
