@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "shardsim/core/error.hpp"
+#include "shardsim/core/fault_injection.hpp"
 #include "shardsim/io/stale_temporaries.hpp"
 
 namespace shardsim {
@@ -126,15 +127,10 @@ struct RenameFault {
 };
 
 RenameFault rename_fault_from_environment() {
-  const char* v = std::getenv("SHARDSIM_FAULT_INJECT");
-  if (v == nullptr) return {};
-  const std::string s(v);
-  const auto colon = s.find(':');
-  if (colon == std::string::npos) return {};
-  const std::string kind = s.substr(0, colon);
-  const long at = std::strtol(s.c_str() + colon + 1, nullptr, 10);
-  if (kind == "kill_at_output_rename") return {SIGKILL, at};
-  if (kind == "term_at_output_rename") return {SIGTERM, at};
+  const std::optional<InjectedFault> f = injected_fault();
+  if (!f) return {};
+  if (f->kind == "kill_at_output_rename") return {SIGKILL, f->at};
+  if (f->kind == "term_at_output_rename") return {SIGTERM, f->at};
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <system_error>
 
+#include "shardsim/core/fault_injection.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/text_file.hpp"
 #include "shardsim/io/atomic_files.hpp"
@@ -33,15 +34,10 @@ struct Fault {
 };
 
 Fault fault_from_environment() {
-  const char* v = std::getenv("SHARDSIM_FAULT_INJECT");
-  if (v == nullptr) return {};
-  const std::string s(v);
-  const auto colon = s.find(':');
-  if (colon == std::string::npos) return {};
-  const std::string kind = s.substr(0, colon);
-  const long at = std::strtol(s.c_str() + colon + 1, nullptr, 10);
-  if (kind == "kill_after_point") return {Fault::Kind::kill_after, at};
-  if (kind == "tear_point") return {Fault::Kind::tear, at};
+  const std::optional<InjectedFault> f = injected_fault();
+  if (!f) return {};
+  if (f->kind == "kill_after_point") return {Fault::Kind::kill_after, f->at};
+  if (f->kind == "tear_point") return {Fault::Kind::tear, f->at};
   return {};
 }
 

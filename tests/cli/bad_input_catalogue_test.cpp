@@ -1,7 +1,7 @@
 // The catalogue of bad inputs (docs/robustness.md, "The catalogue"), end to end: each case runs
 // the `shardsim` binary on one bad input and expects exit code 2 and a message on stderr that
 // names the file (and line, when the input has lines), the key and what was expected. One test
-// per case: `ctest -R Catalogue` lists them; docs/robustness.md names each.
+// per case: `ctest -R Catalogue` lists them; docs/notes/robustness-catalogue.md names each.
 #include <gtest/gtest.h>
 
 #include <cstring>
