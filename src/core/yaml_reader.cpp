@@ -41,22 +41,24 @@ SourceLocation location_of_byte(std::string_view text, std::size_t offset,
 // (a "billion laughs" document) would take hours while its text takes a few hundred bytes.
 class ExpansionCounter final : public YAML::EventHandler {
  public:
-  std::uint64_t written = 0;   // nodes as written
-  std::uint64_t expanded = 0;  // nodes with every alias expanded
-  YAML::Mark worst;            // the alias that expanded the most
+  std::uint64_t written = 0;         // nodes as written
+  std::uint64_t expanded = 0;        // nodes with every alias expanded
+  std::uint64_t written_bytes = 0;   // bytes of scalar text as written
+  std::uint64_t expanded_bytes = 0;  // bytes of scalar text with every alias expanded
+  YAML::Mark worst;                  // the alias that expanded the most
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor, 1); }
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
-                const std::string&) override {
-    leaf(anchor);
+                const std::string& value) override {
+    leaf(anchor, value.size());
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     const auto it = sizes_.find(anchor);
-    const std::uint64_t size = it == sizes_.end() ? 1 : it->second;
-    if (size > worst_size_) {
-      worst_size_ = size;
+    const Size size = it == sizes_.end() ? Size{1, 0} : it->second;
+    if (size.nodes + size.bytes > worst_size_) {
+      worst_size_ = size.nodes + size.bytes;
       worst = mark;
     }
     add(size);
@@ -73,30 +75,35 @@ class ExpansionCounter final : public YAML::EventHandler {
   void OnMapEnd() override { close(); }
 
  private:
+  struct Size {
+    std::uint64_t nodes = 0;
+    std::uint64_t bytes = 0;
+  };
   struct Frame {
     YAML::anchor_t anchor;
-    std::uint64_t size;
+    Size size;
   };
   static std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
     return a > std::numeric_limits<std::uint64_t>::max() - b
                ? std::numeric_limits<std::uint64_t>::max()
                : a + b;
   }
-  void add(std::uint64_t size) {
-    if (stack_.empty()) {
-      expanded = saturating_add(expanded, size);
-    } else {
-      stack_.back().size = saturating_add(stack_.back().size, size);
-    }
+  void add(Size size) {
+    Size& into = stack_.empty() ? total_ : stack_.back().size;
+    into.nodes = saturating_add(into.nodes, size.nodes);
+    into.bytes = saturating_add(into.bytes, size.bytes);
+    expanded = total_.nodes;
+    expanded_bytes = total_.bytes;
   }
-  void leaf(YAML::anchor_t anchor) {
+  void leaf(YAML::anchor_t anchor, std::uint64_t bytes) {
     ++written;
-    if (anchor != 0) sizes_[anchor] = 1;
-    add(1);
+    written_bytes = saturating_add(written_bytes, bytes);
+    if (anchor != 0) sizes_[anchor] = Size{1, bytes};
+    add(Size{1, bytes});
   }
   void open(YAML::anchor_t anchor) {
     ++written;
-    stack_.push_back(Frame{anchor, 1});
+    stack_.push_back(Frame{anchor, Size{1, 0}});
   }
   void close() {
     const Frame f = stack_.back();
@@ -105,7 +112,8 @@ class ExpansionCounter final : public YAML::EventHandler {
     add(f.size);
   }
   std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, std::uint64_t> sizes_;
+  std::map<YAML::anchor_t, Size> sizes_;
+  Size total_;
   std::uint64_t worst_size_ = 0;
 };
 
@@ -132,6 +140,20 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
                                    count.written, count.expanded, kMaxAliasExpansionNodes),
                        "write the values out, or alias smaller parts (`*name` repeats the whole "
                        "node anchored `&name`)");
+    }
+    // Text too: a long string anchored once and aliased thousands of times adds few nodes and
+    // many bytes, which every walk over the document copies.
+    const std::uint64_t byte_limit = std::max<std::uint64_t>(
+        kMinAliasExpansionBytes, kAliasExpansionBytesPerInputByte * text.size());
+    if (count.expanded_bytes > count.written_bytes + byte_limit) {
+      throw InputError(
+          SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
+          fmt::format("aliases expand the document's text from {} to {} bytes, more than {} "
+                      "extra ({} times the input's {} bytes, or {} MiB)",
+                      count.written_bytes, count.expanded_bytes, byte_limit,
+                      kAliasExpansionBytesPerInputByte, text.size(), kMinAliasExpansionBytes >> 20),
+          "write the values out, or alias smaller parts (`*name` repeats the whole node "
+          "anchored `&name`)");
     }
     return YAML::Load(owned);
   } catch (const YAML::DeepRecursion& e) {

@@ -43,6 +43,27 @@ TEST(YamlLimits, AliasesThatExpandAMillionFoldAreRefusedAtTheWorstAlias) {
       "base: &b {rows: 10, dim: 16}\nt: [{<<: *b, name: x}, {<<: *b, name: y}]\n", "merge.yaml"));
 }
 
+TEST(YamlLimits, AliasesThatMultiplyTheTextAreRefusedByBytes) {
+  // One 100 KB string aliased 3,000 times: 3,001 nodes (far below the node limit), 300 MB of
+  // text once expanded (issue 57's repro). Refused at the alias, with the byte counts: the keys
+  // name, sweep, name (13 bytes) and the string, written once, then 3,000 times more.
+  std::string s = "name: &s \"" + std::string(100000, 'x') + "\"\nsweep: {name: [";
+  for (int i = 0; i < 3000; ++i) s += i ? ", *s" : "*s";
+  s += "]}\n";
+  try {
+    (void)parse_yaml(s, "sb.yaml");
+    ADD_FAILURE() << "300 MB of aliased text must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(std::string(e.what()).find("from 100013 to 300100013 bytes"), std::string::npos)
+        << e.what();
+  }
+  // The same string aliased 100 times (10 MB) stays under the 16 MiB floor.
+  std::string ok = "name: &s \"" + std::string(100000, 'x') + "\"\nsweep: {name: [";
+  for (int i = 0; i < 100; ++i) ok += i ? ", *s" : "*s";
+  EXPECT_NO_THROW((void)parse_yaml(ok + "]}\n", "ok.yaml"));
+}
+
 TEST(YamlLimits, DeepNestingIsAnInputErrorNotAStackOverflow) {
   const std::string deep = "name: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
   EXPECT_THROW((void)parse_yaml(deep, "deep.yaml"), InputError);

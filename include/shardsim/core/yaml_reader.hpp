@@ -19,14 +19,19 @@ namespace shardsim {
 
 // Most nodes the aliases of one document may add when expanded (docs/robustness.md).
 inline constexpr std::uint64_t kMaxAliasExpansionNodes = 1'000'000;
+// Most bytes of scalar text the aliases of one document may add when expanded: 16 times the
+// input's size, or 16 MiB for a smaller input (docs/robustness.md).
+inline constexpr std::uint64_t kAliasExpansionBytesPerInputByte = 16;
+inline constexpr std::uint64_t kMinAliasExpansionBytes = 16ull << 20;
 // Most levels lists and mappings may nest in one document, aliases expanded (docs/robustness.md):
 // below yaml-cpp's own limit, so the error names the depth at the node that exceeds it.
 inline constexpr std::size_t kMaxYamlNestingDepth = 100;
 
 // Parses YAML text (the first document); a syntax error becomes an InputError at the parser's
 // line, as do text that is not UTF-8, a document whose aliases expand it by more than
-// kMaxAliasExpansionNodes nodes, a key written twice in one mapping (at the second) and nesting
-// deeper than kMaxYamlNestingDepth levels (at the node that exceeds it).
+// kMaxAliasExpansionNodes nodes or its text by more than the bytes above, a key written twice in
+// one mapping (at the second) and nesting deeper than kMaxYamlNestingDepth levels (at the node that
+// exceeds it).
 YAML::Node parse_yaml(std::string_view text, const std::string& file);
 // Reads and parses a file; a missing or unreadable file is an InputError.
 YAML::Node load_yaml_file(const std::string& path);
