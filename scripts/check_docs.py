@@ -8,17 +8,15 @@ live there, unbounded):
 - the reference's words (whitespace-separated tokens outside code blocks) are at most
   --max-words (default 42667: a third of the 128,000 words the docs held when the rewrite began);
 - no paragraph is longer than --max-paragraph-words (default 150): a paragraph is a run of
-  non-blank lines outside code blocks and tables; a list item starts a paragraph of its own;
+  non-blank lines outside code blocks and tables (a list whose items are not separated by blank
+  lines is one paragraph);
 - README.md has at most --max-readme-lines lines (default 150);
 - no page cites DESIGN.md (a file users do not have).
 Prints each violation as FILE:LINE: what; exit 1 when there is one, 2 on bad arguments.
 """
 import argparse
 import os
-import re
 import sys
-
-LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
 
 
 def pages(root):
@@ -52,8 +50,6 @@ def paragraphs(lines):
         if not s or s.startswith("|") or s.startswith("#") or s.startswith("<!--"):
             close()
             continue
-        if LIST_ITEM.match(line):
-            close()
         if start is None:
             start = n
         words += len(s.split())
