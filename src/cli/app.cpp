@@ -147,7 +147,7 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
   }
   if (!f.baseline.empty()) {
     std::vector<nlohmann::json> now;
-    for (const Report& r : reports) now.push_back(nlohmann::json::parse(report_to_json(r).dump()));
+    for (const Report& r : reports) now.emplace_back(report_to_json(r));  // no text round trip
     ReportDiff d = diff_reports(read_report_objects(f.baseline), now);
     d.before_origin = f.baseline;
     d.after_origin = "this run";

@@ -141,8 +141,8 @@ TEST(SizeCli, TargetQpsEqualsBruteForceAndSaysWhatItSkipped) {
   EXPECT_EQ(searched->nodes, expected->nodes);
   EXPECT_EQ(searched->planner, expected->planner);
 
-  const auto text =
-      run("size " + path + " --target-qps " + std::to_string(target) + " --max-nodes 12 --margin 0");
+  const auto text = run("size " + path + " --target-qps " + std::to_string(target) +
+                        " --max-nodes 12 --margin 0");
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("skipped hpc-a100x4 nodes 7, 9, 11"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("answer: 4 x hpc-a100x4 (16 GPUs) with row_wise"), std::string::npos)

@@ -3,9 +3,10 @@
 // log for `calibrate --kernels`); the rest is the text. A log that parses must satisfy what
 // calibrate relies on: rank and host counts both known (no more hosts than ranks) or both 0 (a
 // table without rank lines: calibrate then needs --nodes), at least one row, sizes that never
-// decrease (nccl-tests may round two sizes down to one), finite times, and a known test. A points file that parses must have
-// positive sizes and times and whole node counts. An FBGEMM log that parses has rows, each with
-// a known pass, positive finite B, E, T, D, L and time, and a line inside the file.
+// decrease (nccl-tests may round two sizes down to one), finite times, and a known test. A points
+// file that parses must have positive sizes and times and whole node counts. An FBGEMM log that
+// parses has rows, each with a known pass, positive finite B, E, T, D, L and time, and a line
+// inside the file.
 #include <algorithm>
 #include <cmath>
 #include <string>
