@@ -19,6 +19,7 @@ namespace {
 enum class Range {
   fraction,         // (0, 1]
   fraction_closed,  // [0, 1]
+  loss,             // [0, kMaxLoss]: a fraction of a capacity lost
   nonnegative,      // >= 0
   positive,         // > 0
   at_least_one,     // >= 1 (a factor that only slows)
@@ -29,6 +30,7 @@ enum class Range {
 };
 
 constexpr std::int64_t kMaxLaunches = 1000;
+constexpr double kMaxLoss = 0.9;
 constexpr std::int64_t kMaxFlowsPerConnection = 1024;
 
 struct Field {
@@ -42,8 +44,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 58>& fields() {
-  static const std::array<Field, 58> kFields = {{
+const std::array<Field, 59>& fields() {
+  static const std::array<Field, 59> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -114,6 +116,7 @@ const std::array<Field, 58>& fields() {
        Range::nonnegative},
       {"collective_jitter_cv", &CostParams::collective_jitter_cv, Range::nonnegative},
       {"ecmp_flows_per_connection", &CostParams::ecmp_flows_per_connection, Range::flow_count},
+      {"interference_loss", &CostParams::interference_loss, Range::loss},
       {"nccl_algorithm", &CostParams::nccl_algorithm, Range::choice},
       {"nccl_protocol", &CostParams::nccl_protocol, Range::choice},
       {"one_sided_bandwidth_efficiency", &CostParams::one_sided_bandwidth_efficiency,
@@ -182,6 +185,7 @@ void check_keys(const YamlValue& node) {
                     "alltoall_scale_out_latency_s",
                     "collective_jitter_cv",
                     "ecmp_flows_per_connection",
+                    "interference_loss",
                     "nccl_algorithm",
                     "nccl_protocol",
                     "one_sided_bandwidth_efficiency",
@@ -200,6 +204,15 @@ double read_double(const YamlValue& v, Range range) {
       if (x > 1) {
         throw v.error(fmt::format("expected a fraction in (0, 1], found {}", x),
                       "this is a fraction of a peak rate: 1 means 100%");
+      }
+      return x;
+    }
+    case Range::loss: {
+      const double x = v.as_nonnegative_double();
+      if (x > kMaxLoss) {
+        throw v.error(fmt::format("expected a loss in [0, {}], found {}", kMaxLoss, x),
+                      "the share of a capacity lost: 0 = none, 0.3 = 30% (see "
+                      "configs/cost/default.yaml for this key)");
       }
       return x;
     }

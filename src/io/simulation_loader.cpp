@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "shardsim/sim/network_model.hpp"
+
 namespace shardsim {
 
 namespace {
@@ -49,17 +51,15 @@ SimulationOptions load_simulation_options(const YamlValue& node, int num_gpus) {
   node.expect_map();
   node.expect_keys({"link_sharing", "pipeline", "stragglers", "jitter"});
   if (auto s = node.find("link_sharing")) {
-    const std::string v = s->as_choice({"aggregated", "per_flow", "none"});
-    o.link_sharing = v == "per_flow" ? LinkSharing::per_flow
-                     : v == "none"   ? LinkSharing::none
-                                     : LinkSharing::aggregated;
-    if (o.link_sharing == LinkSharing::per_flow && num_gpus > kPerFlowMaxGpus) {
-      throw s->error(fmt::format("the per-flow model keeps one flow per GPU pair; {} GPUs is more "
-                                 "than its limit of {}",
-                                 num_gpus, kPerFlowMaxGpus),
+    const NetworkModelInfo& m = find_network_model(s->as_string(), s->location(), s->path());
+    if (m.max_gpus > 0 && num_gpus > m.max_gpus) {
+      throw s->error(fmt::format("network model '{}' models at most {} GPUs (one flow per GPU "
+                                 "pair); {} GPUs is more than its limit of {}",
+                                 m.name, m.max_gpus, num_gpus, m.max_gpus),
                      "use link_sharing: aggregated (the per-flow model is a reference for small "
                      "clusters)");
     }
+    o.link_sharing = std::string(m.name);
   }
   if (auto p = node.find("pipeline"); p && !p->is_null()) {
     p->expect_map();

@@ -196,16 +196,16 @@ RunFootprint run_footprint(const Scenario& s) {
   // counted here as 4 links per GPU at each of the two ends of every collective (~40). The
   // per-flow model keeps one flow per GPU pair of an AlltoAll (~64 B with its path).
   const double collectives_per_iteration = training ? 4 + (t > 0 ? 1 : 0) : 2;
-  const double link_samples = s.simulation.link_sharing == LinkSharing::none
-                                  ? 0
-                                  : iterations * collectives_per_iteration * 2 * 4 * n;
+  const NetworkModelType& network = network_model(s.simulation.link_sharing).model;
+  const double link_samples =
+      !network.shares_links() ? 0 : iterations * collectives_per_iteration * 2 * 4 * n;
   if (link_samples > 0) {
     f.peak.push_back(
         {fmt::format("link utilisation samples: {} iterations x {} collectives x 2 x 4 x {} GPUs",
                      count(iterations), count(collectives_per_iteration), count(n)),
          link_samples * 24});
   }
-  if (s.simulation.link_sharing == LinkSharing::per_flow) {
+  if (network.needs_pair_traffic()) {
     f.peak.push_back({fmt::format("per-flow network: {}^2 flows x 64 B", count(n)), sq(n) * 64});
   }
   // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per

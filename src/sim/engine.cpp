@@ -63,7 +63,7 @@ Dependencies dependencies_of(const std::vector<Task>& tasks) {
 // The network model, when any collective moves flows (null otherwise).
 std::unique_ptr<NetworkModel> network_of(const TaskGraph& graph,
                                          std::span<const double> link_capacity_Bps,
-                                         const NetworkModelInfo& network) {
+                                         const NetworkModelType& network, const CostParams& cost) {
   std::unique_ptr<NetworkModel> net;
   for (const Collective& c : graph.collectives) {
     if (c.demand < 0) continue;
@@ -75,12 +75,12 @@ std::unique_ptr<NetworkModel> network_of(const TaskGraph& graph,
       throw std::invalid_argument(
           "the task graph has network demands but the engine was given no link capacities");
     }
-    if (!network.make) {
+    if (!network.shares_links()) {
       throw std::logic_error(
-          fmt::format("the task graph has network demands but network model '{}' moves no flows",
-                      network.name));
+          "the task graph has network demands but its network model shares no links");
     }
-    net = network.make(std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()));
+    net = network.make_network(
+        std::vector<double>(link_capacity_Bps.begin(), link_capacity_Bps.end()), cost);
   }
   return net;
 }
@@ -90,12 +90,12 @@ std::unique_ptr<NetworkModel> network_of(const TaskGraph& graph,
 class Engine {
  public:
   Engine(const TaskGraph& graph, int num_gpus, std::span<const double> link_capacity_Bps,
-         const NetworkModelInfo& network)
+         const NetworkModelType& network, const CostParams& cost)
       : graph_(graph),
         deps_(dependencies_of(graph.tasks)),
         streams_(static_cast<std::size_t>(num_gpus) * kNumStreams),
         arrived_(graph.collectives.size(), 0),
-        net_(network_of(graph, link_capacity_Bps, network)) {
+        net_(network_of(graph, link_capacity_Bps, network, cost)) {
     tl_.spans.assign(graph.tasks.size(), TaskSpan{});
     for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
       streams_.at(stream_index(graph.tasks[i])).queue.push_back(static_cast<int>(i));
@@ -236,8 +236,8 @@ class Engine {
 }  // namespace
 
 Timeline run_engine(const TaskGraph& graph, int num_gpus, std::span<const double> link_capacity_Bps,
-                    const NetworkModelInfo& network) {
-  return Engine(graph, num_gpus, link_capacity_Bps, network).run();
+                    const NetworkModelType& network, const CostParams& cost) {
+  return Engine(graph, num_gpus, link_capacity_Bps, network, cost).run();
 }
 
 }  // namespace shardsim

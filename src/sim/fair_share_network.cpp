@@ -21,8 +21,12 @@ double due_horizon(double now) {
 
 }  // namespace
 
-FairShareNetwork::FairShareNetwork(std::vector<double> capacity_Bps)
-    : capacity_(std::move(capacity_Bps)) {
+FairShareNetwork::FairShareNetwork(std::vector<double> capacity_Bps, double interference_loss)
+    : capacity_(std::move(capacity_Bps)), interference_loss_(interference_loss) {
+  if (!(interference_loss_ >= 0 && interference_loss_ < 1)) {
+    throw std::invalid_argument(
+        fmt::format("interference loss {}: must be in [0, 1)", interference_loss_));
+  }
   for (std::size_t l = 0; l < capacity_.size(); ++l) {
     if (!(capacity_[l] > 0) || !std::isfinite(capacity_[l])) {
       throw std::invalid_argument(
@@ -35,6 +39,12 @@ FairShareNetwork::FairShareNetwork(std::vector<double> capacity_Bps)
   link_mark_.assign(n, 0);
   rem_cap_.assign(n, 0.0);
   unassigned_.assign(n, 0);
+}
+
+double FairShareNetwork::effective_capacity_Bps(std::size_t link) const {
+  const std::size_t k = link_flows_[link].size();
+  if (interference_loss_ == 0 || k <= 1) return capacity_[link];
+  return capacity_[link] * (1 - interference_loss_ * (1 - 1 / static_cast<double>(k)));
 }
 
 void FairShareNetwork::mark_dirty(int link) {
@@ -102,7 +112,8 @@ bool FairShareNetwork::solve_single_link(double now, int link) {
     if (flows_[static_cast<std::size_t>(id)].num_links != 1) return false;
   }
   link_mark_[l] = epoch_;
-  const double share = on_link.empty() ? 0.0 : capacity_[l] / static_cast<double>(on_link.size());
+  const double share =
+      on_link.empty() ? 0.0 : effective_capacity_Bps(l) / static_cast<double>(on_link.size());
   for (int id : on_link) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
     if (f.rate == share) continue;  // its pending completion stays right
@@ -169,7 +180,7 @@ void FairShareNetwork::settle_component(double now) {
 // Progressive filling: the link with the smallest fair share fixes its unassigned flows.
 void FairShareNetwork::fill_component() {
   for (int l : comp_links_) {
-    rem_cap_[static_cast<std::size_t>(l)] = capacity_[static_cast<std::size_t>(l)];
+    rem_cap_[static_cast<std::size_t>(l)] = effective_capacity_Bps(static_cast<std::size_t>(l));
     unassigned_[static_cast<std::size_t>(l)] =
         static_cast<int>(link_flows_[static_cast<std::size_t>(l)].size());
   }

@@ -121,9 +121,8 @@ std::vector<int> input_alltoall(Emitter& e, IterationDraw& draw) {
   const SimulationInputs& in = e.in();
   std::vector<int> input(n, -1);
   if (!draw.inputs) return input;
-  const bool sharing = network_model(in.options.link_sharing).has_demands;
-  const bool per_flow =
-      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
+  const bool sharing = in.network().shares_links();
+  const bool per_flow = in.network().needs_pair_traffic();
   DepsByGpu deps_by_gpu(n);
   for (int g = 0; g < n; ++g) {
     const IterationTasks* previous = e.previous();

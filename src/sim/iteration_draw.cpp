@@ -25,8 +25,7 @@ void add_input_traffic(const SimulationInputs& in, const PlanAnalysis& a, std::s
   const int n = in.cluster.num_gpus();
   const auto& shards = in.plan.shards;
   const ServingMap& serving = a.serving;
-  const bool per_flow =
-      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
+  const bool per_flow = in.network().needs_pair_traffic();
   const double offsets = in.workload.batch_per_gpu * in.cost.offset_bytes_per_output;
   for (std::size_t k : a.blocks.sets_of_table[t]) {
     const double* lookups = draw.lookups_by_block_gpu.data() + a.blocks.block_of_set[k] * n;
@@ -193,7 +192,7 @@ IterationDraw unslowed_draw(const SimulationInputs& in, const PlanAnalysis& a,
   out.inputs = in.options.input_alltoall != InputAlltoall::none && !one_sided;
   if (out.inputs) {
     out.input_traffic.assign(groups, LevelTraffic(in.cluster));
-    if (network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow) {
+    if (in.network().needs_pair_traffic()) {
       out.input_pairs.assign(groups, ByteMatrix(n));
     }
   }

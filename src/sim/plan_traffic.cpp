@@ -30,7 +30,7 @@ void check_options(const SimulationOptions& o, int n) {
   if (!(o.jitter_cv >= 0) || !std::isfinite(o.jitter_cv)) {
     throw std::invalid_argument(fmt::format("jitter cv {}", o.jitter_cv));
   }
-  const NetworkModelInfo& network = network_model(o.link_sharing);
+  const NetworkModelInfo& network = network_model(o.link_sharing);  // invalid_argument if unknown
   if (network.max_gpus > 0 && n > network.max_gpus) {
     throw std::invalid_argument(fmt::format("network model '{}' on {} GPUs (at most {})",
                                             network.name, n, network.max_gpus));
@@ -44,7 +44,7 @@ SharedCollective share(const SimulationInputs& in, PlanTraffic& t, std::vector<i
   c.gpus = std::move(gpus);
   c.bytes = demand.payload_bytes;
   c.duration_s = in.collective_model().idle_time_s(in.cluster, demand, in.cost);
-  if (network_model(in.options.link_sharing).has_demands && !demand.empty()) {
+  if (in.network().shares_links() && !demand.empty()) {
     c.demand_slot = static_cast<int>(t.shared_demands.size());
     t.shared_demands.push_back(std::move(demand));
   }
@@ -67,8 +67,7 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
   const ServingMap& serving = a.serving;
   const double batch = in.workload.batch_per_gpu;
   const bool training = in.workload.mode == Mode::training;
-  const bool per_flow =
-      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
+  const bool per_flow = in.network().needs_pair_traffic();
   const double fwd_elem_bytes = bytes_per_element(in.model.comm_precision);
   const double bwd_elem_bytes = bytes_per_element(in.model.comm_bwd_precision);
   GroupTraffic gt;
@@ -140,8 +139,7 @@ void one_sided_comm(const SimulationInputs& in, const OneSidedTraffic& expected,
 // reported traffic replaces the pooled one).
 void alltoalls(const SimulationInputs& in, const PlanAnalysis& a, PlanTraffic& t) {
   const std::size_t groups = t.a2a_groups.size();
-  const bool per_flow =
-      network_model(in.options.link_sharing).granularity == FlowGranularity::per_flow;
+  const bool per_flow = in.network().needs_pair_traffic();
   const LevelTable levels(in.cluster);
   const MatrixUnits units = comm_matrix_units(in.cluster);
   t.comm.fwd = LevelTraffic(in.cluster);
@@ -221,17 +219,14 @@ DenseTimes dense_times(const SimulationInputs& in) {
 
 CollectiveDemand alltoall_demand(const SimulationInputs& in, std::span<const int> group,
                                  const LevelTraffic& traffic, const ByteMatrix* pairs) {
-  if (pairs) {
-    return alltoallv_demand(in.cluster, *pairs, in.cost, FlowGranularity::per_flow, group);
-  }
-  return alltoallv_demand(in.cluster, traffic, in.cost, group);
+  return in.network().alltoall_demand(in.cluster, group, traffic, pairs, in.cost);
 }
 
 PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   const int n = in.cluster.num_gpus();
   check_options(in.options, n);
   const bool training = in.workload.mode == Mode::training;
-  const FlowGranularity granularity = network_model(in.options.link_sharing).granularity;
+  const NetworkModelType& network = in.network();
   PlanTraffic t;
   t.link_capacity_Bps = achievable_link_Bps(in.cluster, in.cost);
   // One AlltoAll per sparse group (all GPUs when the plan has no groups).
@@ -241,13 +236,12 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   // Gradient synchronisation of replicated blocks inside a group, before the update, and 2D's
   // weights + optimizer state across the groups' peers after the update (Algorithm 1, §5).
   for (const ReplicaSyncBucket& b : a.replica_syncs) {
-    t.replica_syncs.push_back(
-        share(in, t, b.gpus,
-              replica_sync_demand(in.cluster, b, in.plan.replica_sync, in.cost, granularity)));
+    t.replica_syncs.push_back(share(
+        in, t, b.gpus, network.replica_sync_demand(in.cluster, b, in.plan.replica_sync, in.cost)));
   }
   for (const PeerSyncBucket& b : a.peer_syncs.peer) {
     t.peer_syncs.push_back(
-        share(in, t, b.gpus, allreduce_demand(in.cluster, b.gpus, b.bytes, in.cost, granularity)));
+        share(in, t, b.gpus, network.allreduce_demand(in.cluster, b.gpus, b.bytes, in.cost)));
   }
   t.dense = dense_times(in);
   t.input_delivery_s =
@@ -262,8 +256,7 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
     const double bytes =
         static_cast<double>(params) * bytes_per_element(in.model.dense_grad_precision);
     const std::vector<int> all = all_gpu_ids(n);
-    t.mlp_allreduce =
-        share(in, t, all, allreduce_demand(in.cluster, all, bytes, in.cost, granularity));
+    t.mlp_allreduce = share(in, t, all, network.allreduce_demand(in.cluster, all, bytes, in.cost));
   }
   return t;
 }

@@ -26,7 +26,7 @@ SimulationResult simulate(const SimulationInputs& inputs, const PlanAnalysis& an
   log_debug("simulating {} tasks ({} collectives) on {} GPUs", r.graph.tasks.size(),
             r.graph.collectives.size(), inputs.cluster.num_gpus());
   r.timeline = run_engine(r.graph, inputs.cluster.num_gpus(), builder.link_capacity_Bps(),
-                          network_model(inputs.options.link_sharing));
+                          inputs.network(), inputs.cost);
   r.comm = builder.comm();
   r.syncs = builder.replica_syncs();
   return r;

@@ -2,18 +2,6 @@
 
 namespace shardsim {
 
-std::string to_string(LinkSharing s) {
-  switch (s) {
-    case LinkSharing::aggregated:
-      return "aggregated";
-    case LinkSharing::per_flow:
-      return "per_flow";
-    case LinkSharing::none:
-      return "none";
-  }
-  return "?";
-}
-
 std::string to_string(InputAlltoall m) {
   switch (m) {
     case InputAlltoall::none:

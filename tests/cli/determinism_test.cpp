@@ -94,7 +94,7 @@ TEST(Determinism, RunOutputsAreByteIdenticalAcrossRuns) {
 }
 
 TEST(Determinism, SimulationOptionsGiveByteIdenticalReportsAndChromeTraces) {
-  for (const char* sharing : {"aggregated", "per_flow", "none"}) {
+  for (const char* sharing : {"aggregated", "per_flow", "none", "interference"}) {
     SCOPED_TRACE(sharing);
     const Workspace w;
     const std::string s = w.write(

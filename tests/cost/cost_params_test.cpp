@@ -43,6 +43,7 @@ TEST(CostParams, DefaultFileIsCompiledInAndParsed) {
   EXPECT_DOUBLE_EQ(p.one_sided_scale_out_overhead_s, 5e-9);
   EXPECT_DOUBLE_EQ(p.one_sided_overlap_fraction, 0.8);
   EXPECT_EQ(p.ecmp_flows_per_connection, 2);
+  EXPECT_DOUBLE_EQ(p.interference_loss, 0.3);
   EXPECT_EQ(p.nccl_algorithm, NcclAlgorithm::any);
   EXPECT_EQ(p.nccl_protocol, NcclProtocolChoice::any);
 }
@@ -52,7 +53,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 58u);
+  EXPECT_EQ(names.size(), 59u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
@@ -64,6 +65,7 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
                               : n == "nccl_algorithm"            ? "tree"
                               : n == "nccl_protocol"             ? "ll128"
                               : n == "nccl_tree_size_correction" ? "false"
+                              : n == "interference_loss"         ? "0.5"
                                                                  : "1";
     yaml += "  " + n + ": " + value + "\n";
   }
@@ -79,6 +81,7 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   EXPECT_DOUBLE_EQ(p.host_graph_iteration_s, 1);
   EXPECT_EQ(p.nccl_algorithm, NcclAlgorithm::tree);
   EXPECT_EQ(p.nccl_protocol, NcclProtocolChoice::ll128);
+  EXPECT_DOUBLE_EQ(p.interference_loss, 0.5);
 }
 
 TEST(CostParams, OverridesChangeOnlyTheGivenKeys) {
@@ -147,6 +150,8 @@ TEST(CostParams, OutOfRangeAndMalformedValuesAreInputErrors) {
       {"cost:\n  ecmp_flows_per_connection: 0\n", "cost.ecmp_flows_per_connection"},
       {"cost:\n  ecmp_flows_per_connection: 2.5\n", "cost.ecmp_flows_per_connection"},
       {"cost:\n  ecmp_flows_per_connection: 5000\n", "cost.ecmp_flows_per_connection"},
+      {"cost:\n  interference_loss: 0.95\n", "cost.interference_loss"},
+      {"cost:\n  interference_loss: -0.1\n", "cost.interference_loss"},
       {"cost:\n  nccl_algorithm: nvls\n", "cost.nccl_algorithm"},
       {"cost:\n  nccl_protocol: LL128\n", "cost.nccl_protocol"},
   };
@@ -165,11 +170,13 @@ TEST(CostParams, BoundaryValuesAreAccepted) {
                                             cost_node("cost:\n  repeat_lookup_hbm_fraction: 0\n"
                                                       "  collective_bandwidth_efficiency: 1\n"
                                                       "  kernels_per_embedding_op: 0\n"
-                                                      "  ecmp_flows_per_connection: 1024\n"));
+                                                      "  ecmp_flows_per_connection: 1024\n"
+                                                      "  interference_loss: 0.9\n"));
   EXPECT_DOUBLE_EQ(p.repeat_lookup_hbm_fraction, 0);
   EXPECT_DOUBLE_EQ(p.collective_bandwidth_efficiency, 1);
   EXPECT_EQ(p.kernels_per_embedding_op, 0);
   EXPECT_EQ(p.ecmp_flows_per_connection, 1024);
+  EXPECT_DOUBLE_EQ(p.interference_loss, 0.9);
 }
 
 TEST(CostParams, CostMustBeAMap) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "shardsim/core/error.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/sim/engine.hpp"
 #include "shardsim/sim/iteration_builder.hpp"
@@ -14,29 +15,72 @@
 namespace shardsim {
 namespace {
 
-TEST(NetworkModels, EveryLinkSharingValueHasOneModelNamedAsInTheScenario) {
-  for (LinkSharing id : {LinkSharing::aggregated, LinkSharing::per_flow, LinkSharing::none}) {
-    const NetworkModelInfo& m = network_model(id);
-    EXPECT_EQ(m.id, id);
-    EXPECT_EQ(std::string(m.name), to_string(id));
-    EXPECT_EQ(m.make != nullptr, m.has_demands) << m.name;
+TEST(NetworkModels, TheRegistryFindsEachModelByItsScenarioName) {
+  EXPECT_EQ(network_model_names(),
+            (std::vector<std::string>{"aggregated", "per_flow", "none", "interference"}));
+  for (const NetworkModelInfo& m : network_models()) {
+    EXPECT_EQ(&network_model(m.name), &m);
+    EXPECT_EQ(&find_network_model(m.name, SourceLocation{"s.yaml", 3, 1}, "k"), &m);
   }
-  EXPECT_EQ(network_models().size(), 3u);
-  EXPECT_EQ(network_model(LinkSharing::per_flow).granularity, FlowGranularity::per_flow);
-  EXPECT_EQ(network_model(LinkSharing::per_flow).max_gpus, kPerFlowMaxGpus);
+  EXPECT_EQ(std::string(kDefaultNetworkModel), SimulationOptions{}.link_sharing);
+  EXPECT_TRUE(network_model("per_flow").model.needs_pair_traffic());
+  EXPECT_EQ(network_model("per_flow").max_gpus, kPerFlowMaxGpus);
+  EXPECT_FALSE(network_model("none").model.shares_links());
+  for (std::string_view n : {"aggregated", "per_flow", "interference"}) {
+    EXPECT_TRUE(network_model(n).model.shares_links()) << n;
+  }
+  EXPECT_THROW(network_model("fair"), std::invalid_argument);
+  try {
+    find_network_model("per_flw", SourceLocation{"s.yaml", 3, 1}, "simulation.link_sharing");
+    FAIL() << "an unknown name must be refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "simulation.link_sharing");
+    EXPECT_NE(e.hint().find("did you mean 'per_flow'?"), std::string::npos) << e.hint();
+    EXPECT_NE(e.hint().find("interference"), std::string::npos) << e.hint();
+  }
 }
 
 TEST(NetworkModels, FairShareModelsMoveAFlowAtTheLinkCapacity) {
-  for (LinkSharing id : {LinkSharing::aggregated, LinkSharing::per_flow}) {
-    std::unique_ptr<NetworkModel> net = network_model(id).make({100.0, 50.0});
+  const CostParams cost;
+  for (std::string_view name : {"aggregated", "per_flow", "interference"}) {
+    std::unique_ptr<NetworkModel> net = network_model(name).model.make_network({100.0, 50.0}, cost);
     const std::vector<int> links = {0, 1};
     net->add_flow(0.0, links, 200.0, 7);
     net->update(0.0);
-    EXPECT_DOUBLE_EQ(net->next_completion_s(), 4.0);  // the 50 B/s link limits it
+    EXPECT_DOUBLE_EQ(net->next_completion_s(), 4.0) << name;  // the 50 B/s link limits it
     std::vector<int> tags;
     net->complete_due(4.0, tags);
     EXPECT_EQ(tags, (std::vector<int>{7}));
   }
+}
+
+// Two flows on a 100 B/s link under a loss of 0.3: the link delivers 100 x (1 - 0.3 x 1/2) = 85
+// B/s, 42.5 each; the 85 B flow ends at 2 s, and the other's last 85 B run alone at 100 B/s.
+TEST(NetworkModels, InterferenceSlowsALinkThatSeveralFlowsShare) {
+  CostParams cost;
+  cost.interference_loss = 0.3;
+  for (const double loss : {0.3, 0.0}) {
+    cost.interference_loss = loss;
+    std::unique_ptr<NetworkModel> net =
+        network_model("interference").model.make_network({100.0}, cost);
+    const std::vector<int> link = {0};
+    net->add_flow(0.0, link, 85.0, 1);
+    net->add_flow(0.0, link, 170.0, 2);
+    net->update(0.0);
+    const double first_s = loss > 0 ? 2.0 : 1.7;  // without loss: 50 B/s each
+    EXPECT_DOUBLE_EQ(net->next_completion_s(), first_s);
+    std::vector<int> tags;
+    net->complete_due(first_s, tags);
+    EXPECT_EQ(tags, (std::vector<int>{1}));
+    net->update(first_s);
+    EXPECT_NEAR(net->next_completion_s(), loss > 0 ? 2.85 : 2.55, 1e-12);
+    const std::vector<LinkSample> samples = net->take_samples();
+    ASSERT_FALSE(samples.empty());
+    EXPECT_NEAR(samples.front().utilization, loss > 0 ? 0.85 : 1.0, 1e-12);  // of the full link
+  }
+  cost.interference_loss = 1.0;
+  EXPECT_THROW(network_model("interference").model.make_network({100.0}, cost),
+               std::invalid_argument);
 }
 
 TEST(NetworkModels, TheEngineRefusesDemandsUnderAModelWithoutFlows) {
@@ -50,9 +94,32 @@ TEST(NetworkModels, TheEngineRefusesDemandsUnderAModelWithoutFlows) {
   g.add_collective(std::vector<int>{0, 1}, Stream::sparse_comm, Phase::alltoall_fwd, 1.0, 100.0,
                    deps, demand);
   const std::vector<double> capacity = {10.0};
-  EXPECT_THROW(run_engine(g, 2, capacity, network_model(LinkSharing::none)), std::logic_error);
-  const Timeline tl = run_engine(g, 2, capacity, network_model(LinkSharing::aggregated));
+  EXPECT_THROW(run_engine(g, 2, capacity, network_model("none").model), std::logic_error);
+  const Timeline tl = run_engine(g, 2, capacity, network_model("aggregated").model);
   EXPECT_NEAR(tl.makespan_s, 10.0, 1e-9);  // 100 B at 10 B/s
+}
+
+// Two collectives at once on one 10 B/s link (100 B each): fair sharing ends both at 20 s; under
+// interference (loss 0.3) the link delivers 8.5 B/s, so both end at 100 / 4.25 = 23.53 s.
+TEST(NetworkModels, TheEngineMovesConcurrentCollectivesThroughTheChosenModel) {
+  TaskGraph g;
+  CollectiveDemand d;
+  d.stages.push_back(CollectiveStage{});
+  const std::vector<int> link = {0};
+  d.stages.back().add_flow(100.0, link);
+  const int demand = g.add_demand(d);
+  const std::vector<std::vector<int>> deps(2);
+  g.add_collective(std::vector<int>{0, 1}, Stream::sparse_comm, Phase::alltoall_fwd, 1.0, 100.0,
+                   deps, demand);
+  g.add_collective(std::vector<int>{0, 1}, Stream::dense_comm, Phase::mlp_allreduce, 1.0, 100.0,
+                   deps, demand);
+  const std::vector<double> capacity = {10.0};
+  CostParams cost;
+  cost.interference_loss = 0.3;
+  EXPECT_NEAR(run_engine(g, 2, capacity, network_model("aggregated").model, cost).makespan_s, 20.0,
+              1e-9);
+  EXPECT_NEAR(run_engine(g, 2, capacity, network_model("interference").model, cost).makespan_s,
+              100.0 / 4.25, 1e-9);
 }
 
 // A collective model that doubles every idle-network time: the builder's collectives follow it.
@@ -75,7 +142,7 @@ TEST(CollectiveModels, TheSimulationAsksItsInputsCollectiveModel) {
   const Plan plan = testing::plan_with("row_wise", ctx);
   const CostParams cost = testing::hand_cost_params();
   SimulationOptions none;
-  none.link_sharing = LinkSharing::none;  // durations are the idle times themselves
+  none.link_sharing = "none";  // durations are the idle times themselves
   const Doubled doubled;
   auto alltoall_s = [&](const CollectiveModel* m) {
     const IterationBuilder b({cluster, model, wl, plan, trace, cost, none, m});

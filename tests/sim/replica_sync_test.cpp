@@ -92,7 +92,7 @@ TEST(PeerSync, PeersOnDifferentHostsSyncAtNicSpeed) {
 
 TEST(PeerSync, SyncFollowsEveryPeersUpdateAndThePeersWaitForIt) {
   SyncCase c;
-  c.options.link_sharing = LinkSharing::aggregated;
+  c.options.link_sharing = "aggregated";
   const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
   const SimulationResult r = simulate(c.inputs(p));
   const auto& tasks = r.graph.tasks;

@@ -28,7 +28,7 @@ struct SyncCase {
     wl.batch_per_gpu = 256;
     wl.iterations = 4;
     wl.warmup = 0;
-    options.link_sharing = LinkSharing::none;
+    options.link_sharing = "none";
   }
   PlanningContext ctx() const { return {cluster, model, wl, trace, &cost}; }
   SimulationInputs inputs(const Plan& p) const {

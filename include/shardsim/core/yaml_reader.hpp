@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "shardsim/core/did_you_mean.hpp"
 #include "shardsim/core/error.hpp"
 
 namespace shardsim {
@@ -36,9 +37,6 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file);
 // Reads and parses a file; a missing or unreadable file is an InputError.
 YAML::Node load_yaml_file(const std::string& path);
 
-// The closest candidate by edit distance, if it is close enough to be a plausible typo.
-std::optional<std::string> did_you_mean(std::string_view word,
-                                        const std::vector<std::string>& candidates);
 
 // One YAML node, with the file it came from and its dotted path (e.g. `model.tables[2]`).
 class YamlValue {

@@ -128,6 +128,9 @@ struct CostParams {
   // hashes (cost/ecmp_collisions.hpp): NCCL_NCHANNELS_PER_NET_PEER (2) x
   // NCCL_IB_QPS_PER_CONNECTION (1), NCCL's defaults.
   int ecmp_flows_per_connection = 2;
+  // `simulation.link_sharing: interference` only: a link that k > 1 collectives share delivers
+  // 1 - interference_loss x (1 - 1/k) of its capacity (sim/fair_share_network.hpp). GUESS.
+  double interference_loss = 0.3;
   // NCCL_ALGO / NCCL_PROTO of the run (AllReduce algorithm; protocol of every ring and tree
   // collective): `auto` in YAML (any) lets the model pick the fastest.
   NcclAlgorithm nccl_algorithm = NcclAlgorithm::any;

@@ -30,12 +30,13 @@ struct Timeline {
 
 // `link_capacity_Bps[l]` is the capacity the engine gives link l (Topology link id); needed
 // when the graph has network demands (std::invalid_argument otherwise). Their flows move through
-// the NetworkModel `network` makes (network_model.hpp; a model without demands is a
-// std::logic_error when the graph has some).
+// the NetworkModel `network` makes with `cost` (network_model.hpp; a model that shares no links
+// is a std::logic_error when the graph has demands).
 // Throws std::logic_error if the graph cannot complete (a dependency cycle or a collective whose
 // members can never all arrive).
 Timeline run_engine(const TaskGraph& graph, int num_gpus,
                     std::span<const double> link_capacity_Bps = {},
-                    const NetworkModelInfo& network = network_model(LinkSharing::aggregated));
+                    const NetworkModelType& network = network_model(kDefaultNetworkModel).model,
+                    const CostParams& cost = CostParams{});
 
 }  // namespace shardsim

@@ -20,11 +20,14 @@
 
 namespace shardsim {
 
-// The network model of `simulation.link_sharing: aggregated | per_flow` (network_model.hpp).
+// The network of `simulation.link_sharing: aggregated | per_flow | interference`
+// (network_model.hpp). With an `interference_loss` L > 0, a link that k > 1 flows share delivers
+// capacity · (1 − L·(1 − 1/k)) among them (docs/model.md, "Interference"); utilisation stays
+// relative to the full capacity.
 class FairShareNetwork final : public NetworkModel {
  public:
-  // Capacities in bytes per second, per link id; each must be > 0.
-  explicit FairShareNetwork(std::vector<double> capacity_Bps);
+  // Capacities in bytes per second, per link id; each must be > 0. interference_loss in [0, 1).
+  explicit FairShareNetwork(std::vector<double> capacity_Bps, double interference_loss = 0);
 
   int num_links() const { return static_cast<int>(capacity_.size()); }
   double capacity_Bps(int link) const { return capacity_[static_cast<std::size_t>(link)]; }
@@ -83,6 +86,7 @@ class FairShareNetwork final : public NetworkModel {
     if (f.num_links == 1) return {&f.only_pos, 1};
     return {flow_link_pos_.data() + f.first_link, f.num_links};
   }
+  double effective_capacity_Bps(std::size_t link) const;
   void mark_dirty(int link);
   void solve_component(double now, int seed_link);
   bool solve_single_link(double now, int link);
@@ -94,6 +98,7 @@ class FairShareNetwork final : public NetworkModel {
   void sample_component_links(double now);
 
   std::vector<double> capacity_;
+  double interference_loss_ = 0;
   std::vector<std::vector<int>> link_flows_;  // active flow ids per link
   std::vector<double> link_rate_;             // summed rate per link
   std::vector<Flow> flows_;

@@ -1,18 +1,23 @@
 #pragma once
-// Network models as named implementations of one interface (SimGrid's pattern: the engine asks
-// the model for rates and the next completion and knows no model). A model says how the
-// iteration builder turns a collective into a network demand (none at all: the collective takes
-// its idle-network α-β time) and, when there are demands, makes the NetworkModel the engine
-// moves their flows through. Chosen by `simulation.link_sharing` (docs/model.md, "Link
-// sharing"); adding one is a class implementing NetworkModel and an entry in network_models()
-// (src/sim/network_model.cpp).
+// Network models by name (SimGrid's pattern: the engine asks the model for rates and the next
+// completion and knows no model). A network model turns the iteration's collectives into network
+// demands (it emits them: AlltoAll, AllReduce, replica sync) and makes the NetworkModel the engine
+// moves their flows through, or none (each collective then takes its idle-network α-β time).
+// Chosen by `simulation.link_sharing` (docs/model.md, "Link sharing"); the registry uses the rule
+// of the planners' one (core/named_registry.hpp). Adding one is a class implementing
+// NetworkModelType and an entry in network_models() (src/sim/network_model.cpp).
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "shardsim/core/byte_matrix.hpp"
+#include "shardsim/core/error.hpp"
 #include "shardsim/cost/collective_demand.hpp"
-#include "shardsim/sim/simulation_options.hpp"
+#include "shardsim/cost/level_traffic.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/plan/replica_sync.hpp"
 
 namespace shardsim {
 
@@ -41,21 +46,47 @@ class NetworkModel {
   virtual std::vector<LinkSample> take_samples() = 0;
 };
 
-struct NetworkModelInfo {
-  LinkSharing id;
-  std::string_view name;  // as written in simulation.link_sharing
-  std::string_view summary;
-  // Whether collectives become network demands; when not, each takes its idle-network time and
-  // concurrent collectives do not slow each other down.
-  bool has_demands = true;
-  FlowGranularity granularity = FlowGranularity::aggregated;  // of the demands
-  int max_gpus = 0;  // largest cluster it may model (0: any)
-  // Makes the model over links of these capacities (bytes per second, each > 0); null when the
-  // model has no demands.
-  std::unique_ptr<NetworkModel> (*make)(std::vector<double> capacity_Bps) = nullptr;
+// A network model: the demands of the iteration's collectives and the network that moves them.
+class NetworkModelType {
+ public:
+  virtual ~NetworkModelType() = default;
+  // Whether AlltoAll demands need each group's traffic per GPU pair (besides per GPU and level,
+  // which every model gets): the iteration builder then collects it (O(N²): small clusters).
+  virtual bool needs_pair_traffic() const = 0;
+  // `pairs` is given exactly when needs_pair_traffic().
+  virtual CollectiveDemand alltoall_demand(const Cluster& cluster, std::span<const int> group,
+                                           const LevelTraffic& traffic, const ByteMatrix* pairs,
+                                           const CostParams& p) const = 0;
+  virtual CollectiveDemand allreduce_demand(const Cluster& cluster, std::span<const int> gpus,
+                                            double bytes, const CostParams& p) const = 0;
+  virtual CollectiveDemand replica_sync_demand(const Cluster& cluster,
+                                               const ReplicaSyncBucket& bucket, ReplicaSync variant,
+                                               const CostParams& p) const = 0;
+  // Whether the engine moves the demands over shared links; when not, a collective's demand only
+  // gives its idle-network time and concurrent collectives do not slow each other down.
+  virtual bool shares_links() const = 0;
+  // The network over links of these capacities (bytes per second, each > 0); called only when
+  // shares_links().
+  virtual std::unique_ptr<NetworkModel> make_network(std::vector<double> capacity_Bps,
+                                                     const CostParams& p) const = 0;
 };
 
+struct NetworkModelInfo {
+  std::string_view name;  // as written in simulation.link_sharing
+  std::string_view summary;
+  int max_gpus = 0;  // largest cluster it may model (0: any)
+  const NetworkModelType& model;
+};
+
+inline constexpr std::string_view kDefaultNetworkModel = "aggregated";
+
 std::span<const NetworkModelInfo> network_models();
-const NetworkModelInfo& network_model(LinkSharing id);
+std::vector<std::string> network_model_names();
+// The model called `name`: std::invalid_argument when there is none (the scenario loader
+// checks names first, with find_network_model).
+const NetworkModelInfo& network_model(std::string_view name);
+// An unknown name is an InputError at `where` and `key` with a "did you mean".
+const NetworkModelInfo& find_network_model(std::string_view name, const SourceLocation& where,
+                                           const std::string& key);
 
 }  // namespace shardsim

@@ -8,6 +8,7 @@
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/sim/network_model.hpp"
 #include "shardsim/sim/simulation_options.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
@@ -27,6 +28,8 @@ struct SimulationInputs {
   const CollectiveModel& collective_model() const {
     return collectives ? *collectives : alpha_beta_collectives();
   }
+  // The network model `options.link_sharing` names (std::invalid_argument when none does).
+  const NetworkModelType& network() const { return network_model(options.link_sharing).model; }
 };
 
 }  // namespace shardsim

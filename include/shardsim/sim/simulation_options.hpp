@@ -7,12 +7,6 @@
 
 namespace shardsim {
 
-// How concurrent collectives share the links (docs/model.md, "Link sharing").
-enum class LinkSharing : std::uint8_t {
-  aggregated,  // max-min fair sharing; each collective aggregated to one flow per link (default)
-  per_flow,    // max-min fair sharing; one flow per GPU pair or ring hop (reference; small N)
-  none,        // no sharing: every collective takes its idle-network α-β time
-};
 // The input (index) AlltoAll that sends each GPU's sparse features to the GPUs serving them.
 enum class InputAlltoall : std::uint8_t {
   none,        // not modelled (as in Neo App. B Eq. 1)
@@ -25,7 +19,6 @@ enum class PooledAlltoall : std::uint8_t {
   overlapped,  // overlapped with the bottom MLP forward (Neo §4.2, Eq. 1; default)
 };
 
-std::string to_string(LinkSharing s);     // "aggregated" | "per_flow" | "none"
 std::string to_string(InputAlltoall m);   // "none" | "serial" | "overlapped"
 std::string to_string(PooledAlltoall m);  // "serial" | "overlapped"
 
@@ -39,7 +32,8 @@ struct Straggler {
 };
 
 struct SimulationOptions {
-  LinkSharing link_sharing = LinkSharing::aggregated;
+  // The network model by name (sim/network_model.hpp, docs/model.md "Link sharing").
+  std::string link_sharing = "aggregated";
   InputAlltoall input_alltoall = InputAlltoall::overlapped;
   PooledAlltoall pooled_alltoall = PooledAlltoall::overlapped;
   std::vector<Straggler> stragglers;
