@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -14,6 +15,8 @@
 
 #include "shardsim/core/text_file.hpp"
 #include "shardsim/core/utf8.hpp"
+#include "yaml_expansion_counter.hpp"
+#include "yaml_load_check.hpp"
 #include "yaml_structure_check.hpp"
 
 namespace shardsim {
@@ -35,87 +38,33 @@ SourceLocation location_of_byte(std::string_view text, std::size_t offset,
   return SourceLocation{file, line, column};
 }
 
-// Counts the nodes of the first document as loading and reading it will see them: an alias
-// counts as the whole node it names. yaml-cpp shares aliased nodes, but every walk over the
-// document (duplicate keys, input hashes, options) expands them, so ten levels of ten aliases
-// (a "billion laughs" document) would take hours while its text takes a few hundred bytes.
-class ExpansionCounter final : public YAML::EventHandler {
- public:
-  std::uint64_t written = 0;         // nodes as written
-  std::uint64_t expanded = 0;        // nodes with every alias expanded
-  std::uint64_t written_bytes = 0;   // bytes of scalar text as written
-  std::uint64_t expanded_bytes = 0;  // bytes of scalar text with every alias expanded
-  YAML::Mark worst;                  // the alias that expanded the most
-
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor, 1); }
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
-                const std::string& value) override {
-    leaf(anchor, value.size());
+// Refuses a document whose aliases add more than kMaxAliasExpansionNodes nodes, or more scalar
+// text than kAliasExpansionBytesPerInputByte times the input (at least kMinAliasExpansionBytes).
+void check_alias_expansion(const ExpansionCounter& count, std::size_t input_bytes,
+                           const std::string& file) {
+  if (count.expanded > count.written + kMaxAliasExpansionNodes) {
+    throw InputError(SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
+                     fmt::format("aliases expand the document from {} to {} nodes, more than {} "
+                                 "extra",
+                                 count.written, count.expanded, kMaxAliasExpansionNodes),
+                     "write the values out, or alias smaller parts (`*name` repeats the whole "
+                     "node anchored `&name`)");
   }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    const auto it = sizes_.find(anchor);
-    const Size size = it == sizes_.end() ? Size{1, 0} : it->second;
-    if (size.nodes + size.bytes > worst_size_) {
-      worst_size_ = size.nodes + size.bytes;
-      worst = mark;
-    }
-    add(size);
+  // Text too: a long string anchored once and aliased thousands of times adds few nodes and
+  // many bytes, which every walk over the document copies.
+  const std::uint64_t byte_limit = std::max<std::uint64_t>(
+      kMinAliasExpansionBytes, kAliasExpansionBytesPerInputByte * input_bytes);
+  if (count.expanded_bytes > count.written_bytes + byte_limit) {
+    throw InputError(
+        SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
+        fmt::format("aliases expand the document's text from {} to {} bytes, more than {} "
+                    "extra ({} times the input's {} bytes, or {} MiB)",
+                    count.written_bytes, count.expanded_bytes, byte_limit,
+                    kAliasExpansionBytesPerInputByte, input_bytes, kMinAliasExpansionBytes >> 20),
+        "write the values out, or alias smaller parts (`*name` repeats the whole node "
+        "anchored `&name`)");
   }
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
-                       YAML::EmitterStyle::value) override {
-    open(anchor);
-  }
-  void OnSequenceEnd() override { close(); }
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
-                  YAML::EmitterStyle::value) override {
-    open(anchor);
-  }
-  void OnMapEnd() override { close(); }
-
- private:
-  struct Size {
-    std::uint64_t nodes = 0;
-    std::uint64_t bytes = 0;
-  };
-  struct Frame {
-    YAML::anchor_t anchor;
-    Size size;
-  };
-  static std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-    return a > std::numeric_limits<std::uint64_t>::max() - b
-               ? std::numeric_limits<std::uint64_t>::max()
-               : a + b;
-  }
-  void add(Size size) {
-    Size& into = stack_.empty() ? total_ : stack_.back().size;
-    into.nodes = saturating_add(into.nodes, size.nodes);
-    into.bytes = saturating_add(into.bytes, size.bytes);
-    expanded = total_.nodes;
-    expanded_bytes = total_.bytes;
-  }
-  void leaf(YAML::anchor_t anchor, std::uint64_t bytes) {
-    ++written;
-    written_bytes = saturating_add(written_bytes, bytes);
-    if (anchor != 0) sizes_[anchor] = Size{1, bytes};
-    add(Size{1, bytes});
-  }
-  void open(YAML::anchor_t anchor) {
-    ++written;
-    stack_.push_back(Frame{anchor, Size{1, 0}});
-  }
-  void close() {
-    const Frame f = stack_.back();
-    stack_.pop_back();
-    if (f.anchor != 0) sizes_[f.anchor] = f.size;
-    add(f.size);
-  }
-  std::vector<Frame> stack_;
-  std::map<YAML::anchor_t, Size> sizes_;
-  Size total_;
-  std::uint64_t worst_size_ = 0;
-};
+}
 
 }  // namespace
 
@@ -126,36 +75,24 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
                                  static_cast<unsigned char>(text[*bad])),
                      "save the file as UTF-8; YAML and the JSON reports hold only Unicode text");
   }
+  const YamlLoadCheck load_check = current_yaml_load_check();
   try {
-    const std::string owned(text);
-    std::istringstream in(owned);
-    YAML::Parser parser(in);
+    TextViewBuffer events_text(text);
+    std::istream events_in(&events_text);
+    YAML::Parser parser(events_in);
     ExpansionCounter count;
-    YamlStructureCheck check(file, count);
+    YamlStructureCheck check(file, count, load_check.lists);
     parser.HandleNextDocument(check);
-    if (count.expanded > count.written + kMaxAliasExpansionNodes) {
-      throw InputError(SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
-                       fmt::format("aliases expand the document from {} to {} nodes, more than {} "
-                                   "extra",
-                                   count.written, count.expanded, kMaxAliasExpansionNodes),
-                       "write the values out, or alias smaller parts (`*name` repeats the whole "
-                       "node anchored `&name`)");
+    check_alias_expansion(count, text.size(), file);
+    if (load_check.check) {
+      load_check.check(
+          YamlDocumentCount{text.size(), true, count.written, count.expanded, count.written_bytes,
+                            count.expanded_bytes, check.counted()},
+          file);
     }
-    // Text too: a long string anchored once and aliased thousands of times adds few nodes and
-    // many bytes, which every walk over the document copies.
-    const std::uint64_t byte_limit = std::max<std::uint64_t>(
-        kMinAliasExpansionBytes, kAliasExpansionBytesPerInputByte * text.size());
-    if (count.expanded_bytes > count.written_bytes + byte_limit) {
-      throw InputError(
-          SourceLocation{file, count.worst.line + 1, count.worst.column + 1}, "",
-          fmt::format("aliases expand the document's text from {} to {} bytes, more than {} "
-                      "extra ({} times the input's {} bytes, or {} MiB)",
-                      count.written_bytes, count.expanded_bytes, byte_limit,
-                      kAliasExpansionBytesPerInputByte, text.size(), kMinAliasExpansionBytes >> 20),
-          "write the values out, or alias smaller parts (`*name` repeats the whole node "
-          "anchored `&name`)");
-    }
-    return YAML::Load(owned);
+    TextViewBuffer nodes_text(text);
+    std::istream nodes_in(&nodes_text);
+    return YAML::Load(nodes_in);
   } catch (const YAML::DeepRecursion& e) {
     throw InputError(
         SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "",
@@ -170,6 +107,17 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
+  // A file larger than the memory it may take is refused before it is read.
+  if (const YamlLoadCheck load_check = current_yaml_load_check(); load_check.check) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) {
+      YamlDocumentCount count;
+      count.input_bytes = size;
+      count.events_counted = false;
+      load_check.check(count, path);
+    }
+  }
   return parse_yaml(read_text_file(path), path);
 }
 

@@ -34,8 +34,13 @@ InputError too_deep(const std::string& file, const YAML::Mark& mark, const std::
 
 }  // namespace
 
-YamlStructureCheck::YamlStructureCheck(std::string file, YAML::EventHandler& next)
-    : file_(std::move(file)), next_(next) {}
+YamlStructureCheck::YamlStructureCheck(std::string file, YAML::EventHandler& next,
+                                       std::vector<std::string> counted_lists)
+    : file_(std::move(file)), next_(next), counted_lists_(std::move(counted_lists)) {}
+
+bool YamlStructureCheck::is_counted(const std::string& path) const {
+  return std::find(counted_lists_.begin(), counted_lists_.end(), path) != counted_lists_.end();
+}
 
 std::string YamlStructureCheck::enter(const YAML::Mark& mark, const std::string* key_text) {
   if (stack_.empty()) return {};
@@ -76,12 +81,17 @@ void YamlStructureCheck::open(const YAML::Mark& mark, YAML::anchor_t anchor, boo
   f.is_map = is_map;
   f.path = std::move(path);
   f.anchor = anchor;
+  f.mark = mark;
+  f.counted = !is_map && is_counted(f.path);
   stack_.push_back(std::move(f));
 }
 
 void YamlStructureCheck::close() {
-  const int height = stack_.back().height;
-  const YAML::anchor_t anchor = stack_.back().anchor;
+  Frame& f = stack_.back();
+  if (f.counted) counted_.push_back({f.path, f.index, location_at(file_, f.mark)});
+  if (f.anchor != 0 && !f.is_map) lists_[f.anchor] = f.index;
+  const int height = f.height;
+  const YAML::anchor_t anchor = f.anchor;
   stack_.pop_back();
   if (anchor != 0) heights_[anchor] = height;
   leave(height);
@@ -124,6 +134,10 @@ void YamlStructureCheck::OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) 
   const int height = h == heights_.end() ? 0 : h->second;
   const std::size_t depth = stack_.size() + static_cast<std::size_t>(height);
   if (depth > kMaxYamlNestingDepth) throw too_deep(file_, mark, path, depth);
+  // `tables: *all`: the list anchored `&all` is loaded again here.
+  if (const auto list = lists_.find(anchor); list != lists_.end() && is_counted(path)) {
+    counted_.push_back({path, list->second, location_at(file_, mark)});
+  }
   leave(height);
   next_.OnAlias(mark, anchor);
 }

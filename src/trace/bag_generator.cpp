@@ -89,11 +89,14 @@ bool BagGenerator::reused(int iteration, int gpu, std::uint32_t sample, std::uin
   return static_cast<double>(h >> 11) * 0x1.0p-53 < reuse_;
 }
 
-void BagGenerator::fresh_bag(int iteration, int gpu, std::uint32_t sample, std::uint32_t length,
+std::uint64_t BagGenerator::indices_seed(int iteration, int gpu) const {
+  return stream_seed(seed_, {table_index_, key(iteration), key(gpu),
+                             static_cast<std::uint64_t>(TraceStream::indices)});
+}
+
+void BagGenerator::fresh_bag(std::uint64_t indices_seed, std::uint32_t sample, std::uint32_t length,
                              std::vector<std::uint64_t>& ranks, Scratch& scratch) const {
-  const std::uint64_t base = stream_seed(seed_, {table_index_, key(iteration), key(gpu),
-                                                 static_cast<std::uint64_t>(TraceStream::indices)});
-  Rng rng(mix64(base ^ mix64(sample)));
+  Rng rng(mix64(indices_seed ^ mix64(sample)));
   ranks.resize(length);
   if (!unique_in_bag_) {
     sampler().fill(rng, ranks);
@@ -137,8 +140,9 @@ void BagGenerator::append(int iteration, int gpu, std::uint32_t samples, RowSpac
       found = earlier_lengths.emplace(it, lengths(it, gpu, samples)).first;
     return found->second;
   };
+  const std::uint64_t seed = indices_seed(iteration, gpu);  // once a batch, not once a bag
   for (std::uint32_t s = 0; s < samples; ++s) {
-    fresh_bag(iteration, gpu, s, lens[s], scratch.bag, scratch);
+    fresh_bag(seed, s, lens[s], scratch.bag, scratch);
     if (!with_reuse) {
       out.rows.insert(out.rows.end(), scratch.bag.begin(), scratch.bag.end());
       continue;
@@ -156,7 +160,7 @@ void BagGenerator::append(int iteration, int gpu, std::uint32_t samples, RowSpac
       if (it == earlier_bags.end()) {
         std::vector<std::uint64_t> bag;
         Scratch inner;
-        fresh_bag(source, gpu, s, lengths_of(source)[s], bag, inner);
+        fresh_bag(indices_seed(source, gpu), s, lengths_of(source)[s], bag, inner);
         earlier_bags.emplace_back(source, std::move(bag));
         it = earlier_bags.end() - 1;
       }

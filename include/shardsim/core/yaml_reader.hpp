@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -28,15 +29,41 @@ inline constexpr std::uint64_t kMinAliasExpansionBytes = 16ull << 20;
 // below yaml-cpp's own limit, so the error names the depth at the node that exceeds it.
 inline constexpr std::size_t kMaxYamlNestingDepth = 100;
 
+// What parse_yaml's pass over a document's events counted before any node is built.
+struct YamlDocumentCount {
+  std::uint64_t input_bytes = 0;     // the text
+  bool events_counted = true;        // false: only the file's size is known (not yet read)
+  std::uint64_t written_nodes = 0;   // nodes as written (the nodes YAML::Load builds)
+  std::uint64_t expanded_nodes = 0;  // nodes with every alias expanded
+  std::uint64_t written_bytes = 0;   // scalar text as written
+  std::uint64_t expanded_bytes = 0;  // scalar text with every alias expanded
+  struct List {
+    std::string path;  // e.g. "model.tables"
+    std::uint64_t elements = 0;
+    SourceLocation where;  // where the list (or the alias of one) starts
+  };
+  std::vector<List> lists;  // the lists at YamlLoadCheck::lists that the document has
+};
+
+// A check of every document parse_yaml reads, made on its count before any node is built: it
+// throws (an InputError) to refuse the document. One for the process, none until installed (the
+// resource guard installs one for --max-memory: run/resource_loading_estimate.hpp).
+struct YamlLoadCheck {
+  std::vector<std::string> lists;  // paths of the lists whose elements are counted
+  std::function<void(const YamlDocumentCount&, const std::string& file)> check;
+};
+// Replaces the process's check; call it before documents are read on other threads.
+void set_yaml_load_check(YamlLoadCheck check);
+
 // Parses YAML text (the first document); a syntax error becomes an InputError at the parser's
 // line, as do text that is not UTF-8, a document whose aliases expand it by more than
 // kMaxAliasExpansionNodes nodes or its text by more than the bytes above, a key written twice in
-// one mapping (at the second) and nesting deeper than kMaxYamlNestingDepth levels (at the node that
-// exceeds it).
+// one mapping (at the second), nesting deeper than kMaxYamlNestingDepth levels (at the node that
+// exceeds it) and a document the installed YamlLoadCheck refuses.
 YAML::Node parse_yaml(std::string_view text, const std::string& file);
-// Reads and parses a file; a missing or unreadable file is an InputError.
+// Reads and parses a file; a missing or unreadable file is an InputError. The installed
+// YamlLoadCheck sees the file's size (events_counted false) before it is read.
 YAML::Node load_yaml_file(const std::string& path);
-
 
 // One YAML node, with the file it came from and its dotted path (e.g. `model.tables[2]`).
 class YamlValue {

@@ -65,8 +65,11 @@ class BagGenerator {
 
  private:
   struct Scratch;
-  // Bag `sample` of (iteration, gpu) as drawn fresh (before reuse), in ranks, into `ranks`.
-  void fresh_bag(int iteration, int gpu, std::uint32_t sample, std::uint32_t length,
+  // The seed of the index streams of (iteration, gpu): stream_seed(seed, {t, i, g, indices}).
+  std::uint64_t indices_seed(int iteration, int gpu) const;
+  // Bag `sample` of the (iteration, gpu) with that indices_seed as drawn fresh (before reuse), in
+  // ranks, into `ranks`.
+  void fresh_bag(std::uint64_t indices_seed, std::uint32_t sample, std::uint32_t length,
                  std::vector<std::uint64_t>& ranks, Scratch& scratch) const;
   bool reused(int iteration, int gpu, std::uint32_t sample, std::uint32_t slot) const;
 
