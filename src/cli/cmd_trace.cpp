@@ -21,6 +21,7 @@
 #include "shardsim/io/scenario_loader.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
 #include "shardsim/trace/synthetic_trace_writer.hpp"
+#include "shardsim/trace/table_counts.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/trace_stats.hpp"
 #include "trace_fit_command.hpp"
@@ -148,7 +149,7 @@ void print_text(std::ostream& out, const std::string& source, const TraceStats& 
 const std::chrono::milliseconds kStatsProgressInterval{10000};
 
 int run_stats(const TraceFlags& s) {
-  std::vector<std::unique_ptr<EmpiricalProfile>> profiles;
+  std::vector<TableCounts> counts;
   std::vector<std::string> names;
   std::uint64_t samples = 0;
   if (is_recorded_trace_path(s.input)) {
@@ -158,18 +159,18 @@ int run_stats(const TraceFlags& s) {
                        "drop them, or pass a scenario file");
     const auto trace = open_recorded_trace(s.input);
     samples = trace->num_samples();
-    profiles.resize(trace->num_tables());
+    counts.resize(trace->num_tables());
     // One line every 10 s, not every 2 s: `trace stats` runs for minutes on big traces and its
     // answer is on stdout (issue 18: it flooded stderr).
-    Progress progress("reading tables", profiles.size(), progress_interval(kStatsProgressInterval));
+    Progress progress("reading tables", counts.size(), progress_interval(kStatsProgressInterval));
     std::mutex m;
-    parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
-      profiles[t] = build_empirical_profile(*trace, t);
+    parallel_for(counts.size(), s.jobs, [&](std::size_t t) {
+      counts[t] = table_counts(*build_empirical_profile(*trace, t));
       std::lock_guard lock(m);
       progress.advance();
     });
     progress.finish();
-    for (std::size_t t = 0; t < profiles.size(); ++t) names.push_back(trace->table(t).name);
+    for (std::size_t t = 0; t < counts.size(); ++t) names.push_back(trace->table(t).name);
   } else {
     const Scenario sc = load(s);
     if (!sc.workload.trace.file.empty()) {
@@ -183,24 +184,20 @@ int run_stats(const TraceFlags& s) {
     }
     const SyntheticTraceShape shape = shape_of(sc);
     samples = shape.samples();
-    profiles.resize(sc.model.tables.size());
-    Progress progress("generating tables", profiles.size(),
+    counts.resize(sc.model.tables.size());
+    Progress progress("generating tables", counts.size(),
                       progress_interval(kStatsProgressInterval));
     std::mutex m;
-    parallel_for(profiles.size(), s.jobs, [&](std::size_t t) {
-      const BagGenerator gen(sc.model.tables[t], t, sc.workload);
-      profiles[t] = build_empirical_profile(sc.model.tables[t].rows, [&](const auto& sink) {
-        stream_synthetic_table(gen, shape, [&](const Bags& b) { sink(b.rows); });
-      });
+    parallel_for(counts.size(), s.jobs, [&](std::size_t t) {
+      // Counted in rank space (the same numbers as the generated file's, issue 59).
+      counts[t] = synthetic_table_counts(BagGenerator(sc.model.tables[t], t, sc.workload), shape);
       std::lock_guard lock(m);
       progress.advance();
     });
     progress.finish();
     for (const auto& t : sc.model.tables) names.push_back(t.name);
   }
-  std::vector<const EmpiricalProfile*> ptrs;
-  for (const auto& p : profiles) ptrs.push_back(p.get());
-  const TraceStats st = compute_trace_stats(ptrs, names, samples);
+  const TraceStats st = compute_trace_stats(counts, names, samples);
   if (s.format == "json") {
     nlohmann::ordered_json j;
     // Tables keyed by name; when names repeat (hand-made files), by t<index> instead.

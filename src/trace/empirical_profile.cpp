@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "count_group_merge.hpp"
 #include "row_count_map.hpp"
 #include "shardsim/core/rng.hpp"
 #include "space_saving.hpp"
@@ -34,12 +35,6 @@ constexpr std::uint64_t kRankSalt = 0x52414e4b4f524452ULL;    // "RANKORDR"
 constexpr double kSaturated = 40.0;
 
 using detail::touch_probability;
-
-// Octave of a count: 0 for (0, 1], j for (2^(j-1), 2^j].
-int octave(double count) {
-  if (count <= 1) return 0;
-  return static_cast<int>(std::ceil(std::log2(count) - 1e-12));
-}
 
 // A tail row standing for `weight` rows; its lookups count `lookup_weight` times its count each.
 struct TailRow {
@@ -398,23 +393,7 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
   std::vector<CountGroup> tail_groups;
   for (const auto& [count, g] : by_count) tail_groups.push_back(g);
   // Too many distinct counts: merge neighbours inside each octave (never across one).
-  if (tail_groups.size() > s.options.max_groups) {
-    std::vector<CountGroup> merged;
-    const std::size_t per = (tail_groups.size() + s.options.max_groups - 1) / s.options.max_groups;
-    std::size_t in_group = 0;
-    for (const CountGroup& g : tail_groups) {
-      if (merged.empty() || in_group == per || octave(merged.back().count()) != octave(g.count())) {
-        merged.push_back(g);
-        in_group = 1;
-      } else {
-        merged.back().rows += g.rows;
-        merged.back().lookups += g.lookups;
-        ++in_group;
-      }
-    }
-    tail_groups = std::move(merged);
-  }
-  p->tail_groups_ = tail_groups;
+  p->tail_groups_ = detail::merge_count_groups(std::move(tail_groups), s.options.max_groups);
   // All groups, hottest first: head runs, then the tail.
   for (std::size_t i = 0; i + 1 < p->run_begin_.size(); ++i) {
     const std::uint64_t n = p->run_begin_[i + 1] - p->run_begin_[i];
@@ -422,7 +401,7 @@ std::unique_ptr<EmpiricalProfile> EmpiricalProfileBuilder::finish() {
         {static_cast<double>(n),
          static_cast<double>(n) * static_cast<double>(p->head_counts_[p->run_begin_[i]])});
   }
-  p->groups_.insert(p->groups_.end(), tail_groups.begin(), tail_groups.end());
+  p->groups_.insert(p->groups_.end(), p->tail_groups_.begin(), p->tail_groups_.end());
 
   // Where the tail sits in row-id space.
   std::sort(tail.begin(), tail.end(),

@@ -1,6 +1,7 @@
 #pragma once
 // Private to the trace module: a hash map from row id to a 64-bit value with open addressing
 // (linear probing, backward-shift deletion), for counting rows while building empirical profiles.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -21,6 +22,13 @@ class RowCountMap {
     size_ = 0;
   }
   std::uint64_t size() const { return size_; }
+  // Empties the map, keeping its capacity (a reused map does not grow again).
+  void clear() {
+    if (size_ == 0) return;
+    std::fill(keys_.begin(), keys_.end(), 0);
+    std::fill(values_.begin(), values_.end(), 0);
+    size_ = 0;
+  }
 
   // The value of `row`, inserted as 0 when absent (the map grows as needed).
   std::uint64_t& operator[](std::uint64_t row) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "count_group_merge.hpp"
 #include "shardsim/trace/power_sum.hpp"
 
 namespace shardsim {
@@ -12,11 +13,6 @@ namespace {
 
 constexpr double kAlphaMax = 20.0;
 constexpr double kAlphaTolerance = 1e-7;
-
-int octave_of(double count) {
-  if (count <= 1) return 0;
-  return static_cast<int>(std::ceil(std::log2(count) - 1e-12));
-}
 
 // The log-likelihood terms of one table: Σ c_k ln k over its ranked rows, M and its rows.
 struct LikelihoodTerms {
@@ -93,7 +89,7 @@ void fill_counts(std::vector<const CountGroup*> groups, std::uint64_t rows, doub
   s.top1pct_share = lookups > 0 ? taken_lookups / lookups : 0.0;
   for (const CountGroup* g : groups) {
     if (!(g->rows > 0)) continue;
-    const auto j = static_cast<std::size_t>(octave_of(g->count()));
+    const auto j = static_cast<std::size_t>(detail::count_octave(g->count()));
     if (s.hist_distinct_by_count.size() <= j) {
       s.hist_distinct_by_count.resize(j + 1, 0.0);
       s.hist_lookups_by_count.resize(j + 1, 0.0);
@@ -112,26 +108,34 @@ std::optional<double> fit_zipf_alpha(std::span<const CountGroup> groups, std::ui
 
 TraceStats compute_trace_stats(std::span<const EmpiricalProfile* const> profiles,
                                std::span<const std::string> names, std::uint64_t samples) {
+  std::vector<TableCounts> tables;
+  tables.reserve(profiles.size());
+  for (const EmpiricalProfile* p : profiles) tables.push_back(table_counts(*p));
+  return compute_trace_stats(tables, names, samples);
+}
+
+TraceStats compute_trace_stats(std::span<const TableCounts> tables,
+                               std::span<const std::string> names, std::uint64_t samples) {
   TraceStats out;
   std::vector<LikelihoodTerms> terms;
   std::vector<const CountGroup*> all_groups;
   TraceTableStats& o = out.overall;
   o.name = "overall";
-  for (std::size_t t = 0; t < profiles.size(); ++t) {
-    const EmpiricalProfile& p = *profiles[t];
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const TableCounts& p = tables[t];
     TraceTableStats s;
     s.name = t < names.size() ? names[t] : "t" + std::to_string(t);
-    s.rows = p.num_rows();
+    s.rows = p.rows;
     s.samples = samples;
-    s.lookups = p.lookups();
-    s.distinct_rows = p.distinct_rows();
-    s.distinct_exact = p.exact();
+    s.lookups = p.lookups;
+    s.distinct_rows = p.distinct_rows;
+    s.distinct_exact = p.exact;
     s.mean_pooling =
         samples > 0 ? static_cast<double>(s.lookups) / static_cast<double>(samples) : 0;
     std::vector<const CountGroup*> groups;
-    for (const CountGroup& g : p.count_groups()) groups.push_back(&g);
+    for (const CountGroup& g : p.groups) groups.push_back(&g);
     fill_counts(groups, s.rows, static_cast<double>(s.lookups), s);
-    terms.push_back(likelihood_terms(p.count_groups(), s.rows));
+    terms.push_back(likelihood_terms(p.groups, s.rows));
     s.alpha_fit = fit_alpha(std::span(&terms.back(), 1));
     all_groups.insert(all_groups.end(), groups.begin(), groups.end());
     o.rows += s.rows;

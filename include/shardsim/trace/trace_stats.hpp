@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shardsim/trace/empirical_profile.hpp"
+#include "shardsim/trace/table_counts.hpp"
 
 namespace shardsim {
 
@@ -34,7 +35,10 @@ struct TraceStats {
   TraceTableStats overall;
 };
 
-// The statistics of tables with these profiles, names and bags per table.
+// The statistics of tables with these counts, names and bags per table.
+TraceStats compute_trace_stats(std::span<const TableCounts> tables,
+                               std::span<const std::string> names, std::uint64_t samples);
+// The same, of the tables' profiles (through table_counts).
 TraceStats compute_trace_stats(std::span<const EmpiricalProfile* const> profiles,
                                std::span<const std::string> names, std::uint64_t samples);
 
