@@ -56,6 +56,21 @@ LevelTraffic& LevelTraffic::operator+=(const LevelTraffic& other) {
   return *this;
 }
 
+LevelTraffic LevelTraffic::transposed() const {
+  LevelTraffic t = *this;
+  t.sent_.swap(t.received_);
+  if (domain_gpus_ > 0) {
+    const auto d = static_cast<std::size_t>(domain_gpus_);
+    for (std::size_t src = 0; src < static_cast<std::size_t>(num_gpus_); ++src) {
+      const std::size_t base = src / d * d;
+      for (std::size_t j = 0; j < d; ++j) {
+        t.pairs_[src * d + j] = pairs_[(base + j) * d + src % d];
+      }
+    }
+  }
+  return t;
+}
+
 double LevelTraffic::sent_from(int gpu, int from) const {
   double s = 0;
   for (int l = from; l < levels_; ++l) s += sent_[index(gpu, l)];

@@ -12,6 +12,8 @@
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/cost/one_sided_cost.hpp"
+#include "shardsim/cost/spread_traffic.hpp"
+#include "shardsim/hw/level_table.hpp"
 #include "shardsim/plan/one_sided_traffic.hpp"
 #include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/replica_sync.hpp"
@@ -46,32 +48,19 @@ BalanceStat balance_of(const std::vector<GpuPlanStats>& gpus, F value, double lo
   return b;
 }
 
-// Pooled-embedding bytes per GPU and level (up: in its scale-up domain, off: outside), forward.
-struct PooledBytes {
-  std::vector<double> sent_up, sent_off, recv_up, recv_off;
-};
-
 void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                   const Workload& workload, const CostParams& p,
-                  const std::vector<EmbeddingWork>& work, const PooledBytes& bytes,
-                  const ByteMatrix& fwd);
+                  const std::vector<EmbeddingWork>& work, const LevelTraffic& fwd);
 
-// Pooled (send-based) plans: each shard's pooled vectors to the GPUs it serves, an AlltoAll.
 void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
                   const std::vector<double>& served, const Cluster& cluster, const DlrmModel& model,
                   const Workload& workload, const TraceSource& trace, const CostParams& p) {
   const int n = cluster.num_gpus();
-  const auto un = static_cast<std::size_t>(n);
   const double batch = workload.batch_per_gpu;
   const double comm_elem = bytes_per_element(model.comm_precision);
   const auto& shards = plan.shards;
   // Work per shard: the lookups of the GPUs each replica serves (serving.hpp), expected.
   std::vector<EmbeddingWork> work(shards.size());
-  std::vector<int> domain(un);
-  for (int g = 0; g < n; ++g) domain[g] = cluster.scale_up_domain_of(g);
-  // Pooled-embedding bytes per GPU and level (0: in its scale-up domain, 1: outside), forward.
-  std::vector<double> sent_up(un, 0.0), sent_off(un, 0.0), recv_up(un, 0.0), recv_off(un, 0.0);
-  ByteMatrix fwd(n);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     const ReplicaSet& set = serving.sets[k];
     const AccessProfile& profile = trace.profile(set.table);
@@ -95,38 +84,41 @@ void pooled_stats(PlanStats& st, const Plan& plan, const ServingMap& serving,
       w.rows = static_cast<double>(set.rows.size());
     }
   }
+  // Pooled-embedding bytes per GPU and level, forward; one-to-many traffic summed per owner
+  // (cost/spread_traffic.hpp), so no pass over GPU pairs.
+  LevelTraffic fwd(cluster);
+  const LevelTable levels(cluster);
   const auto transfer = [&](int owner, int g, double cols) {
-    const double vector_bytes = batch * cols * comm_elem;
-    fwd.at(owner, g) += vector_bytes;
-    if (domain[owner] == domain[g]) {
-      sent_up[owner] += vector_bytes;
-      recv_up[g] += vector_bytes;
-    } else {
-      sent_off[owner] += vector_bytes;
-      recv_off[g] += vector_bytes;
-    }
+    fwd.add(owner, g, levels.level(owner, g), batch * cols * comm_elem);
   };
-  for_each_pooled_transfer(plan, serving, n, transfer);
+  SpreadTraffic spreads(cluster, serving.group_of);
+  const auto spread = [&](int owner, double cols, bool in_group) {
+    spreads.add(owner, cols, in_group);
+  };
+  for_each_pooled_flow(plan, serving, n, transfer, spread);
   for_each_bottom_mlp_transfer(plan, model, n, transfer);
-  pooled_costs(st, plan, cluster, model, workload, p, work,
-               PooledBytes{sent_up, sent_off, recv_up, recv_off}, fwd);
+  spreads.add_to(fwd, batch * comm_elem, false);
+  pooled_costs(st, plan, cluster, model, workload, p, work, fwd);
 }
 
 // Kernels: all shards of a GPU in one fused kernel (as the iteration builder costs them), and
 // each GPU's share of the AlltoAlls.
 void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const DlrmModel& model,
                   const Workload& workload, const CostParams& p,
-                  const std::vector<EmbeddingWork>& work, const PooledBytes& bytes,
-                  const ByteMatrix& fwd) {
+                  const std::vector<EmbeddingWork>& work, const LevelTraffic& fwd) {
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const bool training = workload.mode == Mode::training;
   const double comm_elem = bytes_per_element(model.comm_precision);
   const auto& shards = plan.shards;
-  const std::vector<double>& sent_up = bytes.sent_up;
-  const std::vector<double>& sent_off = bytes.sent_off;
-  const std::vector<double>& recv_up = bytes.recv_up;
-  const std::vector<double>& recv_off = bytes.recv_off;
+  // Per GPU: in its scale-up domain (level 1) and outside it.
+  std::vector<double> sent_up(un), sent_off(un), recv_up(un), recv_off(un);
+  for (int g = 0; g < n; ++g) {
+    sent_up[g] = fwd.sent(g, 1);
+    sent_off[g] = fwd.sent_from(g, 2);
+    recv_up[g] = fwd.received(g, 1);
+    recv_off[g] = fwd.received_from(g, 2);
+  }
   std::vector<std::vector<EmbeddingWork>> works(un);
   for (std::size_t s = 0; s < shards.size(); ++s) {
     GpuPlanStats& g = st.gpus[shards[s].gpu];
@@ -158,14 +150,11 @@ void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const
   for (const std::vector<int>& g : plan.groups) {
     if (g.size() > peers.size()) peers = g;
   }
-  const auto agg = FlowGranularity::aggregated;
-  st.alltoall_fwd_s = idle_time_s(cluster, alltoallv_demand(cluster, fwd, p, agg, peers), p);
+  st.alltoall_fwd_s = idle_time_s(cluster, alltoallv_demand(cluster, fwd, p, peers), p);
   if (training) {
-    ByteMatrix bwd(n);  // the transpose: gradients go back to the owners
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) bwd.at(b, a) = fwd.at(a, b);
-    }
-    st.alltoall_bwd_s = idle_time_s(cluster, alltoallv_demand(cluster, bwd, p, agg, peers), p);
+    // The transpose: gradients go back to the owners.
+    st.alltoall_bwd_s =
+        idle_time_s(cluster, alltoallv_demand(cluster, fwd.transposed(), p, peers), p);
   }
 }
 

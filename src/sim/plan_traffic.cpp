@@ -10,6 +10,7 @@
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/input_delivery_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
+#include "shardsim/cost/spread_traffic.hpp"
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/sim/network_model.hpp"
 
@@ -57,6 +58,24 @@ struct GroupTraffic {
   std::vector<ByteMatrix> pair_fwd, pair_bwd;  // per-flow only (small clusters)
 };
 
+// One direction of the spreads: into the reported traffic and matrix, and each group's traffic
+// (the pairs whose requester is in the group).
+void add_spreads(const SpreadTraffic& spreads, double scale, bool reversed,
+                 const MatrixUnits& units, LevelTraffic& reported, ByteMatrix& reported_units,
+                 std::vector<LevelTraffic>& by_group) {
+  spreads.add_to(reported, scale, reversed);
+  if (units.count > 0) {
+    spreads.add_to_units(reported_units, units.unit_of, units.count, scale, reversed);
+  }
+  if (by_group.size() == 1) {
+    spreads.add_to(by_group.front(), scale, reversed);
+    return;
+  }
+  for (std::size_t k = 0; k < by_group.size(); ++k) {
+    spreads.add_to(by_group[k], scale, reversed, static_cast<int>(k));
+  }
+}
+
 // Pooled-embedding traffic (forward: owner -> requester; backward: requester -> owner, the
 // gradients of the same vectors), per GPU and level, per group, and for the report's matrix.
 // Never an N x N matrix at scale: per-flow sharing (small clusters) is the only user of one.
@@ -100,7 +119,19 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
       add(comm.bwd, comm.bwd_matrix, gt.bwd, gt.pair_bwd, g, owner, level, grp, bwd_bytes);
     }
   };
-  for_each_pooled_transfer(in.plan, serving, n, transfer);
+  if (per_flow) {  // every pair, for the per-flow demands (small clusters)
+    for_each_pooled_transfer(in.plan, serving, n, transfer);
+  } else {  // one-to-many traffic summed per owner, spread without its pairs
+    SpreadTraffic spreads(in.cluster, serving.group_of);
+    const auto spread = [&](int owner, double cols, bool in_group) {
+      spreads.add(owner, cols, in_group);
+    };
+    for_each_pooled_flow(in.plan, serving, n, transfer, spread);
+    add_spreads(spreads, batch * fwd_elem_bytes, false, units, comm.fwd, comm.fwd_matrix, gt.fwd);
+    if (training) {
+      add_spreads(spreads, batch * bwd_elem_bytes, true, units, comm.bwd, comm.bwd_matrix, gt.bwd);
+    }
+  }
   for_each_bottom_mlp_transfer(in.plan, in.model, n, transfer);
   return gt;
 }

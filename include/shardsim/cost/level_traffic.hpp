@@ -32,7 +32,13 @@ class LevelTraffic {
              static_cast<std::size_t>(dst % domain_gpus_)] += bytes;
     }
   }
+  // One end of traffic whose other ends are counted elsewhere (cost/spread_traffic.hpp): bytes
+  // `gpu` sends, or receives, at `level` >= 1. Not for the pairs inside a direct-mesh domain.
+  void add_sent(int gpu, int level, double bytes) { sent_[index(gpu, level)] += bytes; }
+  void add_received(int gpu, int level, double bytes) { received_[index(gpu, level)] += bytes; }
   LevelTraffic& operator+=(const LevelTraffic& other);
+  // The same pairs in the other direction (gradients back to the owners).
+  LevelTraffic transposed() const;
 
   int num_gpus() const { return num_gpus_; }
   int num_levels() const { return levels_; }

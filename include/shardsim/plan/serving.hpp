@@ -93,8 +93,14 @@ std::vector<double> served_gpu_counts(const Plan& plan, const ServingMap& servin
 // g's local rank; and for every ordered pair (s, r) of the slice's GPUs, f(s, r, cols x (1 +
 // the remote GPUs whose relay is r)): the partial sums r needs for itself and for those it
 // relays. O(slice GPUs^2 + group GPUs) per slice.
-template <typename F>
-void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int num_gpus, F&& f) {
+//
+// for_each_pooled_flow is the same visit for callers that take one-to-many traffic whole
+// (cost/spread_traffic.hpp): the summed sets go to `spread(owner, cols, in_group)` once per owner
+// (to every other GPU, or to the other GPUs of the owner's group), O(sets + GPUs), instead of
+// one `f` per pair.
+template <typename F, typename S>
+void for_each_pooled_flow(const Plan& plan, const ServingMap& serving, int num_gpus, F&& f,
+                          S&& spread) {
   const auto un = static_cast<std::size_t>(num_gpus);
   std::vector<std::uint64_t> to_all_cols(un, 0), to_group_cols(un, 0);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
@@ -123,18 +129,9 @@ void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int n
   }
   for (int owner = 0; owner < num_gpus; ++owner) {
     const std::uint64_t all = to_all_cols[static_cast<std::size_t>(owner)];
-    if (all > 0) {
-      for (int g = 0; g < num_gpus; ++g) {
-        if (g != owner) f(owner, g, static_cast<double>(all));
-      }
-    }
+    if (all > 0) spread(owner, static_cast<double>(all), false);
     const std::uint64_t group = to_group_cols[static_cast<std::size_t>(owner)];
-    if (group > 0) {
-      const int grp = serving.group_of[static_cast<std::size_t>(owner)];
-      for (int g : members[static_cast<std::size_t>(grp)]) {
-        if (g != owner) f(owner, g, static_cast<double>(group));
-      }
-    }
+    if (group > 0) spread(owner, static_cast<double>(group), true);
   }
   std::vector<std::uint64_t> relayed;
   for (const ServingMap::HostSlice& slice : serving.host_slices) {
@@ -154,6 +151,28 @@ void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int n
       }
     }
   }
+}
+
+// Every pair, one `f(owner, requester, cols)` each (O(owners x GPUs) for the summed sets).
+template <typename F>
+void for_each_pooled_transfer(const Plan& plan, const ServingMap& serving, int num_gpus, F&& f) {
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(serving.num_groups));
+  for (int g = 0; g < num_gpus; ++g) {
+    members[static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)])].push_back(g);
+  }
+  const auto spread = [&](int owner, double cols, bool in_group) {
+    if (!in_group) {
+      for (int g = 0; g < num_gpus; ++g) {
+        if (g != owner) f(owner, g, cols);
+      }
+      return;
+    }
+    const int grp = serving.group_of[static_cast<std::size_t>(owner)];
+    for (int g : members[static_cast<std::size_t>(grp)]) {
+      if (g != owner) f(owner, g, cols);
+    }
+  };
+  for_each_pooled_flow(plan, serving, num_gpus, f, spread);
 }
 
 // The bottom MLP's output when one GPU runs it (Plan::bottom_mlp_gpu): its last layer's width a
