@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shardsim/io/sweep.hpp"
+#include "shardsim/run/resource_loading_estimate.hpp"
 
 namespace shardsim {
 
@@ -24,6 +25,8 @@ ResourceLimits resource_limits(const GuardFlags& flags) {
   ResourceLimits limits;
   if (!flags.max_memory.empty()) limits.memory = parse_memory_limit(flags.max_memory);
   limits.max_points = flags.max_points.value_or(kDefaultMaxSweepPoints);
+  // The documents read from now on are checked against the same limit before they are loaded.
+  guard_yaml_loading(limits.memory);
   return limits;
 }
 

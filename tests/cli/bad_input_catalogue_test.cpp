@@ -148,6 +148,14 @@ std::vector<Case> catalogue() {
          return "run " + w.write("bad.yaml", s + "]\n");
        },
        "bad.yaml:1:", "", "aliases expand the document"},
+      {"AliasedLongString",  // issue 57, item 1: 110 KB of text, 300 MB once expanded
+       [](const Workspace& w) {
+         std::string s = test::tiny_with(1, "name: &s \"" + std::string(100000, 'x') + "\"");
+         s += "sweep:\n  name: [*s";
+         for (int i = 1; i < 3000; ++i) s += ",*s";
+         return "sweep " + w.write("bad.yaml", s + "]\n") + " --max-memory 100M";
+       },
+       "bad.yaml:19:", "", "aliases expand the document's text from"},
       {"NestingTooDeep",
        [](const Workspace& w) {
          return "run " + w.write("bad.yaml", "name: " + std::string(50000, '[') +
@@ -487,6 +495,14 @@ std::vector<Case> catalogue() {
        "--max-memory", "'8X' is not a memory size"},
       {"OverTheMemoryLimit", scenario(4, "  nodes: 64", "--max-memory 1M"), "bad.yaml",
        "--max-memory", "the run would need about"},
+      {"ListedTablesOverTheMemoryLimit",  // issue 57, item 2: refused before the nodes are built
+       [](const Workspace& w) {
+         std::string t;
+         for (int i = 0; i < 20000; ++i) t += "    - {rows: 1000, dim: 16, pooling: 2}\n";
+         t.pop_back();  // table b follows on the next line: 20,001 tables
+         return "run " + w.write("bad.yaml", test::tiny_with(7, t)) + " --max-memory 10M";
+       },
+       "bad.yaml:7:5:", "model.tables", "lists 20001 tables: loading the scenario would need"},
       {"SweepOverTheMemoryLimit",
        scenario_plus("sweep:\n  cluster.nodes: [32, 64]", "sweep", "--max-memory 2M --jobs 2"),
        "bad.yaml", "--max-memory", "2 runs at once"},

@@ -20,7 +20,8 @@ struct GuardFlags {
 // Adds --max-memory (and, with `points`, --max-points) to `cmd`.
 void add_guard_flags(CLI::App* cmd, GuardFlags& flags, bool points);
 
-// The limits the flags give (defaults for flags not given); a bad SIZE is an InputError.
+// The limits the flags give (defaults for flags not given); a bad SIZE is an InputError. The memory
+// limit is also installed for the YAML documents read from then on (guard_yaml_loading).
 ResourceLimits resource_limits(const GuardFlags& flags);
 
 }  // namespace shardsim
