@@ -68,11 +68,8 @@ Candidate CandidateBuilder::data_parallel(std::size_t t) const {
     sync_s = allreduce_over_all_gpus().at(grad_bytes);
   }
   const double bytes = budget_.shard_bytes(sh, 1);
-  for (int g = 0; g < n_; ++g) {
-    sh.gpu = g;
-    sh.replica = g;
-    c.parts.push_back(Part{sh, one.total_s() + sync_s, 0, bytes, 1});
-  }
+  c.parts.push_back(Part{sh, one.total_s() + sync_s, 0, bytes, 1});
+  c.every_gpu = n_;
   summarise(c);
   return c;
 }
@@ -112,7 +109,9 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
 
 void CandidateBuilder::summarise(Candidate& c) {
   for (const Part& p : c.parts) {
-    c.total_s += p.cost_s;
+    // A replicated part counts once per GPU, added as often (the same sum as one part per GPU).
+    const int copies = c.every_gpu > 0 ? c.every_gpu : 1;
+    for (int k = 0; k < copies; ++k) c.total_s += p.cost_s;
     c.max_part_s = std::max(c.max_part_s, p.cost_s);
     c.max_part_bytes = std::max(c.max_part_bytes, p.bytes);
   }

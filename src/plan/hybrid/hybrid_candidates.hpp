@@ -30,7 +30,10 @@ struct Part {
 
 struct Candidate {
   Scheme scheme = Scheme::table_wise;
+  // Data-parallel: one part, replicated on each of `every_gpu` GPUs (its shard's gpu and replica
+  // are the GPU's id), so a candidate per table is not one part per GPU; 0 otherwise.
   std::vector<Part> parts;
+  int every_gpu = 0;
   double total_s = 0;
   double max_part_s = 0;
   double max_part_bytes = 0;

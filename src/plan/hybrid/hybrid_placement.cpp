@@ -18,15 +18,30 @@ namespace {
 std::optional<Shortfall> place_fixed(const Candidate& c, MemoryBudget& budget, LoadTracker& loads,
                                      Plan& plan) {
   Shortfall miss;
-  for (const Part& p : c.parts) {
-    if (!budget.fits(p.shard.gpu, p.bytes)) note_shortfall(miss, budget, p.shard.gpu, p.bytes);
-  }
+  // Each part at its GPU, or a data-parallel part on every GPU (Candidate::every_gpu).
+  const auto for_each_placed = [&](auto&& f) {
+    for (const Part& p : c.parts) {
+      if (c.every_gpu == 0) {
+        f(p, p.shard);
+        continue;
+      }
+      Shard sh = p.shard;
+      for (int g = 0; g < c.every_gpu; ++g) {
+        sh.gpu = g;
+        sh.replica = g;
+        f(p, sh);
+      }
+    }
+  };
+  for_each_placed([&](const Part& p, const Shard& sh) {
+    if (!budget.fits(sh.gpu, p.bytes)) note_shortfall(miss, budget, sh.gpu, p.bytes);
+  });
   if (miss.gpu >= 0) return miss;
-  for (const Part& p : c.parts) {
-    budget.add(p.shard.gpu, p.bytes);
-    loads.add(p.shard.gpu, p.cost_s, p.input_s);
-    plan.shards.push_back(p.shard);
-  }
+  for_each_placed([&](const Part& p, const Shard& sh) {
+    budget.add(sh.gpu, p.bytes);
+    loads.add(sh.gpu, p.cost_s, p.input_s);
+    plan.shards.push_back(sh);
+  });
   return std::nullopt;
 }
 
