@@ -87,12 +87,15 @@ int PlanCommand::run() const {
   std::vector<Override> overrides;
   for (const auto& s : f.sets) overrides.push_back(parse_override(s));
   if (f.seed) overrides.push_back({"workload.seed", std::to_string(*f.seed)});
+  // Installs the guard's check of a document before its nodes are built (run/
+  // resource_loading_estimate.hpp), so a scenario too large to load is refused while loading.
+  const ResourceLimits limits = resource_limits(f.guard);
   const Scenario sc = f.scenario.empty() ? load_default_scenario(overrides)
                                          : load_scenario_file(f.scenario, overrides);
   if (!sc.sweep.empty()) {
     log_warn("{}: has a sweep block; `plan` ignores it", sc.source);
   }
-  check_runs({&sc, 1}, RunShape{}, resource_limits(f.guard), sc.source);
+  check_runs({&sc, 1}, RunShape{}, limits, sc.source);
   // What the model is, printed after the plans (docs/report.md "Model summary"), with the
   // resource guard's estimate of shardsim's own memory that check_runs just checked.
   const ModelSummary summary =

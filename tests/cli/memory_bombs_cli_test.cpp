@@ -121,6 +121,19 @@ TEST(MemoryBombs, AFileLargerThanTheLimitIsRefusedBeforeItIsRead) {
       << r.err;
 }
 
+TEST(MemoryBombs, EveryCommandThatLoadsAScenarioRefusesItBeforeLoading) {
+  // 60,000 tables (540,000 nodes, ~270 MB to load) under 20M: `run`, `plan` and `validate` install
+  // the guard before they load the scenario.
+  const testing::Workspace ws("shardsim_bombs");
+  const std::string file = ws.write("many.yaml", listed_tables(60000));
+  for (const std::string cmd : {"run", "plan", "validate"}) {
+    const Measured r = run_measured(cmd + " " + file + " --max-memory 20M");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("key 'model.tables': lists 60000 tables"), std::string::npos)
+        << cmd << ": " << r.err;
+  }
+}
+
 TEST(MemoryBombs, TwoThousandListedTablesStillValidateUnderTheLimit) {
   // ~1 MB of estimated loading (18,000 nodes), well below 100 MB.
   const testing::Workspace ws("shardsim_bombs");
