@@ -23,6 +23,7 @@
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/run/planner_options.hpp"
+#include "shardsim/sim/comm_traffic.hpp"
 #include "shardsim/sim/engine.hpp"
 #include "shardsim/sim/task.hpp"
 #include "shardsim/trace/empirical_profile.hpp"
@@ -134,23 +135,30 @@ RunFootprint run_footprint(const Scenario& s) {
         16.0 * static_cast<double>(table.pooling.histogram.size() + table.heavy_hitters.size() / 2);
   }
   f.kept.push_back({fmt::format("the loaded model: {} tables", count(t)), table_bytes});
+  // The reports' matrices are per GPU up to kCommMatrixMaxUnits GPUs and per node or switch
+  // group above (sim/comm_traffic.hpp): at most that many units a side.
+  const double units = std::min(n, static_cast<double>(kCommMatrixMaxUnits));
   f.kept.push_back({fmt::format("communication matrices of the reports: {} report(s) x 2 x {}^2 x "
                                 "8 B",
-                                count(reports), count(n)),
-                    reports * 2 * sq(n) * kMatrixEntryBytes});
+                                count(reports), count(units)),
+                    reports * 2 * sq(units) * kMatrixEntryBytes});
   f.kept.push_back(
       {fmt::format("per-GPU rows of the reports: {} report(s) x {} GPUs", count(reports), count(n)),
        reports * n * kReportPerGpuBytes});
 
   // --- peak: one plan made and simulated at a time (run/run_scenario.cpp).
   // Planner-independent terms.
-  f.peak.push_back({fmt::format("communication matrices while simulating: 6 x {}^2 x 8 B (builder, "
-                                "per-group AlltoAll, result)",
-                                count(n)),
-                    6 * sq(n) * kMatrixEntryBytes});
+  // Traffic per GPU and level (cost/level_traffic.hpp, sent and received), never per GPU pair:
+  // the reported forward and backward, each sparse group's (at most one group per GPU, summed
+  // over the groups: N rows each way), the input AlltoAll's, and the plan statistics'; beside
+  // them the builder's unit matrices and the node-to-node level table (hw/level_table.hpp).
+  const double levels = 2.0 + static_cast<double>(s.cluster.preset.tiers.size());
+  const double nodes = static_cast<double>(s.cluster.nodes);
   f.peak.push_back(
-      {fmt::format("communication matrices of the plan statistics: 2 x {}^2 x 8 B", count(n)),
-       2 * sq(n) * kMatrixEntryBytes});
+      {fmt::format("traffic per GPU and level while simulating: 8 views x {} GPUs x {} levels x 2 "
+                   "x 8 B, 2 x {}^2 unit matrices, {}^2 node levels",
+                   count(n), count(levels), count(units), count(nodes)),
+       8 * n * levels * 2 * kMatrixEntryBytes + 2 * sq(units) * kMatrixEntryBytes + sq(nodes)});
   // Tasks per GPU per iteration (sim/iteration_dag.cpp): training: 8 local tasks + AlltoAll
   // forward and backward + MLP AllReduce members (+ replica syncs) + the dense optimizer's step
   // (every DLRM has dense parameters); inference: 4 local + AlltoAll. Each adds one: the host's
@@ -206,7 +214,12 @@ RunFootprint run_footprint(const Scenario& s) {
          link_samples * 24});
   }
   if (network.needs_pair_traffic()) {
-    f.peak.push_back({fmt::format("per-flow network: {}^2 flows x 64 B", count(n)), sq(n) * 64});
+    // One flow per GPU pair, and the pairs' matrices (pooled forward and backward, input) the
+    // per-flow demands are built from.
+    f.peak.push_back(
+        {fmt::format("per-flow network: {}^2 flows x 64 B, 3 x {}^2 x 8 B pair matrices", count(n),
+                     count(n)),
+         sq(n) * 64 + 3 * sq(n) * kMatrixEntryBytes});
   }
   // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
   // link sample, for every plan of the run, kept until the file is written.
@@ -256,8 +269,8 @@ RunFootprint run_footprint(const Scenario& s) {
   // (io/report_writer_output_dir.cpp): each matrix twice (JSON, CSV).
   f.output.push_back(
       {fmt::format("report files as text: {} report(s) x 2 matrices x 2 formats x {}^2 x {} B",
-                   count(reports), count(n), kMatrixEntryTextBytes),
-       reports * 4 * sq(n) * kMatrixEntryTextBytes});
+                   count(reports), count(units), kMatrixEntryTextBytes),
+       reports * 4 * sq(units) * kMatrixEntryTextBytes});
   return f;
 }
 
