@@ -503,8 +503,8 @@ const ParsedBuiltin& parsed_builtin(const std::string& name, const SourceLocatio
                           : fmt::format("built-in presets: {}", list));
   }
   const std::string file = builtin_file_name(name);
-  const YAML::Node doc = parse_yaml(*text, file);
-  ParsedBuiltin p{parse_hardware_preset(YamlValue(doc, file, "")), yaml_content_hash(doc)};
+  const YamlValue doc(parse_yaml(*text, file), file, "");
+  ParsedBuiltin p{parse_hardware_preset(doc), yaml_content_hash(doc)};
   std::lock_guard lock(mutex);
   return parsed.try_emplace(name, std::move(p)).first->second;
 }
