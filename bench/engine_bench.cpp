@@ -132,9 +132,7 @@ void BM_EngineSimulate4096Gpus1000Tables(benchmark::State& state) {
       load_scenario_file(std::string(SHARDSIM_SOURCE_DIR) + "/bench/scenarios/engine-4096.yaml");
   const Cluster cluster(s.cluster.preset, s.cluster.nodes);
   const auto trace = make_synthetic_trace_source(s.model, s.workload);
-  Plan plan = find_planner("table_wise", {}, "bench")
-                  .make(YamlValue(YAML::Node(), "bench", "options"))
-                  ->plan({cluster, s.model, s.workload, *trace});
+  Plan plan = make_planner("table_wise")->plan({cluster, s.model, s.workload, *trace});
   plan.planner = "table_wise";
   for (auto _ : state) {
     const SimulationResult r =

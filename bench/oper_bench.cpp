@@ -64,8 +64,7 @@ Task syn_large_task(Mode mode) {
 
 void run_oper(benchmark::State& state, const Task& t) {
   setup_logging(Verbosity::quiet);
-  const auto planner =
-      find_planner("oper", {}, "bench").make(YamlValue(YAML::Load("{threshold: 0.001}"), "", ""));
+  const auto planner = make_planner("oper", {{"threshold", 0.001}});
   std::size_t shards = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -98,9 +97,8 @@ void BM_PlanStatsOfOperKaggle(benchmark::State& state) {
   setup_logging(Verbosity::quiet);
   const Task t = kaggle_task(Mode::training);
   const auto trace = make_synthetic_trace_source(t.model, t.workload);
-  const Plan plan = find_planner("oper", {}, "bench")
-                        .make(YamlValue(YAML::Node(), "", ""))
-                        ->plan(PlanningContext{t.cluster, t.model, t.workload, *trace, &t.cost});
+  const Plan plan =
+      make_planner("oper")->plan(PlanningContext{t.cluster, t.model, t.workload, *trace, &t.cost});
   for (auto _ : state) {
     benchmark::DoNotOptimize(
         compute_plan_stats(plan, t.cluster, t.model, t.workload, *trace, t.cost));

@@ -60,7 +60,7 @@ void run_planner(benchmark::State& state, const std::string& name, double max_ro
   const int gpus = static_cast<int>(state.range(0));
   const int tables = static_cast<int>(state.range(1));
   const Setup s = setup(gpus, tables, max_rows, batch_per_gpu);
-  const auto planner = find_planner(name, {}, "bench").make(YamlValue(YAML::Node(), "", ""));
+  const auto planner = make_planner(name);
   std::size_t shards = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -130,8 +130,7 @@ void BM_PlannerNeuroShard(benchmark::State& state) {
   const Setup s{Cluster(preset, 1), m, Workload{}};
   Workload w = s.workload;
   w.batch_per_gpu = 256;
-  const auto planner =
-      find_planner("neuroshard", {}, "bench").make(YamlValue(YAML::Node(), "", ""));
+  const auto planner = make_planner("neuroshard");
   std::size_t shards = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -150,9 +149,8 @@ void BM_PlanStatsOfHybrid(benchmark::State& state) {
   setup_logging(Verbosity::quiet);
   const Setup s = setup(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), 2e9);
   const auto trace = make_synthetic_trace_source(s.model, s.workload);
-  const Plan plan = find_planner("hybrid", {}, "bench")
-                        .make(YamlValue(YAML::Node(), "", ""))
-                        ->plan(PlanningContext{s.cluster, s.model, s.workload, *trace, &s.cost});
+  const Plan plan = make_planner("hybrid")->plan(
+      PlanningContext{s.cluster, s.model, s.workload, *trace, &s.cost});
   for (auto _ : state) {
     benchmark::DoNotOptimize(
         compute_plan_stats(plan, s.cluster, s.model, s.workload, *trace, s.cost));

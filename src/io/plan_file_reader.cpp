@@ -9,9 +9,9 @@
 
 #include "plan_file_entries.hpp"
 #include "shardsim/io/plan_file.hpp"
+#include "shardsim/io/planner_options_reader.hpp"
 #include "shardsim/io/torchrec_plan.hpp"
 #include "shardsim/plan/plan_validation.hpp"
-#include "shardsim/plan/planner_options.hpp"
 
 namespace shardsim {
 

@@ -100,15 +100,20 @@ class AccessGreedyPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_access_greedy_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"chunks_per_gpu"});
-  const std::uint64_t chunks = opts.positive_int("chunks_per_gpu", 16);
+OptionSchema access_greedy_planner_options() {
+  return planner_schema({OptionSpec::integer("chunks_per_gpu", OptionKind::positive_int, 16,
+                                             "chunks per GPU, at most 4096: the granularity")},
+                        0.0);
+}
+
+std::unique_ptr<Planner> make_access_greedy_planner(const PlannerOptions& options) {
+  const std::uint64_t chunks = options.integer("chunks_per_gpu");
   if (chunks > 4096) {
-    throw opts.find("chunks_per_gpu")
-        ->error(fmt::format("chunks_per_gpu must be at most 4096 (found {})", chunks),
-                "16 to 64 is usually fine-grained enough");
+    throw options.error("chunks_per_gpu",
+                        fmt::format("chunks_per_gpu must be at most 4096 (found {})", chunks),
+                        "16 to 64 is usually fine-grained enough");
   }
-  return std::make_unique<AccessGreedyPlanner>(chunks, opts.headroom(0));
+  return std::make_unique<AccessGreedyPlanner>(chunks, options.number("headroom"));
 }
 
 }  // namespace shardsim

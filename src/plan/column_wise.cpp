@@ -60,20 +60,27 @@ class ColumnWisePlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_column_wise_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"cost", "cols_per_shard"});
+OptionSchema column_wise_planner_options() {
+  return planner_schema({table_cost_option(),
+                         OptionSpec::integer("cols_per_shard", OptionKind::positive_int,
+                                             std::nullopt, "columns per block, a multiple of 4")},
+                        0.0);
+}
+
+std::unique_ptr<Planner> make_column_wise_planner(const PlannerOptions& options) {
   std::uint32_t cols = 0;
-  if (auto c = opts.find("cols_per_shard")) {
-    const std::uint64_t v = c->as_positive_int();
+  if (options.has("cols_per_shard")) {
+    const std::uint64_t v = options.integer("cols_per_shard");
     if (v % kColumnAlignment != 0 || v > (1u << 20)) {
-      throw c->error(
+      throw options.error(
+          "cols_per_shard",
           fmt::format("cols_per_shard must be a multiple of {} (found {})", kColumnAlignment, v),
           "embedding kernels load rows in 4-column vectors; try 16, 32 or 64");
     }
     cols = static_cast<std::uint32_t>(v);
   }
-  return std::make_unique<ColumnWisePlanner>(read_table_cost(opts, TableCost::lookup), cols,
-                                             opts.headroom(0));
+  return std::make_unique<ColumnWisePlanner>(table_cost_of(options), cols,
+                                             options.number("headroom"));
 }
 
 }  // namespace shardsim

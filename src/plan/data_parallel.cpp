@@ -40,9 +40,12 @@ class DataParallelPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_data_parallel_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {});
-  return std::make_unique<DataParallelPlanner>(opts.headroom(0));
+OptionSchema data_parallel_planner_options() {
+  return planner_schema({}, 0.0);
+}
+
+std::unique_ptr<Planner> make_data_parallel_planner(const PlannerOptions& options) {
+  return std::make_unique<DataParallelPlanner>(options.number("headroom"));
 }
 
 }  // namespace shardsim

@@ -156,10 +156,12 @@ class KarmarkarKarpPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_karmarkar_karp_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"cost"});
-  return std::make_unique<KarmarkarKarpPlanner>(read_table_cost(opts, TableCost::lookup),
-                                                opts.headroom(0));
+OptionSchema karmarkar_karp_planner_options() {
+  return planner_schema({table_cost_option()}, 0.0);
+}
+
+std::unique_ptr<Planner> make_karmarkar_karp_planner(const PlannerOptions& options) {
+  return std::make_unique<KarmarkarKarpPlanner>(table_cost_of(options), options.number("headroom"));
 }
 
 }  // namespace shardsim

@@ -90,9 +90,13 @@ class MemoryGreedyPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_memory_greedy_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, storage_tier_option_keys());
-  return std::make_unique<MemoryGreedyPlanner>(opts.headroom(0), read_storage_tier_options(opts));
+OptionSchema memory_greedy_planner_options() {
+  return planner_schema(storage_tier_option_specs(), 0.0);
+}
+
+std::unique_ptr<Planner> make_memory_greedy_planner(const PlannerOptions& options) {
+  return std::make_unique<MemoryGreedyPlanner>(options.number("headroom"),
+                                               storage_tier_options_of(options));
 }
 
 }  // namespace shardsim

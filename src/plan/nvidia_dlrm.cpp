@@ -108,9 +108,12 @@ class NvidiaDlrmPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_nvidia_dlrm_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {});
-  return std::make_unique<NvidiaDlrmPlanner>(opts.headroom(0));
+OptionSchema nvidia_dlrm_planner_options() {
+  return planner_schema({}, 0.0);
+}
+
+std::unique_ptr<Planner> make_nvidia_dlrm_planner(const PlannerOptions& options) {
+  return std::make_unique<NvidiaDlrmPlanner>(options.number("headroom"));
 }
 
 }  // namespace shardsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "shardsim/core/did_you_mean.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/plan/planner_options.hpp"
 #include "shardsim/plan/planners.hpp"
@@ -32,17 +33,13 @@ class CommonOptions final : public Planner {
   std::optional<ReplicaSync> sync_;
 };
 
-using Factory = std::unique_ptr<Planner> (*)(const YamlValue&);
+using Factory = std::unique_ptr<Planner> (*)(const PlannerOptions&);
 
-std::function<std::unique_ptr<Planner>(const YamlValue&)> with_common(Factory make) {
-  return [make](const YamlValue& options) -> std::unique_ptr<Planner> {
-    std::unique_ptr<Planner> inner = make(options);  // validates every key
-    std::optional<LookupComm> comm;
-    std::optional<ReplicaSync> sync;
-    if (!options.is_null()) {
-      if (auto v = options.find(kCommunicationOption)) comm = read_lookup_comm(*v);
-      if (auto v = options.find(kReplicaSyncOption)) sync = read_replica_sync(*v);
-    }
+std::function<std::unique_ptr<Planner>(const PlannerOptions&)> with_common(Factory make) {
+  return [make](const PlannerOptions& options) -> std::unique_ptr<Planner> {
+    std::unique_ptr<Planner> inner = make(options);
+    const std::optional<LookupComm> comm = options.lookup_comm();
+    const std::optional<ReplicaSync> sync = options.replica_sync();
     if (!comm && !sync) return inner;
     return std::make_unique<CommonOptions>(std::move(inner), comm, sync);
   };
@@ -74,14 +71,7 @@ PlanShapeBound cuts_where_a_gpu_is_full(const PlanShapeInput& in) {
 // Whole tables, or with `split_oversized` the tables above a GPU's share cut into at most
 // (bytes / share) + 1 ranges each: T + N shards, N ranges a table.
 PlanShapeBound whole_or_oversized_split(const PlanShapeInput& in) {
-  const auto v = in.options.is_map() ? in.options.find("split_oversized") : std::nullopt;
-  if (!v || !v->is_scalar()) return whole_tables(in);
-  bool split = true;  // a malformed value: the planner reports it; bound the larger shape
-  try {
-    split = v->as_bool();
-  } catch (const InputError&) {
-  }
-  return split ? cuts_where_a_gpu_is_full(in) : whole_tables(in);
+  return in.options.boolean("split_oversized") ? cuts_where_a_gpu_is_full(in) : whole_tables(in);
 }
 // A chunk ends by access carrying at least 1/(chunks_per_gpu N) of the lookups, or by memory
 // holding max_rows rows, at least half of its 1/chunks_per_gpu of a GPU's free bytes; plus each
@@ -89,19 +79,10 @@ PlanShapeBound whole_or_oversized_split(const PlanShapeInput& in) {
 // lower it). One table may be cut into all of them. Without the memory figures (or with no free
 // memory, where a chunk is a row), the bound of chunks_per_gpu 4096 with access cuts alone.
 PlanShapeBound rank_chunks(const PlanShapeInput& in) {
-  double per_gpu = 16;  // AccessGreedyPlanner's default chunks_per_gpu
-  double headroom = 0;
-  if (in.options.is_map()) {
-    try {
-      if (auto v = in.options.find("chunks_per_gpu"); v && v->is_scalar()) {
-        per_gpu = v->as_double();
-      }
-      if (auto v = in.options.find("headroom"); v && v->is_scalar()) headroom = v->as_double();
-    } catch (const InputError&) {  // not a number: the planner reports it
-    }
-  }
+  const auto per_gpu = static_cast<double>(in.options.integer("chunks_per_gpu"));
+  const double headroom = in.options.number("headroom");
   const double free_bytes = in.hbm_bytes_per_gpu * (1 - headroom) - in.base_bytes_per_gpu;
-  if (!(per_gpu >= 1 && per_gpu <= 4096) || !(headroom >= 0 && headroom < 1) || !(free_bytes > 0)) {
+  if (!(per_gpu <= 4096) || !(free_bytes > 0)) {  // above 4096: the planner refuses it
     const double chunks = in.tables + 4096 * in.gpus;
     return {chunks, chunks, false};
   }
@@ -129,53 +110,63 @@ PlanShapeBound worst_case_shape(const PlanShapeInput& in) {
 const std::vector<PlannerInfo>& planner_registry() {
   static const std::vector<PlannerInfo> registry = {
       {"random", "whole tables to random GPUs with room (NeuroShard App. E baseline)",
-       with_common(make_random_planner), shape::whole_tables},
+       random_planner_options(), with_common(make_random_planner), shape::whole_tables},
       {"round_robin", "whole tables to GPUs in turn (OPER §6.4's table-wise baseline)",
-       with_common(make_round_robin_planner), shape::whole_tables},
+       round_robin_planner_options(), with_common(make_round_robin_planner), shape::whole_tables},
       {"table_wise",
        "whole tables, largest cost first, to the least-loaded GPU with room (Neo §4.1; "
        "NeuroShard App. E costs)",
-       with_common(make_table_wise_planner), shape::whole_or_oversized_split, true},
+       table_wise_planner_options(), with_common(make_table_wise_planner),
+       shape::whole_or_oversized_split, true},
       {"row_wise", "every table split into contiguous row ranges across all GPUs (Neo §4.1)",
-       with_common(make_row_wise_planner), shape::rows_across_all_gpus},
+       row_wise_planner_options(), with_common(make_row_wise_planner), shape::rows_across_all_gpus},
       {"column_wise", "every table split into column blocks placed greedily (Neo §4.1)",
-       with_common(make_column_wise_planner), shape::column_blocks, true},
+       column_wise_planner_options(), with_common(make_column_wise_planner), shape::column_blocks,
+       true},
       {"data_parallel", "every table replicated on every GPU (Neo §4.1)",
-       with_common(make_data_parallel_planner), shape::replicated_tables},
+       data_parallel_planner_options(), with_common(make_data_parallel_planner),
+       shape::replicated_tables},
       {"table_row_wise", "tables to nodes, rows across the node's GPUs (Neo §4.1 hierarchical)",
-       with_common(make_table_row_wise_planner), shape::rows_in_a_node},
+       table_row_wise_planner_options(), with_common(make_table_row_wise_planner),
+       shape::rows_in_a_node},
       {"table_column_wise", "tables to nodes, columns across the node's GPUs (TorchRec TWCW)",
-       with_common(make_table_column_wise_planner), shape::columns_in_a_node},
+       table_column_wise_planner_options(), with_common(make_table_column_wise_planner),
+       shape::columns_in_a_node},
       {"karmarkar_karp", "whole tables by multi-way largest differencing (Neo §4.1)",
-       with_common(make_karmarkar_karp_planner), shape::whole_tables},
+       karmarkar_karp_planner_options(), with_common(make_karmarkar_karp_planner),
+       shape::whole_tables},
       {"memory_greedy", "equal bytes of embedding rows on every GPU (OPER §6.4 MG)",
-       with_common(make_memory_greedy_planner), shape::cuts_where_a_gpu_is_full},
+       memory_greedy_planner_options(), with_common(make_memory_greedy_planner),
+       shape::cuts_where_a_gpu_is_full},
       {"access_greedy",
        "hottest rank chunks first to the GPU with the fewest lookups (OPER §6.4 AG)",
-       with_common(make_access_greedy_planner), shape::rank_chunks},
+       access_greedy_planner_options(), with_common(make_access_greedy_planner),
+       shape::rank_chunks},
       {"hybrid",
        "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
-       with_common(make_hybrid_planner), worst_case_shape, true},
+       hybrid_planner_options(), with_common(make_hybrid_planner), worst_case_shape, true},
       {"oper",
        "fine-grained partitions by access and footprint, balanced, hot ones duplicated (OPER "
        "§4)",
-       with_common(make_oper_planner), oper_shape_bound},
+       oper_planner_options(), with_common(make_oper_planner), oper_shape_bound},
       {"torchrec",
        "TorchRec's planner: its options per table, estimates (bytes / its default bandwidths, "
        "no skew), greedy proposers and partitioner",
-       with_common(make_torchrec_planner), shape::torchrec_shards, true},
+       torchrec_planner_options(), with_common(make_torchrec_planner), shape::torchrec_shards,
+       true},
       {"neuroshard",
        "NeuroShard's search: beam search over column halvings around a greedy grid search "
        "of table placement, by the cost model or a simulation (NeuroShard §3.3)",
-       with_common(make_neuroshard_planner), shape::tables_and_halvings},
+       neuroshard_planner_options(), with_common(make_neuroshard_planner),
+       shape::tables_and_halvings},
       {"nvidia_dlrm",
        "NVIDIA's PyTorch DLRM: the bottom MLP on GPU 0 for the global batch, whole tables by "
        "size into buckets of at most ceil(tables / GPUs), GPU 0 free of tables above 4 GPUs",
-       with_common(make_nvidia_dlrm_planner), shape::whole_tables},
+       nvidia_dlrm_planner_options(), with_common(make_nvidia_dlrm_planner), shape::whole_tables},
       {"two_d",
        "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
        "synchronised across groups (2D paper §3)",
-       with_common(make_two_d_planner), worst_case_shape},
+       two_d_planner_options(), with_common(make_two_d_planner), worst_case_shape},
   };
   return registry;
 }
@@ -197,6 +188,14 @@ const PlannerInfo& find_planner(const std::string& name, const SourceLocation& w
   throw InputError(where, key, fmt::format("unknown planner '{}'", name),
                    best ? fmt::format("did you mean '{}'? planners: {}", *best, list)
                         : fmt::format("planners: {}", list));
+}
+
+PlannerOptions planner_options_of(const std::string& name, OptionValues values) {
+  return PlannerOptions(find_planner(name, {}, "planner").options, std::move(values));
+}
+
+std::unique_ptr<Planner> make_planner(const std::string& name, OptionValues values) {
+  return find_planner(name, {}, "planner").make(planner_options_of(name, std::move(values)));
 }
 
 }  // namespace shardsim

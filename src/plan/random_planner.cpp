@@ -58,11 +58,16 @@ class RandomPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_random_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"seed"});
+OptionSchema random_planner_options() {
+  return planner_schema({OptionSpec::integer("seed", OptionKind::nonnegative_int, std::nullopt,
+                                             "the draw's seed (default: the scenario's)")},
+                        0.0);
+}
+
+std::unique_ptr<Planner> make_random_planner(const PlannerOptions& options) {
   std::optional<std::uint64_t> seed;
-  if (auto s = opts.find("seed")) seed = s->as_nonnegative_int();
-  return std::make_unique<RandomPlanner>(seed, opts.headroom(0));
+  if (options.has("seed")) seed = options.integer("seed");
+  return std::make_unique<RandomPlanner>(seed, options.number("headroom"));
 }
 
 }  // namespace shardsim

@@ -44,9 +44,12 @@ class RoundRobinPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_round_robin_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {});
-  return std::make_unique<RoundRobinPlanner>(opts.headroom(0));
+OptionSchema round_robin_planner_options() {
+  return planner_schema({}, 0.0);
+}
+
+std::unique_ptr<Planner> make_round_robin_planner(const PlannerOptions& options) {
+  return std::make_unique<RoundRobinPlanner>(options.number("headroom"));
 }
 
 }  // namespace shardsim

@@ -56,10 +56,15 @@ class RowWisePlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_row_wise_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"split"});
-  const bool by_rank = opts.choice("split", {"even", "rank"}, "even") == "rank";
-  return std::make_unique<RowWisePlanner>(by_rank, opts.headroom(0));
+OptionSchema row_wise_planner_options() {
+  return planner_schema({OptionSpec::choice("split", {"even", "rank"}, "even",
+                                            "equal row-id ranges, or popularity-rank ranges")},
+                        0.0);
+}
+
+std::unique_ptr<Planner> make_row_wise_planner(const PlannerOptions& options) {
+  const bool by_rank = options.text("split") == "rank";
+  return std::make_unique<RowWisePlanner>(by_rank, options.number("headroom"));
 }
 
 }  // namespace shardsim

@@ -14,16 +14,22 @@ namespace {
 constexpr double kFillFraction = 0.9;
 }  // namespace
 
-std::vector<std::string> storage_tier_option_keys() {
-  return {"host_tables", "cache_fraction", "cache_policy"};
+std::vector<OptionSpec> storage_tier_option_specs() {
+  const StorageTierOptions d;
+  // cache_fraction strictly inside (0, 1): 1 would be an HBM shard, 0 a uvm one.
+  return {OptionSpec::choice("host_tables", {"auto", "never"}, "auto",
+                             "whether the planner may move tables to host memory"),
+          OptionSpec::number("cache_fraction", 0.001, 0.999, d.cache_fraction,
+                             "HBM cache of a table in host memory, as a fraction of its rows"),
+          OptionSpec::choice("cache_policy", {"lru", "lfu"}, to_string(d.policy),
+                             "the cache's policy")};
 }
 
-StorageTierOptions read_storage_tier_options(const PlannerOptions& options) {
+StorageTierOptions storage_tier_options_of(const PlannerOptions& options) {
   StorageTierOptions o;
-  o.allow_host = options.choice("host_tables", {"auto", "never"}, "auto") == "auto";
-  // Strictly inside (0, 1): 1 would be an HBM shard, 0 a uvm one.
-  o.cache_fraction = options.number_in("cache_fraction", 0.001, 0.999, o.cache_fraction);
-  o.policy = *parse_cache_policy(options.choice("cache_policy", {"lru", "lfu"}, "lru"));
+  o.allow_host = options.text("host_tables") == "auto";
+  o.cache_fraction = options.number("cache_fraction");
+  o.policy = *parse_cache_policy(options.text("cache_policy"));
   return o;
 }
 

@@ -47,10 +47,13 @@ class TableColumnWisePlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_table_column_wise_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"cost"});
-  return std::make_unique<TableColumnWisePlanner>(read_table_cost(opts, TableCost::lookup),
-                                                  opts.headroom(0));
+OptionSchema table_column_wise_planner_options() {
+  return planner_schema({table_cost_option()}, 0.0);
+}
+
+std::unique_ptr<Planner> make_table_column_wise_planner(const PlannerOptions& options) {
+  return std::make_unique<TableColumnWisePlanner>(table_cost_of(options),
+                                                  options.number("headroom"));
 }
 
 }  // namespace shardsim

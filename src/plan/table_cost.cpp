@@ -24,9 +24,13 @@ std::string to_string(TableCost c) {
   return "?";
 }
 
-TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost) {
-  const std::string s = options.choice(
-      "cost", {"lookup", "size", "dim", "size_lookup", "estimated"}, to_string(default_cost));
+OptionSpec table_cost_option() {
+  return OptionSpec::choice("cost", {"lookup", "size", "dim", "size_lookup", "estimated"}, "lookup",
+                            "the per-table cost the planner balances");
+}
+
+TableCost table_cost_of(const PlannerOptions& options) {
+  const std::string& s = options.text("cost");
   if (s == "size") return TableCost::size;
   if (s == "dim") return TableCost::dim;
   if (s == "size_lookup") return TableCost::size_lookup;

@@ -101,12 +101,16 @@ class TableWisePlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_table_wise_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"cost", "split_oversized"});
-  bool split = false;
-  if (auto v = opts.find("split_oversized")) split = v->as_bool();
-  return std::make_unique<TableWisePlanner>(read_table_cost(opts, TableCost::lookup),
-                                            opts.headroom(0), split);
+OptionSchema table_wise_planner_options() {
+  return planner_schema(
+      {table_cost_option(),
+       OptionSpec::boolean("split_oversized", false, "cut a table above a GPU's even share")},
+      0.0);
+}
+
+std::unique_ptr<Planner> make_table_wise_planner(const PlannerOptions& options) {
+  return std::make_unique<TableWisePlanner>(table_cost_of(options), options.number("headroom"),
+                                            options.boolean("split_oversized"));
 }
 
 }  // namespace shardsim

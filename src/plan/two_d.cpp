@@ -31,15 +31,15 @@ namespace shardsim {
 namespace {
 
 struct TwoDOptions {
-  std::optional<YamlValue> groups;      // M, or
-  std::optional<YamlValue> group_size;  // N
+  PlannerOptions given;  // as given: where `groups`, `group_size` and `sync_interval` are
+  std::optional<std::uint64_t> groups;      // M, or
+  std::optional<std::uint64_t> group_size;  // N
   std::string inner_name;
   std::unique_ptr<Planner> inner;
   bool inner_balances_sync = false;  // PlannerInfo::balances_peer_sync of the inner planner
   PeerSync sync;
   GroupLayout layout = GroupLayout::peers_in_host;
   bool sync_aware = true;
-  std::optional<YamlValue> sync_where;  // sync_interval as given (or absent): for its errors
 };
 
 class TwoDPlanner final : public Planner {
@@ -50,7 +50,8 @@ class TwoDPlanner final : public Planner {
   void check(const Cluster& cluster, const Workload& workload) const override {
     const SparseGroups layout = layout_of(cluster);
     const auto groups = static_cast<std::size_t>(layout.num_groups());
-    check_sync_window(o_.sync, groups, workload, o_.sync_where->location(), o_.sync_where->path());
+    check_sync_window(o_.sync, groups, workload, o_.given.location_of("sync_interval"),
+                      o_.given.path_of("sync_interval"));
     o_.inner->check(groups == 1 ? cluster : view_of(layout, cluster), workload);
   }
 
@@ -103,8 +104,8 @@ class TwoDPlanner final : public Planner {
     try {
       return SparseGroups(cluster, num_groups(cluster.num_gpus()), o_.layout);
     } catch (const std::invalid_argument& e) {
-      const YamlValue& where = o_.groups ? *o_.groups : *o_.group_size;
-      throw where.error(e.what(), hint(cluster.num_gpus(), cluster.gpus_per_node()));
+      throw o_.given.error(count_key(), e.what(),
+                           hint(cluster.num_gpus(), cluster.gpus_per_node()));
     }
   }
   // One group as a cluster of its own, the inner planner's view.
@@ -112,17 +113,19 @@ class TwoDPlanner final : public Planner {
     try {
       return layout.view_cluster();
     } catch (const std::invalid_argument& e) {
-      const YamlValue& where = o_.groups ? *o_.groups : *o_.group_size;
-      throw where.error(e.what(), hint(cluster.num_gpus(), cluster.gpus_per_node()));
+      throw o_.given.error(count_key(), e.what(),
+                           hint(cluster.num_gpus(), cluster.gpus_per_node()));
     }
   }
 
+  const char* count_key() const { return o_.groups ? "groups" : "group_size"; }
+
   int num_groups(int gpus) const {
-    if (o_.groups)
-      return static_cast<int>(std::min<std::uint64_t>(o_.groups->as_positive_int(), 1u << 30));
-    const std::uint64_t n = o_.group_size->as_positive_int();
+    if (o_.groups) return static_cast<int>(std::min<std::uint64_t>(*o_.groups, 1u << 30));
+    const std::uint64_t n = *o_.group_size;
     if (n > static_cast<std::uint64_t>(gpus) || gpus % static_cast<int>(n) != 0) {
-      throw o_.group_size->error(
+      throw o_.given.error(
+          "group_size",
           fmt::format("a group size of {} does not divide the cluster's {} GPUs", n, gpus),
           "use a divisor of the GPU count, or give `groups` instead");
     }
@@ -182,78 +185,83 @@ class TwoDPlanner final : public Planner {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_two_d_planner(const YamlValue& options) {
-  const PlannerOptions opts(options, {"groups", "group_size", "inner", "inner_options", "sync",
-                                      "sync_interval", "layout", "sync_aware"});
+OptionSchema two_d_planner_options() {
+  const auto positive = [](const char* name, std::optional<std::uint64_t> d, const char* doc) {
+    return OptionSpec::integer(name, OptionKind::positive_int, d, doc);
+  };
+  return planner_schema(
+      {positive("groups", std::nullopt, "M groups (or group_size)"),
+       positive("group_size", std::nullopt, "N GPUs a group (or groups)"),
+       OptionSpec::planner("inner", "hybrid", "the planner of one group (not two_d)"),
+       OptionSpec::planner_options("inner_options", "inner", "the inner planner's options"),
+       OptionSpec::choice("sync", {"dense", "touched_rows"}, "dense",
+                          "sync every row, or the rows touched since the last sync"),
+       positive("sync_interval", 1, "sync every k iterations, k <= 1e6"),
+       OptionSpec::choice("layout", {"peers_in_host", "contiguous"}, "peers_in_host",
+                          "a GPU's peers on its host, or whole hosts per group"),
+       OptionSpec::boolean("sync_aware", true,
+                           "tell the inner planner what each synced byte costs")},
+      std::nullopt);  // headroom: the inner planner's
+}
+
+namespace {
+
+// The inner planner's options: `inner_options`, with two_d's `headroom` (the inner planner does
+// the packing).
+PlannerOptions inner_options_of(const PlannerOptions& options, const PlannerInfo& inner) {
+  PlannerOptions out = options.has("inner_options")
+                           ? options.nested("inner_options")
+                           : PlannerOptions(inner.options, {}, options.location_of("inner_options"),
+                                            options.path_of("inner_options"));
+  if (out.schema() != &inner.options) {
+    throw std::invalid_argument("two_d: inner_options of another planner than `inner`");
+  }
+  if (options.has(kHeadroomOption)) {
+    if (out.has(kHeadroomOption)) {
+      throw out.error(kHeadroomOption, "headroom is given twice, here and in the two_d options",
+                      "give it once: either beside `groups` or in inner_options");
+    }
+    out.set(kHeadroomOption, options.number(kHeadroomOption));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Planner> make_two_d_planner(const PlannerOptions& options) {
   TwoDOptions o;
-  o.groups = opts.find("groups");
-  o.group_size = opts.find("group_size");
-  const SourceLocation where =
-      options.is_null() ? SourceLocation{options.file(), 0, 0} : options.location();
+  o.given = options;
+  if (options.has("groups")) o.groups = options.integer("groups");
+  if (options.has("group_size")) o.group_size = options.integer("group_size");
   if (o.groups && o.group_size) {
-    throw o.group_size->error("give either `groups` or `group_size`, not both",
-                              "groups: M splits the GPUs into M groups; group_size: N into groups "
-                              "of N GPUs");
+    throw options.error("group_size", "give either `groups` or `group_size`, not both",
+                        "groups: M splits the GPUs into M groups; group_size: N into groups "
+                        "of N GPUs");
   }
   if (!o.groups && !o.group_size) {
-    throw InputError(where, options.path(), "the two_d planner needs `groups` or `group_size`",
+    throw InputError(options.location(), options.path(),
+                     "the two_d planner needs `groups` or `group_size`",
                      "e.g. options: {groups: 4, inner: table_wise}");
   }
-  if (o.groups) o.groups->as_positive_int();  // validated now, checked against the cluster later
-  if (o.group_size) o.group_size->as_positive_int();
-  o.inner_name = "hybrid";
-  SourceLocation inner_where = where;
-  std::string inner_key = options.path() + ".inner";
-  if (auto v = opts.find("inner")) {
-    o.inner_name = v->as_string();
-    inner_where = v->location();
-  }
+  o.inner_name = options.text("inner");
   if (o.inner_name == "two_d") {
-    throw InputError(inner_where, inner_key, "two_d cannot be its own inner planner",
-                     "name a model-parallel planner, e.g. table_wise, row_wise or hybrid");
+    throw options.error("inner", "two_d cannot be its own inner planner",
+                        "name a model-parallel planner, e.g. table_wise, row_wise or hybrid");
   }
-  const PlannerInfo& info = find_planner(o.inner_name, inner_where, inner_key);
+  const PlannerInfo& info =
+      find_planner(o.inner_name, options.location_of("inner"), options.path_of("inner"));
   o.inner_balances_sync = info.balances_peer_sync;
-  // `headroom` (every planner's option) goes to the inner planner, which does the packing.
-  std::optional<YamlValue> inner_options = opts.find("inner_options");
-  if (opts.has(kHeadroomOption)) {
-    const double headroom = opts.headroom(0);
-    if (inner_options && !inner_options->is_null()) {
-      inner_options->expect_map();
-      if (auto h = inner_options->find(kHeadroomOption)) {
-        throw h->error("headroom is given twice, here and in the two_d options",
-                       "give it once: either beside `groups` or in inner_options");
-      }
-    }
-    const YamlValue base =
-        inner_options ? *inner_options
-                      : YamlValue::absent(options.file(), options.path() + ".inner_options");
-    // emplace, not assignment: assigning a YamlValue assigns its node, and yaml-cpp's
-    // assignment writes into the node it refers to (here the scenario's own inner_options), so
-    // a second planner made from the same scenario would find headroom given twice.
-    inner_options.emplace(
-        base.with_entry(kHeadroomOption, headroom, options.path() + ".inner_options"));
-  }
-  o.inner = info.make(inner_options
-                          ? *inner_options
-                          : YamlValue::absent(options.file(), options.path() + ".inner_options"));
-  o.sync.mode = opts.choice("sync", {"dense", "touched_rows"}, "dense") == "touched_rows"
-                    ? PeerSyncMode::touched_rows
-                    : PeerSyncMode::dense;
-  const std::uint64_t interval = opts.positive_int("sync_interval", 1);
-  if (auto v = opts.find("sync_interval")) {
-    o.sync_where.emplace(*v);
-  } else {
-    o.sync_where.emplace(YamlValue::absent(options.file(), options.path() + ".sync_interval"));
-  }
+  o.inner = info.make(inner_options_of(options, info));
+  o.sync.mode =
+      options.text("sync") == "touched_rows" ? PeerSyncMode::touched_rows : PeerSyncMode::dense;
+  const std::uint64_t interval = options.integer("sync_interval");
   if (interval > 1000000) {
-    throw opts.find("sync_interval")->error("expected at most 1000000 iterations between syncs");
+    throw options.error("sync_interval", "expected at most 1000000 iterations between syncs");
   }
   o.sync.interval = static_cast<int>(interval);
-  o.layout = opts.choice("layout", {"peers_in_host", "contiguous"}, "peers_in_host") == "contiguous"
-                 ? GroupLayout::contiguous
-                 : GroupLayout::peers_in_host;
-  if (auto v = opts.find("sync_aware")) o.sync_aware = v->as_bool();
+  o.layout =
+      options.text("layout") == "contiguous" ? GroupLayout::contiguous : GroupLayout::peers_in_host;
+  o.sync_aware = options.boolean("sync_aware");
   return std::make_unique<TwoDPlanner>(std::move(o));
 }
 

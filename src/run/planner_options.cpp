@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "shardsim/core/log.hpp"
+#include "shardsim/io/planner_options_reader.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim {
@@ -16,7 +17,7 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 
 }  // namespace
 
-YamlValue planner_options(const PlacementSpec& placement, const std::string& name) {
+YamlValue planner_options_yaml(const PlacementSpec& placement, const std::string& name) {
   const YamlValue& options = placement.options;
   const YamlValue none = YamlValue::absent(options.file(), options.path());
   if (options.is_null() || !options.is_map()) {
@@ -45,6 +46,12 @@ YamlValue planner_options(const PlacementSpec& placement, const std::string& nam
            placement.planners.empty() ? std::string("no planner") : placement.planners.front(),
            name);
   return none;
+}
+
+PlannerOptions planner_options(const PlacementSpec& placement, const std::string& name) {
+  const PlannerInfo& info =
+      find_planner(name, SourceLocation{placement.options.file(), 0, 0}, "placement.planner");
+  return read_planner_options(planner_options_yaml(placement, name), info.options);
 }
 
 }  // namespace shardsim

@@ -358,10 +358,11 @@ TEST(PlanFile, TwoDPlansKeepTheGroupsAndTheSync) {
   const PlanFixture f(
       testing::hand_preset(4), 2,
       model_of(std::vector<testing::TableSpec>(8, testing::TableSpec{100000, 32, 4})), 64);
-  const Plan p =
-      f.valid_plan("two_d",
-                   "{groups: 4, inner: table_wise, sync: touched_rows, sync_interval: 3, "
-                   "layout: contiguous}");
+  const Plan p = f.valid_plan("two_d", {{"groups", 4},
+                                        {"inner", "table_wise"},
+                                        {"sync", "touched_rows"},
+                                        {"sync_interval", 3},
+                                        {"layout", "contiguous"}});
   EXPECT_EQ(p.groups[1], (std::vector<int>{2, 3}));
   for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
     std::ostringstream out;

@@ -39,9 +39,7 @@ struct Fixture {
     workload.warmup = 1;
   }
   Report run(const std::string& planner, const SimulationOptions& options = {}) {
-    const Plan plan = find_planner(planner, {}, "t")
-                          .make(YamlValue(YAML::Node(), "t", "o"))
-                          ->plan({cluster, model, workload, trace});
+    const Plan plan = make_planner(planner)->plan({cluster, model, workload, trace});
     const SimulationInputs in{cluster, model, workload, plan, trace, cost, options};
     const auto memory = plan_memory(plan, cluster, model, workload);
     return build_report({"s", "s.yaml", ""}, in, simulate(in), memory);

@@ -19,10 +19,8 @@ namespace {
 
 using testing::SyncCase;  // support/sync_case.hpp
 
-Plan two_d(const PlanningContext& ctx, const std::string& options) {
-  return find_planner("two_d", {}, "test")
-      .make(YamlValue(YAML::Load(options), "test", "options"))
-      ->plan(ctx);
+Plan two_d(const PlanningContext& ctx, OptionValues options) {
+  return make_planner("two_d", std::move(options))->plan(ctx);
 }
 
 TEST(TwoDReport, ReplicaSyncSummaryMatchesEq1AndTheEngine) {
@@ -30,7 +28,7 @@ TEST(TwoDReport, ReplicaSyncSummaryMatchesEq1AndTheEngine) {
   // 2 peers on one host runs over the 100 GB/s NVSwitch link: 520 MB / 100 GB/s = 5.2 ms;
   // Eq. 1: 2 x 1.04 GB x 1 / (4 x 100 GB/s) = 5.2 ms.
   SyncCase c;
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
   const SimulationResult r = simulate(c.inputs(p));
   const Report rep =
       build_report({"s", "s", ""}, c.inputs(p), r, plan_memory(p, c.cluster, c.model, c.wl));
@@ -74,11 +72,9 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
   c.wl.iterations = 5;
   // Refused for the plan (run_scenario, before simulating) as by the planner's own check
   // (validate, before planning): plan/sync_window.hpp.
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 100}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}, {"sync_interval", 100}});
   EXPECT_THROW(
-      find_planner("two_d", {}, "placement.planner")
-          .make(YamlValue(parse_yaml("{groups: 2, inner: table_wise, sync_interval: 100}", "s"),
-                          "s", "placement.options"))
+      make_planner("two_d", {{"groups", 2}, {"inner", "table_wise"}, {"sync_interval", 100}})
           ->check(c.cluster, c.wl),
       InputError);
   try {
@@ -93,7 +89,7 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
   // Part intervals: 6 measured iterations of an interval of 4 hold 1 sync (after iteration 3;
   // warm-up 1) where their share is 1.5: refused, pointing at 8 iterations.
   c.wl.iterations = 6;
-  const Plan part = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 4}");
+  const Plan part = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}, {"sync_interval", 4}});
   try {
     check_sync_window(part, c.wl, "s");
     FAIL() << "expected an InputError";
@@ -104,7 +100,7 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
     EXPECT_NE(std::string(e.hint()).find("--iterations 8"), std::string::npos) << e.hint();
   }
   c.wl.iterations = 4;  // syncs after iteration 3 (0-based, warm-up included): measured
-  const Plan q = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 4}");
+  const Plan q = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}, {"sync_interval", 4}});
   const Report rep = build_report({"s", "s", ""}, c.inputs(q), simulate(c.inputs(q)),
                                   plan_memory(q, c.cluster, c.model, c.wl));
   ASSERT_TRUE(rep.replica_sync.has_value());
@@ -114,7 +110,7 @@ TEST(TwoDReport, SyncIntervalBeyondTheMeasuredWindowIsRefused) {
 
 TEST(TwoDReport, OneGroupHasNoGroupsAndNoSync) {
   SyncCase c;
-  const Plan p = two_d(c.ctx(), "{groups: 1, inner: table_wise}");
+  const Plan p = two_d(c.ctx(), {{"groups", 1}, {"inner", "table_wise"}});
   const SimulationResult r = simulate(c.inputs(p));
   const Report rep =
       build_report({"s", "s", ""}, c.inputs(p), r, plan_memory(p, c.cluster, c.model, c.wl));

@@ -174,7 +174,7 @@ TEST(MemoryTiers, MemoryAwarePlannersPlaceAModelTwiceTheHbm) {
   Workload w;
   w.batch_per_gpu = 64;
   for (const char* name : {"memory_greedy", "hybrid"}) {
-    const auto planner = find_planner(name, {}, "test").make(YamlValue(YAML::Node(), "t", "o"));
+    const auto planner = make_planner(name);
     const Plan p = planner->plan(PlanningContext{c, m, w, trace});
     validate_plan(p, c, m, name);
     const std::vector<GpuMemory> mem = plan_memory(p, c, m, w);

@@ -91,7 +91,7 @@ TEST(NvidiaDlrmPlanner, ABucketThatDoesNotFitItsGpuFailsNamingIt) {
 TEST(NvidiaDlrmPlanner, OneSidedCommunicationIsRefused) {
   const PlanFixture f(testing::hand_preset(2), 1, model_with_rows({10, 20}));
   try {
-    (void)f.valid_plan("nvidia_dlrm", "{communication: one_sided}");
+    (void)f.valid_plan("nvidia_dlrm", {{"communication", "one_sided"}});
     ADD_FAILURE() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("one-sided"), std::string::npos) << e.what();

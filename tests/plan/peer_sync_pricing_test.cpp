@@ -100,10 +100,14 @@ TEST(PeerSyncPricing, SyncAwareInnerPlannersBalanceTheSyncedBytes) {
   std::vector<testing::TableSpec> specs(3, testing::TableSpec{3000000, 32, 1});
   specs.insert(specs.end(), 8, testing::TableSpec{200000, 32, 20});
   const PlanFixture f(testing::hand_preset(4), 2, model_of(specs), 64);
-  for (const char* inner : {"hybrid", "torchrec", "table_wise, inner_options: {cost: estimated}"}) {
-    const std::string opts = std::string("{groups: 2, inner: ") + inner;
-    const Plan aware = f.valid_plan("two_d", opts + "}");
-    const Plan unaware = f.valid_plan("two_d", opts + ", sync_aware: false}");
+  for (const char* inner : {"hybrid", "torchrec", "table_wise"}) {
+    OptionValues opts = {{"groups", 2}, {"inner", inner}};
+    if (std::string(inner) == "table_wise") {
+      opts.emplace_back("inner_options", planner_options_of("table_wise", {{"cost", "estimated"}}));
+    }
+    const Plan aware = f.valid_plan("two_d", opts);
+    opts.emplace_back("sync_aware", false);
+    const Plan unaware = f.valid_plan("two_d", opts);
     const double a = max_gpu_sync_bytes(f, aware), u = max_gpu_sync_bytes(f, unaware);
     EXPECT_LT(a, 0.9 * u) << inner;
     // The lower bound: the synced bytes spread evenly over a group's 4 GPUs.
@@ -126,8 +130,9 @@ TEST(PeerSyncPricing, HeuristicCostPlannersBalanceTheSyncAsASecondShare) {
   std::vector<testing::TableSpec> specs(3, testing::TableSpec{200000, 32, 20});
   specs.insert(specs.end(), 4, testing::TableSpec{1000000, 32, 1});
   const PlanFixture f(testing::hand_preset(4), 2, model_of(specs), 64);
-  const Plan aware = f.valid_plan("two_d", "{groups: 2, inner: table_wise}");
-  const Plan unaware = f.valid_plan("two_d", "{groups: 2, inner: table_wise, sync_aware: false}");
+  const Plan aware = f.valid_plan("two_d", {{"groups", 2}, {"inner", "table_wise"}});
+  const Plan unaware =
+      f.valid_plan("two_d", {{"groups", 2}, {"inner", "table_wise"}, {"sync_aware", false}});
   EXPECT_NEAR(max_gpu_sync_bytes(f, unaware), 4 * 1e6 * 132, 1);
   EXPECT_NEAR(max_gpu_sync_bytes(f, aware), 1e6 * 132 + 2e5 * 132, 1);
   // column_wise places its blocks the same way: blocks of 16 columns (cost 320 hot, 16 cold).
@@ -135,17 +140,20 @@ TEST(PeerSyncPricing, HeuristicCostPlannersBalanceTheSyncAsASecondShare) {
   // GPUs 2 and 3 (their loads stay below 640): 4 x 1e6 x 68 B each (64 B of weights and the
   // row's 4 B moment) beside one hot block (2e5 x 68 B). Aware, two cold blocks a GPU, and at
   // most two hot ones.
-  const std::string cw = "{groups: 2, inner: column_wise, inner_options: {cols_per_shard: 16}";
-  const double cw_unaware =
-      max_gpu_sync_bytes(f, f.valid_plan("two_d", cw + ", sync_aware: false}"));
-  const double cw_aware = max_gpu_sync_bytes(f, f.valid_plan("two_d", cw + "}"));
+  const OptionValues cw = {
+      {"groups", 2},
+      {"inner", "column_wise"},
+      {"inner_options", planner_options_of("column_wise", {{"cols_per_shard", 16}})}};
+  OptionValues cw_off = cw;
+  cw_off.emplace_back("sync_aware", false);
+  const double cw_unaware = max_gpu_sync_bytes(f, f.valid_plan("two_d", cw_off));
+  const double cw_aware = max_gpu_sync_bytes(f, f.valid_plan("two_d", cw));
   EXPECT_NEAR(cw_unaware, 4 * 1e6 * 68 + 2e5 * 68, 1);
   EXPECT_NEAR(cw_aware, 2 * 1e6 * 68 + 2 * 2e5 * 68, 1);
   // In inference nothing is synced, and the plan is the greedy by cost alone.
   Workload inference = f.workload;
   inference.mode = Mode::inference;
-  const YAML::Node opts = YAML::Load("{groups: 2, inner: table_wise}");
-  const auto planner = find_planner("two_d", {}, "test").make(YamlValue(opts, "t", "options"));
+  const auto planner = make_planner("two_d", {{"groups", 2}, {"inner", "table_wise"}});
   PlanningContext infer{f.cluster, f.model, inference, *f.trace, &f.cost};
   const Plan served = planner->plan(infer);
   std::vector<double> cold_on_gpu(8, 0.0);
@@ -157,8 +165,9 @@ TEST(PeerSyncPricing, HeuristicCostPlannersBalanceTheSyncAsASecondShare) {
 
 TEST(PeerSyncPricing, SyncAwareIsAnOptionOfTwoD) {
   const PlanFixture f = fixture();
-  EXPECT_NO_THROW(f.valid_plan("two_d", "{groups: 2, sync_aware: false}"));
-  EXPECT_THROW(f.valid_plan("two_d", "{groups: 2, sync_aware: maybe}"), InputError);
+  EXPECT_NO_THROW(f.valid_plan("two_d", {{"groups", 2}, {"sync_aware", false}}));
+  EXPECT_THROW(f.valid_plan("two_d", {{"groups", 2}, {"sync_aware", "maybe"}}),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ TEST(PlanAnalysis, DataParallelReplicasServeTheirOwnGpu) {
 
 TEST(PlanAnalysis, OneSidedPlansCarryTheirExpectedTraffic) {
   const PlanFixture f(testing::hand_preset(4), 1, model_of({{4000, 16}, {1000, 32}}));
-  const Plan plan = f.plan("round_robin", "{communication: one_sided}");
+  const Plan plan = f.plan("round_robin", {{"communication", "one_sided"}});
   const PlanAnalysis a = analyze_plan(plan, f.cluster, f.model, f.workload, *f.trace, f.cost);
   ASSERT_TRUE(a.one_sided_expected.has_value());
   EXPECT_EQ(a.one_sided_expected->lookups_served.size(), 4u);

@@ -40,13 +40,13 @@ inline DlrmModel model_of(const std::vector<TableSpec>& specs) {
   return m;
 }
 
-// The options a planner needs to run at all, plus `extra` (a YAML flow mapping body such as
-// "headroom: 0.05"): two_d needs its number of groups. Used by tests that loop over every
-// planner.
-inline std::string options_for(const std::string& planner, const std::string& extra = "") {
-  std::string body = planner == "two_d" ? "groups: 2" : "";
-  if (!extra.empty()) body += (body.empty() ? "" : ", ") + extra;
-  return body.empty() ? std::string() : "{" + body + "}";
+// The options a planner needs to run at all, plus `extra`: two_d needs its number of groups.
+// Used by tests that loop over every planner.
+inline OptionValues options_for(const std::string& planner, OptionValues extra = {}) {
+  OptionValues out;
+  if (planner == "two_d") out.emplace_back("groups", 2);
+  for (auto& e : extra) out.push_back(std::move(e));
+  return out;
 }
 
 class PlanFixture {
@@ -78,16 +78,13 @@ class PlanFixture {
     return c;
   }
 
-  Plan plan(const std::string& planner, const std::string& options_yaml = "") const {
-    const YAML::Node opts = options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml);
-    return find_planner(planner, {}, "test")
-        .make(YamlValue(opts, "test.yaml", "placement.options"))
-        ->plan(ctx());
+  Plan plan(const std::string& planner, OptionValues options = {}) const {
+    return make_planner(planner, std::move(options))->plan(ctx());
   }
 
   // The plan, validated.
-  Plan valid_plan(const std::string& planner, const std::string& options_yaml = "") const {
-    Plan p = plan(planner, options_yaml);
+  Plan valid_plan(const std::string& planner, OptionValues options = {}) const {
+    Plan p = plan(planner, std::move(options));
     validate_plan(p, cluster, model, "plan from " + planner);
     return p;
   }

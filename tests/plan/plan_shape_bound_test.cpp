@@ -17,20 +17,20 @@ using testing::model_of;
 using testing::options_for;
 using testing::PlanFixture;
 
-PlanShapeInput shape_of(const PlanFixture& f, const std::string& options_yaml) {
+PlanShapeInput shape_of(const PlanFixture& f, const std::string& planner,
+                        const OptionValues& options) {
   PlanShapeInput in =
       plan_shape_input(f.cluster.preset(), f.cluster.num_nodes(), f.model, f.workload);
-  in.options = YamlValue(options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml),
-                         "test.yaml", "placement.options");
+  in.options = planner_options_of(planner, options);
   return in;
 }
 
 void expect_within_bound(const PlanFixture& f, const std::string& planner,
-                         const std::string& options_yaml) {
-  SCOPED_TRACE(planner + " " + options_yaml);
-  const Plan plan = f.plan(planner, options_yaml);
+                         const OptionValues& options) {
+  SCOPED_TRACE(planner + " with " + std::to_string(options.size()) + " options");
+  const Plan plan = f.plan(planner, options);
   const PlanShapeBound bound =
-      find_planner(planner, {}, "test").shape_bound(shape_of(f, options_yaml));
+      find_planner(planner, {}, "test").shape_bound(shape_of(f, planner, options));
   EXPECT_LE(static_cast<double>(plan.shards.size()), bound.max_shards);
   std::map<std::size_t, std::set<std::pair<std::uint64_t, std::uint64_t>>> blocks;
   std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t>, int> holders;
@@ -58,10 +58,10 @@ TEST(PlanShapeBound, HoldsForEveryRegisteredPlanner) {
   for (const PlannerInfo& info : planner_registry()) {
     expect_within_bound(f, info.name, options_for(info.name));
   }
-  expect_within_bound(f, "oper", "{threshold: 0.01}");
-  expect_within_bound(f, "table_wise", "{split_oversized: true}");  // cuts the two largest tables
-  expect_within_bound(f, "access_greedy", "{chunks_per_gpu: 64}");
-  expect_within_bound(f, "access_greedy", "{chunks_per_gpu: 4096, headroom: 0.5}");
+  expect_within_bound(f, "oper", {{"threshold", 0.01}});
+  expect_within_bound(f, "table_wise", {{"split_oversized", true}});  // cuts the two largest tables
+  expect_within_bound(f, "access_greedy", {{"chunks_per_gpu", 64}});
+  expect_within_bound(f, "access_greedy", {{"chunks_per_gpu", 4096}, {"headroom", 0.5}});
 }
 
 TEST(PlanShapeBound, AccessGreedyChunksFollowItsOptionsAndTheFreeMemory) {
@@ -71,18 +71,18 @@ TEST(PlanShapeBound, AccessGreedyChunksFollowItsOptionsAndTheFreeMemory) {
   in.table_bytes = 50e9;
   in.hbm_bytes_per_gpu = 80e9;
   in.base_bytes_per_gpu = 30e9;
-  const auto bound = [&](const std::string& options) {
-    in.options = YamlValue(YAML::Load(options), "test.yaml", "placement.options");
+  const auto bound = [&](const OptionValues& options) {
+    in.options = planner_options_of("access_greedy", options);
     return find_planner("access_greedy", {}, "test").shape_bound(in).max_shards;
   };
   // 10 + 16 x 100 + 2 x 16 x 50 / 50 + 10 = 1652.
-  EXPECT_DOUBLE_EQ(bound("{}"), 1652);
+  EXPECT_DOUBLE_EQ(bound({}), 1652);
   // headroom 0.25: 30 GB free, 2 x 64 x 50 / 30 more by memory.
-  EXPECT_DOUBLE_EQ(bound("{chunks_per_gpu: 64, headroom: 0.25}"),
+  EXPECT_DOUBLE_EQ(bound({{"chunks_per_gpu", 64}, {"headroom", 0.25}}),
                    10 + 6400 + 2 * 64 * 50.0 / 30 + 10);
   // No free memory: a chunk may be a row; the access-only bound of the largest chunks_per_gpu.
   in.base_bytes_per_gpu = 90e9;
-  EXPECT_DOUBLE_EQ(bound("{}"), 10 + 4096 * 100);
+  EXPECT_DOUBLE_EQ(bound({}), 10 + 4096 * 100);
 }
 
 TEST(PlanShapeBound, WorstCaseIsTheMostAnyPlanCanHold) {

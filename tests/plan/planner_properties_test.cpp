@@ -53,7 +53,7 @@ TEST(PlannerProperties, ValidWithinCapacityAndDeterministic) {
       const PlanFixture f(preset, 2, random_model(seed, 30), 32, true, layout);
       for (const std::string& name : planner_names()) {
         SCOPED_TRACE(name + " seed " + std::to_string(seed));
-        const std::string options = testing::options_for(name);
+        const OptionValues options = testing::options_for(name);
         Plan a;
         try {
           a = f.plan(name, options);
@@ -131,11 +131,7 @@ TEST(PlannerProperties, PlansFitWithTheBottomMlpOnOneGpu) {
       const auto make = [&](int bottom_gpu) {
         PlanningContext ctx = f.ctx();
         ctx.bottom_mlp_gpu = bottom_gpu;
-        const std::string options = testing::options_for(name);
-        const YAML::Node opts = options.empty() ? YAML::Node() : YAML::Load(options);
-        Plan p = find_planner(name, {}, "test")
-                     .make(YamlValue(opts, "test.yaml", "placement.options"))
-                     ->plan(ctx);
+        Plan p = make_planner(name, testing::options_for(name))->plan(ctx);
         p.bottom_mlp_gpu = 0;
         return p;
       };
@@ -170,9 +166,11 @@ TEST(PlannerProperties, EveryPlannerRejectsUnknownOptionsAndAcceptsHeadroom) {
   const PlanFixture f(testing::hand_preset(2), 1, testing::model_of({{100, 16}, {50, 8}}));
   for (const std::string& name : planner_names()) {
     SCOPED_TRACE(name);
-    EXPECT_THROW(f.plan(name, testing::options_for(name, "no_such_option: 1")), InputError);
-    EXPECT_NO_THROW(f.plan(name, testing::options_for(name, "headroom: 0.05")));
-    EXPECT_THROW(f.plan(name, testing::options_for(name, "headroom: -0.1")), InputError);
+    EXPECT_THROW(f.plan(name, testing::options_for(name, {{"no_such_option", 1}})),
+                 std::invalid_argument);
+    EXPECT_NO_THROW(f.plan(name, testing::options_for(name, {{"headroom", 0.05}})));
+    EXPECT_THROW(f.plan(name, testing::options_for(name, {{"headroom", -0.1}})),
+                 std::invalid_argument);
   }
 }
 

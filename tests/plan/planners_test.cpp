@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/memory.hpp"
@@ -31,7 +32,7 @@ DlrmModel model_with(std::vector<std::pair<std::uint64_t, std::uint32_t>> tables
 }
 
 Plan run_planner(const std::string& name, const Cluster& c, const DlrmModel& m, const Workload& w,
-                 const std::string& options_yaml = "") {
+                 OptionValues options = {}) {
   std::vector<std::uint64_t> rows;
   std::vector<double> pooling;
   for (const auto& t : m.tables) {
@@ -39,8 +40,7 @@ Plan run_planner(const std::string& name, const Cluster& c, const DlrmModel& m, 
     pooling.push_back(t.pooling.value);
   }
   const testing::UniformTrace trace(rows, pooling);
-  const YAML::Node opts = options_yaml.empty() ? YAML::Node() : YAML::Load(options_yaml);
-  const auto planner = find_planner(name, {}, "test").make(YamlValue(opts, "test", "options"));
+  const auto planner = make_planner(name, std::move(options));
   return planner->plan(PlanningContext{c, m, w, trace});
 }
 
@@ -80,9 +80,9 @@ TEST(TableWise, RejectsUnknownOptions) {
   const DlrmModel m = model_with({{100, 16}});
   Workload w;
   w.batch_per_gpu = 1;
-  EXPECT_THROW(run_planner("table_wise", c, m, w, "{costt: size}"), InputError);
-  EXPECT_THROW(run_planner("table_wise", c, m, w, "{cost: sizes}"), InputError);
-  EXPECT_NO_THROW(run_planner("table_wise", c, m, w, "{cost: size_lookup}"));
+  EXPECT_THROW(run_planner("table_wise", c, m, w, {{"costt", "size"}}), std::invalid_argument);
+  EXPECT_THROW(run_planner("table_wise", c, m, w, {{"cost", "sizes"}}), std::invalid_argument);
+  EXPECT_NO_THROW(run_planner("table_wise", c, m, w, {{"cost", "size_lookup"}}));
 }
 
 // split_oversized (docs/planners.md): a table above a GPU's even share of all tables' bytes is
@@ -103,7 +103,7 @@ TEST(TableWise, SplitOversizedCutsOnlyTheTableAboveTheShare) {
     EXPECT_NE(std::string(e.what()).find("table 't0'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("split_oversized: true"), std::string::npos) << e.what();
   }
-  const Plan p = run_planner("table_wise", c, m, w, "{split_oversized: true}");
+  const Plan p = run_planner("table_wise", c, m, w, {{"split_oversized", true}});
   validate_plan(p, c, m, "test");
   std::vector<Shard> big;
   for (const Shard& s : p.shards) {
@@ -126,12 +126,12 @@ TEST(TableWise, SplitOversizedCutsOnlyTheTableAboveTheShare) {
   for (const GpuMemory& g : plan_memory(p, c, m, w)) EXPECT_LE(g.total_bytes(), 600e3);
   // Tables at or below the share are never cut, with or without the option.
   const DlrmModel even = model_with({{1000, 16}, {1000, 16}, {1000, 16}});
-  const Plan whole = run_planner("table_wise", c, even, w, "{split_oversized: true}");
+  const Plan whole = run_planner("table_wise", c, even, w, {{"split_oversized", true}});
   EXPECT_EQ(whole.shards.size(), 3u);
   try {
-    (void)run_planner("table_wise", c, m, w, "{split_oversized: sometimes}");
+    (void)run_planner("table_wise", c, m, w, {{"split_oversized", "sometimes"}});
     ADD_FAILURE() << "a non-boolean split_oversized was accepted";
-  } catch (const InputError& e) {
+  } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("split_oversized"), std::string::npos) << e.what();
   }
 }

@@ -44,7 +44,7 @@ double table_bytes(const PlanFixture& f) {
 
 TEST(TwoDPlanner, RepeatsTheInnerPlanInEveryGroup) {
   const PlanFixture f = fixture();
-  const Plan p = f.valid_plan("two_d", "{groups: 2, inner: table_wise}");
+  const Plan p = f.valid_plan("two_d", {{"groups", 2}, {"inner", "table_wise"}});
   EXPECT_EQ(p.planner, "two_d");
   // Default layout peers_in_host: M = 2 divides 4 GPUs per host, so group 0 is GPUs 0, 1 of
   // each host and group 1 GPUs 2, 3.
@@ -81,14 +81,14 @@ TEST(TwoDPlanner, OneGroupIsExactlyTheInnerPlanner) {
   for (const char* inner : {"table_wise", "row_wise", "hybrid", "data_parallel"}) {
     SCOPED_TRACE(inner);
     const Plan a = f.valid_plan(inner);
-    const Plan b = f.valid_plan("two_d", std::string("{groups: 1, inner: ") + inner + "}");
+    const Plan b = f.valid_plan("two_d", {{"groups", 1}, {"inner", inner}});
     EXPECT_TRUE(b.groups.empty());
     ASSERT_EQ(a.shards.size(), b.shards.size());
     for (std::size_t i = 0; i < a.shards.size(); ++i) EXPECT_EQ(key(a.shards[i]), key(b.shards[i]));
     EXPECT_EQ(f.memory_bytes(a), f.memory_bytes(b));
   }
   // group_size: the number of GPUs instead.
-  const Plan c = f.valid_plan("two_d", "{group_size: 8, inner: table_wise}");
+  const Plan c = f.valid_plan("two_d", {{"group_size", 8}, {"inner", "table_wise"}});
   EXPECT_TRUE(c.groups.empty());
 }
 
@@ -107,7 +107,7 @@ TEST(TwoDPlanner, ReplicaMemoryOverheadIsSTimesMMinusOneOverT) {
   const double mp = mean_table_bytes(f.valid_plan("table_wise"));
   EXPECT_DOUBLE_EQ(mp, s / 8);
   for (int m : {2, 4, 8}) {
-    const Plan p = f.valid_plan("two_d", "{groups: " + std::to_string(m) + ", inner: table_wise}");
+    const Plan p = f.valid_plan("two_d", {{"groups", m}, {"inner", "table_wise"}});
     EXPECT_NEAR(mean_table_bytes(p) - mp, replica_memory_overhead_bytes(s, m, 8), 1e-3)
         << m << " groups";
   }
@@ -125,7 +125,7 @@ TEST(TwoDPlanner, LookupActivationsGrowWithTheGpusUnderModelParallelismAndWithTh
   };
   EXPECT_DOUBLE_EQ(table_activations(f.valid_plan("row_wise")), 8.0 * 8 * 64 * 288);
   for (int m : {2, 4}) {
-    const Plan p = f.valid_plan("two_d", "{groups: " + std::to_string(m) + ", inner: row_wise}");
+    const Plan p = f.valid_plan("two_d", {{"groups", m}, {"inner", "row_wise"}});
     EXPECT_DOUBLE_EQ(table_activations(p), 8.0 * (8 / m) * 64 * 288) << m << " groups";
   }
 }
@@ -139,10 +139,9 @@ TEST(TwoDPlanner, TouchedRowsSyncMovesTheExpectedDistinctRows) {
   const double distinct = 1e5 * -std::expm1(2048 * std::log1p(-1e-5));
   EXPECT_NEAR(distinct, 2027.18, 0.01);
   for (int k : {1, 3}) {
-    const Plan p = f.valid_plan("two_d",
-                                "{groups: 2, inner: table_wise, sync: touched_rows, "
-                                "sync_interval: " +
-                                    std::to_string(k) + "}");
+    const Plan p = f.valid_plan(
+        "two_d",
+        {{"groups", 2}, {"inner", "table_wise"}, {"sync", "touched_rows"}, {"sync_interval", k}});
     const PeerSyncs s =
         plan_peer_syncs(p, build_serving_map(p, f.cluster), f.model, f.workload, *f.trace, 8);
     EXPECT_EQ(s.sync.interval, k);
@@ -160,7 +159,8 @@ TEST(TwoDPlanner, TouchedRowsSyncMovesTheExpectedDistinctRows) {
     EXPECT_NEAR(bytes, 8 * rows * 140, 1e-6 * bytes) << k;
   }
   // Dense: every row, weights and moment (132 B), whatever the interval.
-  const Plan d = f.valid_plan("two_d", "{groups: 2, inner: table_wise, sync_interval: 5}");
+  const Plan d =
+      f.valid_plan("two_d", {{"groups", 2}, {"inner", "table_wise"}, {"sync_interval", 5}});
   const PeerSyncs s =
       plan_peer_syncs(d, build_serving_map(d, f.cluster), f.model, f.workload, *f.trace, 8);
   double bytes = 0;
@@ -175,7 +175,7 @@ TEST(TwoDPlanner, DataParallelInnerTablesSyncGradientsOverEveryReplica) {
   // Replicas inside a group are data-parallel: their gradients are AllReduced over all of
   // their GPUs before the update (no 2D peer sync for them).
   const PlanFixture f = fixture();
-  const Plan p = f.valid_plan("two_d", "{groups: 2, inner: data_parallel}");
+  const Plan p = f.valid_plan("two_d", {{"groups", 2}, {"inner", "data_parallel"}});
   const ServingMap serving = build_serving_map(p, f.cluster);
   for (std::size_t k = 0; k < serving.sets.size(); ++k) {
     EXPECT_EQ(serving.sets[k].shards.size(), 8u);
@@ -199,9 +199,9 @@ TEST(TwoDPlanner, DoesNotFitNamesAGroupGpu) {
   PlanFixture f(testing::hand_preset(4), 2,
                 model_of(std::vector<testing::TableSpec>(8, testing::TableSpec{115000000, 32, 1})),
                 16);
-  EXPECT_NO_THROW(f.valid_plan("two_d", "{groups: 1, inner: table_wise}"));
+  EXPECT_NO_THROW(f.valid_plan("two_d", {{"groups", 1}, {"inner", "table_wise"}}));
   try {
-    f.plan("two_d", "{groups: 4, inner: table_wise}");
+    f.plan("two_d", {{"groups", 4}, {"inner", "table_wise"}});
     FAIL();
   } catch (const DoesNotFitError& e) {
     EXPECT_GE(e.gpu(), 0);
@@ -210,9 +210,11 @@ TEST(TwoDPlanner, DoesNotFitNamesAGroupGpu) {
   }
 }
 
+// What only the planner can check (the schema's checks, with the errors a user sees:
+// tests/io/planner_options_reader_test.cpp).
 TEST(TwoDPlanner, BadOptionsAreInputErrors) {
   const PlanFixture f = fixture();
-  auto error = [&](const std::string& options) -> std::string {
+  auto error = [&](const OptionValues& options) -> std::string {
     try {
       f.plan("two_d", options);
     } catch (const InputError& e) {
@@ -223,42 +225,23 @@ TEST(TwoDPlanner, BadOptionsAreInputErrors) {
   auto has = [](const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
   };
-  EXPECT_TRUE(has(error(""), "needs `groups` or `group_size`"));
-  EXPECT_TRUE(has(error("{groups: 3}"), "8 GPUs cannot be split into 3 groups"));
-  EXPECT_TRUE(has(error("{groups: 3}"), "1, 2, 4, 8"));
-  EXPECT_TRUE(has(error("{group_size: 3}"), "does not divide"));
-  EXPECT_TRUE(has(error("{groups: 2, group_size: 4}"), "not both"));
-  EXPECT_TRUE(has(error("{groups: 2, inner: two_d}"), "its own inner planner"));
-  EXPECT_TRUE(has(error("{groups: 2, inner: table_wsie}"), "did you mean 'table_wise'"));
-  EXPECT_TRUE(has(error("{groups: 2, inner: table_wise, inner_options: {split: rank}}"),
-                  "unknown planner option"));
-  EXPECT_TRUE(has(error("{groups: 2, sync: sparse}"), "touched_rows"));
-  EXPECT_TRUE(has(error("{groups: 2, sync_interval: 0}"), "sync_interval"));
-  EXPECT_TRUE(has(error("{groups: 2, layout: strided}"), "peers_in_host"));
-  EXPECT_TRUE(
-      has(error("{groups: 2, headroom: 0.1, inner_options: {headroom: 0.2}}"), "given twice"));
-  EXPECT_TRUE(has(error("{groups: 2, grups: 2}"), "did you mean 'groups'"));
+  EXPECT_TRUE(has(error({}), "needs `groups` or `group_size`"));
+  EXPECT_TRUE(has(error({{"groups", 3}}), "8 GPUs cannot be split into 3 groups"));
+  EXPECT_TRUE(has(error({{"groups", 3}}), "1, 2, 4, 8"));
+  EXPECT_TRUE(has(error({{"group_size", 3}}), "does not divide"));
+  EXPECT_TRUE(has(error({{"groups", 2}, {"group_size", 4}}), "not both"));
+  EXPECT_TRUE(has(error({{"groups", 2}, {"inner", "two_d"}}), "its own inner planner"));
+  EXPECT_TRUE(has(error({{"groups", 2}, {"inner", "table_wsie"}}), "did you mean 'table_wise'"));
+  EXPECT_TRUE(has(error({{"groups", 2}, {"sync_interval", 2000000}}), "at most 1000000"));
+  EXPECT_TRUE(has(error({{"groups", 2},
+                         {"headroom", 0.1},
+                         {"inner_options", planner_options_of("hybrid", {{"headroom", 0.2}})}}),
+                  "given twice"));
+  EXPECT_THROW(f.plan("two_d", {{"groups", 2}, {"sync", "sparse"}}), std::invalid_argument);
+  EXPECT_THROW(f.plan("two_d", {{"groups", 2}, {"sync_interval", 0}}), std::invalid_argument);
+  EXPECT_THROW(f.plan("two_d", {{"groups", 2}, {"grups", 2}}), std::invalid_argument);
   // headroom beside the groups goes to the inner planner.
-  EXPECT_NO_THROW(f.plan("two_d", "{groups: 2, headroom: 0.2, inner: table_wise}"));
-}
-
-}  // namespace
-}  // namespace shardsim::two_d_planner_test
-
-namespace shardsim::two_d_planner_test {
-namespace {
-
-// Making the planner twice from one options document (as `baseline --seeds 2` does for each
-// seed) works: moving `headroom` to the inner planner leaves the scenario's inner_options as
-// written.
-TEST(TwoDPlannerOptions, HeadroomLeavesTheScenariosInnerOptionsUnchanged) {
-  const YamlValue options(
-      YAML::Load("{groups: 2, inner: table_wise, headroom: 0.1, inner_options: {}}"), "s.yaml",
-      "placement.options");
-  const PlannerInfo& info = find_planner("two_d", {}, "test");
-  EXPECT_NO_THROW((void)info.make(options));
-  EXPECT_NO_THROW((void)info.make(options));
-  EXPECT_EQ(options.get("inner_options").keys().size(), 0u);
+  EXPECT_NO_THROW(f.plan("two_d", {{"groups", 2}, {"headroom", 0.2}, {"inner", "table_wise"}}));
 }
 
 }  // namespace

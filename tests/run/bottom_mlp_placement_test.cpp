@@ -149,9 +149,7 @@ TEST(BottomMlpPlacementScenario, TheNvidiaDlrmPlannerMakesTheValidationPlanFile)
   const Cluster cluster(sc.cluster.preset, sc.cluster.nodes);
   const auto trace = make_trace_source(sc.model, sc.workload);
   const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost};
-  const Plan made = find_planner("nvidia_dlrm", {}, "test")
-                        .make(YamlValue::absent("test", "placement.options"))
-                        ->plan(ctx);
+  const Plan made = make_planner("nvidia_dlrm")->plan(ctx);
   const Plan file =
       read_plan_file(dir + "nvidia-dlrm-t3-8gpu-pytorch.plan.yaml", sc.model, cluster);
   EXPECT_EQ(made.bottom_mlp_gpu, 0);

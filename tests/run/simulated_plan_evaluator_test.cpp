@@ -52,9 +52,7 @@ TEST(SimulatedPlanEvaluator, GivesTheMeanIterationTimeRunReports) {
   const auto trace = make_trace_source(sc.model, sc.workload);
   const SimulatedPlanEvaluator evaluator(cluster, sc, *trace);
   const PlanningContext ctx{cluster, sc.model, sc.workload, *trace, &sc.cost, &evaluator};
-  const Plan plan = find_planner("table_wise", {}, "test")
-                        .make(YamlValue::absent("test", "placement.options"))
-                        ->plan(ctx);
+  const Plan plan = make_planner("table_wise")->plan(ctx);
   EXPECT_DOUBLE_EQ(evaluator.iteration_s(plan), mean);
 }
 

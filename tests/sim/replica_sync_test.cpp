@@ -14,10 +14,8 @@
 namespace shardsim {
 namespace {
 
-Plan two_d(const PlanningContext& ctx, const std::string& options) {
-  return find_planner("two_d", {}, "test")
-      .make(YamlValue(YAML::Load(options), "test", "options"))
-      ->plan(ctx);
+Plan two_d(const PlanningContext& ctx, OptionValues options) {
+  return make_planner("two_d", std::move(options))->plan(ctx);
 }
 
 using testing::SyncCase;  // support/sync_case.hpp
@@ -68,7 +66,7 @@ TEST(PeerSync, PeersOnOneHostSyncAtNvlinkSpeedAsEq1Says) {
   // 2(M-1)/M · b = 520 MB over the 100 GB/s NVSwitch link: 5.2 ms.
   // Eq. 1: 2 S (M-1) / (T B) = 2 x 1.04 GB x 1 / (4 x 100 GB/s) = 5.2 ms.
   SyncCase c;
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
   EXPECT_EQ(p.groups, (std::vector<std::vector<int>>{{0, 2}, {1, 3}}));
   const SimulationResult r = simulate(c.inputs(p));
   EXPECT_NEAR(sync_duration_s(r), 5.2e-3, 1e-12);
@@ -79,13 +77,13 @@ TEST(PeerSync, PeersOnDifferentHostsSyncAtNicSpeed) {
   // contiguous: group 0 = host 0, group 1 = host 1; peers (0, 2) and (1, 3) cross the 10 GB/s
   // NICs: 520 MB / 10 GB/s = 52 ms, Eq. 1 with B_sync = 10 GB/s: 2 x 1.04e9 / (4 x 10e9).
   SyncCase c;
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise, layout: contiguous}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}, {"layout", "contiguous"}});
   EXPECT_EQ(p.groups, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
   const SimulationResult r = simulate(c.inputs(p));
   EXPECT_NEAR(sync_duration_s(r), 52e-3, 1e-12);
   EXPECT_NEAR(replica_sync_eq1_s(4 * 260e6, 2, 4, 10e9), 52e-3, 1e-15);
   // 10x slower than on NVLink: the iteration is longer by the difference.
-  const Plan q = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
+  const Plan q = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
   const SimulationResult rq = simulate(c.inputs(q));
   EXPECT_GT(iteration_times(r).back(), iteration_times(rq).back() + 40e-3);
 }
@@ -93,7 +91,7 @@ TEST(PeerSync, PeersOnDifferentHostsSyncAtNicSpeed) {
 TEST(PeerSync, SyncFollowsEveryPeersUpdateAndThePeersWaitForIt) {
   SyncCase c;
   c.options.link_sharing = "aggregated";
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
   const SimulationResult r = simulate(c.inputs(p));
   const auto& tasks = r.graph.tasks;
   const auto& spans = r.timeline.spans;
@@ -123,8 +121,9 @@ TEST(PeerSync, SyncIntervalSyncsEveryKIterations) {
   // the sync follows iterations 1 and 3 (0-based), so the iterations alternate short and long
   // and the mean is the k = 1 mean less half a sync.
   SyncCase c;
-  const Plan every = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
-  const Plan second = two_d(c.ctx(), "{groups: 2, inner: table_wise, sync_interval: 2}");
+  const Plan every = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
+  const Plan second =
+      two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}, {"sync_interval", 2}});
   const SimulationResult r1 = simulate(c.inputs(every));
   const SimulationResult r2 = simulate(c.inputs(second));
   // Two peer sets (one per host), one AllReduce each: 2 member tasks each.
@@ -147,7 +146,7 @@ TEST(PeerSync, AlltoAllStaysInsideEachGroup) {
   // Each group serves only its own GPUs' lookups: no pooled-embedding byte crosses groups, and
   // each AlltoAll collective has exactly one group's GPUs.
   SyncCase c;
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
   const IterationBuilder b(c.inputs(p));
   std::vector<int> group_of(4);
   for (int m = 0; m < 2; ++m) {
@@ -178,7 +177,7 @@ TEST(PeerSync, AlltoAllStaysInsideEachGroup) {
 TEST(PeerSync, InferenceHasNoSync) {
   SyncCase c;
   c.wl.mode = Mode::inference;
-  const Plan p = two_d(c.ctx(), "{groups: 2, inner: table_wise}");
+  const Plan p = two_d(c.ctx(), {{"groups", 2}, {"inner", "table_wise"}});
   const SimulationResult r = simulate(c.inputs(p));
   for (const auto& [i, n] : sync_tasks_by_iteration(r)) EXPECT_EQ(n, 0) << i;
 }

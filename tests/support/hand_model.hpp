@@ -33,9 +33,7 @@ inline DlrmModel hand_model(std::size_t tables, std::uint64_t rows, std::uint32_
 
 // The plan of a registered planner with no options.
 inline Plan plan_with(const std::string& planner, const PlanningContext& ctx) {
-  return find_planner(planner, {}, "test")
-      .make(YamlValue(YAML::Node(), "test", "options"))
-      ->plan(ctx);
+  return make_planner(planner)->plan(ctx);
 }
 
 }  // namespace shardsim::testing

@@ -3,10 +3,10 @@
 // resource guard (io/resource_estimate.cpp) can size a run before any plan is made. Each planner
 // declares its own in its PlannerInfo (plan/planner.hpp); tests/plan/plan_shape_bound_test.cpp
 // checks every registered planner's bound against the plans it actually makes.
-#include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
+#include "shardsim/plan/planner_options.hpp"
 
 namespace shardsim {
 
@@ -21,8 +21,8 @@ struct PlanShapeInput {
   double table_bytes = 0;
   double hbm_bytes_per_gpu = 0;
   double base_bytes_per_gpu = 0;
-  // The planner's own options (run/planner_options.hpp); null when none were given.
-  YamlValue options = YamlValue::absent("", "placement.options");
+  // The planner's options (run/planner_options.hpp), of its schema; a bound reads only them.
+  PlannerOptions options;
 };
 
 struct PlanShapeBound {

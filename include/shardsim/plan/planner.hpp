@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/model/dlrm_model.hpp"
@@ -14,6 +13,7 @@
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/plan_evaluator.hpp"
 #include "shardsim/plan/plan_shape_bound.hpp"
+#include "shardsim/plan/planner_options.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
 namespace shardsim {
@@ -65,9 +65,11 @@ class Planner {
 struct PlannerInfo {
   std::string name;
   std::string summary;
-  // Builds the planner from `placement.options` (validated; unknown keys are errors). The
-  // options node may be null (no options given).
-  std::function<std::unique_ptr<Planner>(const YamlValue& options)> make;
+  // Its options (plan/planner_options.hpp; planner_schema adds the common ones).
+  OptionSchema options;
+  // Builds the planner from options of that schema; what only the planner can check (an option
+  // against another) is an InputError at the option.
+  std::function<std::unique_ptr<Planner>(const PlannerOptions& options)> make;
   // Bounds on the plans it makes, for the resource guard (plan/plan_shape_bound.hpp).
   std::function<PlanShapeBound(const PlanShapeInput& in)> shape_bound = worst_case_shape;
   // Whether it balances 2D's replica sync when two_d hands it a PlanningContext::peer_sync
@@ -80,5 +82,11 @@ std::vector<std::string> planner_names();
 // An unknown name is an InputError with a "did you mean" at `where`.
 const PlannerInfo& find_planner(const std::string& name, const SourceLocation& where,
                                 const std::string& key);
+
+// A planner made in code (a planner that runs another, tests, benchmarks) from typed values:
+// {{"groups", 2}, {"inner", "table_wise"}}. A value its schema does not take is a
+// std::invalid_argument; input is read by io/planner_options_reader.hpp.
+PlannerOptions planner_options_of(const std::string& name, OptionValues values = {});
+std::unique_ptr<Planner> make_planner(const std::string& name, OptionValues values = {});
 
 }  // namespace shardsim

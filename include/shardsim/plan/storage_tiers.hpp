@@ -21,9 +21,9 @@ struct StorageTierOptions {
   CachePolicy policy = CachePolicy::lru;  // `cache_policy`: FBGEMM's default algorithm
 };
 
-// The option keys a planner that calls choose_table_storage accepts, and their reading.
-std::vector<std::string> storage_tier_option_keys();
-StorageTierOptions read_storage_tier_options(const PlannerOptions& options);
+// The options a planner that calls choose_table_storage declares, and their values.
+std::vector<OptionSpec> storage_tier_option_specs();
+StorageTierOptions storage_tier_options_of(const PlannerOptions& options);
 
 // Per table: its storage. All HBM when the model fits (or the options or the preset allow no
 // host tables). Otherwise the coldest tables (expected lookups per stored byte, ascending; ties

@@ -14,8 +14,10 @@ namespace shardsim {
 enum class TableCost { lookup, size, dim, size_lookup, estimated };
 std::string to_string(TableCost c);
 
-// The `cost` option (one of lookup, size, dim, size_lookup, estimated).
-TableCost read_table_cost(const PlannerOptions& options, TableCost default_cost);
+// The `cost` option (one of lookup, size, dim, size_lookup, estimated; default lookup), and its
+// value in options that declare it.
+OptionSpec table_cost_option();
+TableCost table_cost_of(const PlannerOptions& options);
 
 // The costs of one plan's tables, by one of the functions above:
 //   size        = rows x dim

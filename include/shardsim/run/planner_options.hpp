@@ -5,6 +5,7 @@
 
 #include "shardsim/core/yaml_reader.hpp"
 #include "shardsim/io/scenario.hpp"
+#include "shardsim/plan/planner_options.hpp"
 
 namespace shardsim {
 
@@ -16,6 +17,10 @@ namespace shardsim {
 // - Otherwise they are one set of options for the listed planner(s): a listed `name` gets them
 //   all; a planner that is not listed (`shardsim plan --planner NAME`) runs without them, with
 //   a warning, since they were written for another planner.
-YamlValue planner_options(const PlacementSpec& placement, const std::string& name);
+YamlValue planner_options_yaml(const PlacementSpec& placement, const std::string& name);
+
+// Those options read against the schema of planner `name` (io/planner_options_reader.hpp): what
+// its factory (PlannerInfo::make) and shape bound take.
+PlannerOptions planner_options(const PlacementSpec& placement, const std::string& name);
 
 }  // namespace shardsim

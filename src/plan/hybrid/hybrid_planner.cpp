@@ -38,6 +38,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <stdexcept>
 
@@ -252,12 +253,12 @@ Plan HybridPlanner::partition(const PlanningContext& ctx, std::span<const ShardS
 // The last resort near capacity: memory_greedy's packing (rows laid end to end, cut at equal
 // bytes per GPU), with this planner's headroom.
 Plan HybridPlanner::packed(const PlanningContext& ctx) const {
-  YAML::Node options;
-  options["headroom"] = o_.headroom;
-  options["host_tables"] = o_.tiers.allow_host ? "auto" : "never";
-  options["cache_fraction"] = o_.tiers.cache_fraction;
-  options["cache_policy"] = to_string(o_.tiers.policy);
-  Plan plan = make_memory_greedy_planner(YamlValue(options, "hybrid", "options"))->plan(ctx);
+  Plan plan =
+      make_planner("memory_greedy", {{"headroom", o_.headroom},
+                                     {"host_tables", o_.tiers.allow_host ? "auto" : "never"},
+                                     {"cache_fraction", o_.tiers.cache_fraction},
+                                     {"cache_policy", to_string(o_.tiers.policy)}})
+          ->plan(ctx);
   plan.planner = name();
   return plan;
 }
@@ -301,26 +302,26 @@ Plan HybridPlanner::plan(const PlanningContext& ctx) const {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_hybrid_planner(const YamlValue& options) {
-  std::vector<std::string> keys = {"schemes", "dp_memory_fraction", "pack_fallback"};
-  for (std::string& k : storage_tier_option_keys()) keys.push_back(std::move(k));
-  const PlannerOptions opts(options, std::move(keys));
+OptionSchema hybrid_planner_options() {
+  std::vector<OptionSpec> own = {
+      OptionSpec::choice_list("schemes", {std::begin(kSchemeNames), std::end(kSchemeNames)},
+                              "the schemes enumerated per table"),
+      OptionSpec::number("dp_memory_fraction", 0.0, 1.0, 0.02,
+                         "DP only for tables whose replica takes at most this share of a GPU"),
+      OptionSpec::boolean("pack_fallback", true, "memory_greedy's packing near capacity")};
+  for (OptionSpec& s : storage_tier_option_specs()) own.push_back(std::move(s));
+  return planner_schema(std::move(own), 0.1);
+}
+
+std::unique_ptr<Planner> make_hybrid_planner(const PlannerOptions& options) {
   HybridOptions o;
-  o.tiers = read_storage_tier_options(opts);
-  o.headroom = opts.headroom(0.1);
-  o.dp_memory_fraction = opts.number_in("dp_memory_fraction", 0.0, 1.0, 0.02);
-  if (auto v = opts.find("pack_fallback")) o.pack_fallback = v->as_bool();
-  if (auto s = opts.find("schemes")) {
-    s->expect_sequence();
-    if (s->size() == 0) throw s->error("the list of schemes is empty", "name at least one");
-    for (bool& a : o.allowed) a = false;
-    for (const YamlValue& v : s->elements()) {
-      const std::string name =
-          v.as_choice({"table_wise", "column_wise", "table_row_wise", "row_wise", "data_parallel"});
-      for (int i = 0; i < kNumSchemes; ++i) {
-        if (name == kSchemeNames[i]) o.allowed[i] = true;
-      }
-    }
+  o.tiers = storage_tier_options_of(options);
+  o.headroom = options.number("headroom");
+  o.dp_memory_fraction = options.number("dp_memory_fraction");
+  o.pack_fallback = options.boolean("pack_fallback");
+  const OptionList& schemes = options.list("schemes");
+  for (int i = 0; i < kNumSchemes; ++i) {
+    o.allowed[i] = std::find(schemes.begin(), schemes.end(), kSchemeNames[i]) != schemes.end();
   }
   return std::make_unique<HybridPlanner>(o);
 }

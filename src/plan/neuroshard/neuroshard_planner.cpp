@@ -230,41 +230,54 @@ class NeuroShardPlanner final : public Planner {
 
 }  // namespace neuroshard
 
-std::unique_ptr<Planner> make_neuroshard_planner(const YamlValue& options) {
-  const PlannerOptions opts(
-      options, {"candidates", "beam_width", "steps", "grid_steps", "grid_start", "grid_end",
-                "backend", "cache", "time_budget_s"});
+// The paper's online-search settings (§4 "Implementation details", App. F): N=10, K=3, L=10,
+// M=11; the grid from the mean device dim to 1.5x it (§3.3).
+OptionSchema neuroshard_planner_options() {
+  const auto count = [](const char* name, OptionKind kind, std::uint64_t d, const char* doc) {
+    return OptionSpec::integer(name, kind, d, doc);
+  };
+  return planner_schema(
+      {count("candidates", OptionKind::positive_int, 10, "N, sub-tables considered per step"),
+       count("beam_width", OptionKind::positive_int, 3, "K, plans kept"),
+       count("steps", OptionKind::nonnegative_int, 10, "L, beam steps (0: no beam search)"),
+       count("grid_steps", OptionKind::nonnegative_int, 11, "M, max-dim values of the grid"),
+       OptionSpec::number("grid_start", 0.01, 100, 1.0, "the grid's start x the mean device dim"),
+       OptionSpec::number("grid_end", 0.01, 100, 1.5, "the grid's end x the mean device dim"),
+       OptionSpec::choice("backend", {"analytic", "simulation"}, "analytic",
+                          "the embedding cost f(c, t)"),
+       OptionSpec::boolean("cache", true, "the life-long cache of computation costs"),
+       OptionSpec::number("time_budget_s", 1e-3, 1e6, std::nullopt,
+                          "stop the search and keep the best plan so far")},
+      0.0);
+}
+
+std::unique_ptr<Planner> make_neuroshard_planner(const PlannerOptions& options) {
   neuroshard::NeuroShardOptions o;
-  // The paper's online-search settings (§4 "Implementation details", App. F): N=10, K=3, L=10,
-  // M=11; the grid from the mean device dim to 1.5x it (§3.3).
-  o.beam.candidates = static_cast<int>(opts.positive_int("candidates", 10));
-  o.beam.beam_width = static_cast<int>(opts.positive_int("beam_width", 3));
-  o.beam.steps = static_cast<int>(opts.nonnegative_int("steps", 10));
-  o.beam.grid.steps = static_cast<int>(opts.nonnegative_int("grid_steps", 11));
-  o.beam.grid.start = opts.number_in("grid_start", 0.01, 100, 1.0);
-  o.beam.grid.end = opts.number_in("grid_end", 0.01, 100, 1.5);
+  o.beam.candidates = static_cast<int>(options.integer("candidates"));
+  o.beam.beam_width = static_cast<int>(options.integer("beam_width"));
+  o.beam.steps = static_cast<int>(options.integer("steps"));
+  o.beam.grid.steps = static_cast<int>(options.integer("grid_steps"));
+  o.beam.grid.start = options.number("grid_start");
+  o.beam.grid.end = options.number("grid_end");
   if (o.beam.grid.end < o.beam.grid.start) {
-    throw opts.find("grid_end")
-        ->error(fmt::format("grid_end ({}) is below grid_start ({})", o.beam.grid.end,
-                            o.beam.grid.start),
-                "the grid runs from grid_start to grid_end times the mean device dim (1.0 to 1.5)");
+    throw options.error(
+        "grid_end",
+        fmt::format("grid_end ({}) is below grid_start ({})", o.beam.grid.end, o.beam.grid.start),
+        "the grid runs from grid_start to grid_end times the mean device dim (1.0 to 1.5)");
   }
   constexpr std::uint64_t kMaxSearch = 1000;
   for (const char* key : {"candidates", "beam_width", "steps", "grid_steps"}) {
-    if (opts.nonnegative_int(key, 0) > kMaxSearch) {
-      throw opts.find(key)->error(fmt::format("{} above {}", key, kMaxSearch),
-                                  "the paper uses N=10, K=3, L=10, M=11");
+    if (options.integer(key) > kMaxSearch) {
+      throw options.error(key, fmt::format("{} above {}", key, kMaxSearch),
+                          "the paper uses N=10, K=3, L=10, M=11");
     }
   }
-  const std::string backend = opts.choice("backend", {"analytic", "simulation"}, "analytic");
-  o.backend =
-      backend == "simulation" ? neuroshard::Backend::simulation : neuroshard::Backend::analytic;
-  if (auto v = opts.find("backend")) o.backend_where = v->location();
-  if (auto v = opts.find("cache")) o.cache = v->as_bool();
-  if (opts.has("time_budget_s")) {
-    o.time_budget_s = opts.number_in("time_budget_s", 1e-3, 1e6, 1.0);
-  }
-  o.headroom = opts.headroom(0);
+  o.backend = options.text("backend") == "simulation" ? neuroshard::Backend::simulation
+                                                      : neuroshard::Backend::analytic;
+  if (options.has("backend")) o.backend_where = options.location_of("backend");
+  o.cache = options.boolean("cache");
+  if (options.has("time_budget_s")) o.time_budget_s = options.number("time_budget_s");
+  o.headroom = options.number("headroom");
   return std::make_unique<neuroshard::NeuroShardPlanner>(std::move(o));
 }
 

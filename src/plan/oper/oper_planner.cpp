@@ -251,44 +251,45 @@ OperResult oper_plan_detailed(const PlanningContext& ctx, const OperOptions& o) 
 // default: about 2/threshold + T partitions (docs/planners.md, "oper"), each possibly copied to
 // every GPU in training (Eq. 4-5).
 PlanShapeBound oper_shape_bound(const PlanShapeInput& in) {
-  double threshold = oper::OperOptions{}.threshold;
-  if (in.options.is_map()) {
-    if (auto v = in.options.find("threshold"); v && v->is_scalar()) {
-      try {
-        const double th = v->as_double();
-        if (th > 0 && th <= 1) threshold = th;
-      } catch (const InputError&) {  // not a number: the planner reports it
-      }
-    }
-  }
+  double threshold = in.options.number("threshold");
+  if (!(threshold > 0)) threshold = oper::OperOptions{}.threshold;  // 0: the planner refuses it
   const double partitions = 2.0 / threshold + in.tables;  // one table may hold most of them
   return {partitions * in.gpus, partitions, true};
 }
 
-std::unique_ptr<Planner> make_oper_planner(const YamlValue& options) {
-  const PlannerOptions opts(
-      options, {"threshold", "extra_memory_ratio", "balance_target", "mode", "duplicate"});
+OptionSchema oper_planner_options() {
+  const oper::OperOptions d;
+  return planner_schema(
+      {OptionSpec::number("threshold", 0.0, 1.0, d.threshold,
+                          "the largest share of lookups and footprint one partition holds (> 0)"),
+       OptionSpec::number("extra_memory_ratio", 0.0, 10.0, d.extra_memory_ratio,
+                          "the share of the tables' footprint replicas may take"),
+       OptionSpec::number("balance_target", 0.0, 1.0, d.balance_target,
+                          "halve the threshold until the degree of balance reaches it"),
+       OptionSpec::choice("mode", {"training", "inference"}, std::nullopt,
+                          "which data parallelism (default: the workload's mode)"),
+       OptionSpec::choice("duplicate", {"partitions", "hot_rows"}, "partitions",
+                          "training: copy whole partitions or only their hot rows")},
+      0.0);
+}
+
+std::unique_ptr<Planner> make_oper_planner(const PlannerOptions& options) {
   oper::OperOptions o;
-  o.threshold = opts.number_in("threshold", 0.0, 1.0, o.threshold);
+  o.threshold = options.number("threshold");
   if (!(o.threshold > 0)) {
-    throw opts.find("threshold")
-        ->error("the partitioning threshold must be above 0",
-                "a fraction of the total access and footprint, e.g. 0.001 (0.1%, OPER §6.1)");
+    throw options.error(
+        "threshold", "the partitioning threshold must be above 0",
+        "a fraction of the total access and footprint, e.g. 0.001 (0.1%, OPER §6.1)");
   }
-  o.extra_memory_ratio = opts.number_in("extra_memory_ratio", 0.0, 10.0, o.extra_memory_ratio);
-  o.balance_target = opts.number_in("balance_target", 0.0, 1.0, o.balance_target);
-  if (opts.has("mode")) {
-    o.mode = opts.choice("mode", {"training", "inference"}, "training") == "inference"
-                 ? Mode::inference
-                 : Mode::training;
+  o.extra_memory_ratio = options.number("extra_memory_ratio");
+  o.balance_target = options.number("balance_target");
+  if (options.has("mode")) {
+    o.mode = options.text("mode") == "inference" ? Mode::inference : Mode::training;
   }
-  if (opts.has("duplicate")) {
-    o.duplicate = opts.choice("duplicate", {"partitions", "hot_rows"}, "partitions") == "hot_rows"
-                      ? oper::DuplicationUnit::hot_rows
-                      : oper::DuplicationUnit::partitions;
-  }
-  o.headroom = opts.headroom(0);
-  o.communication = opts.lookup_comm().value_or(LookupComm::one_sided);
+  o.duplicate = options.text("duplicate") == "hot_rows" ? oper::DuplicationUnit::hot_rows
+                                                        : oper::DuplicationUnit::partitions;
+  o.headroom = options.number("headroom");
+  o.communication = options.lookup_comm().value_or(LookupComm::one_sided);
   return std::make_unique<oper::OperPlanner>(o);
 }
 

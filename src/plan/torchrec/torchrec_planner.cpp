@@ -351,65 +351,68 @@ class TorchrecPlanner final : public Planner {
 
 }  // namespace torchrec
 
-std::unique_ptr<Planner> make_torchrec_planner(const YamlValue& options) {
-  const PlannerOptions opts(
-      options, {"sharding_types", "batch_size", "hbm_GiBps", "intra_host_GiBps", "inter_host_GiBps",
-                "hbm_to_ddr_GiBps", "host_tables", "cache_load_factor", "torchrec_version"});
+OptionSchema torchrec_planner_options() {
+  constexpr double kGiB = 1073741824.0;
+  const torchrec::Params d;
+  std::vector<std::string> types;
+  for (torchrec::ShardingType t : torchrec::kAllShardingTypes)
+    types.push_back(torchrec::to_string(t));
+  const auto bandwidth = [&](const char* name, std::optional<double> default_GiBps,
+                             const char* doc) {
+    return OptionSpec::number(name, 1e-3, 1e6, default_GiBps, doc);
+  };
+  return planner_schema(
+      {OptionSpec::choice_list("sharding_types", types, "the sharding types enumerated"),
+       OptionSpec::integer("batch_size", OptionKind::positive_int, std::nullopt,
+                           "TorchRec's batch (default: the scenario's batch_per_gpu)"),
+       bandwidth("hbm_GiBps", d.hbm_Bps / kGiB, "HBM_MEM_BW of its estimates"),
+       bandwidth("intra_host_GiBps", d.intra_host_Bps / kGiB, "INTRA_NODE_BANDWIDTH"),
+       bandwidth("inter_host_GiBps", d.inter_host_Bps / kGiB, "CROSS_NODE_BANDWIDTH"),
+       bandwidth("hbm_to_ddr_GiBps", std::nullopt,
+                 "Topology.hbm_to_ddr_mem_bw (default: the preset's host link, else 32)"),
+       OptionSpec::choice("host_tables", {"auto", "always", "never"}, "auto",
+                          "when its UVM kernels are proposed"),
+       OptionSpec::number("cache_load_factor", 0.001, 0.999, d.cache_load_factor,
+                          "the UVM-caching kernel's cached fraction of rows"),
+       OptionSpec::choice("torchrec_version", {"v0_3_2", "current"}, "current",
+                          "the TorchRec followed")},
+      0.15);  // HeuristicalStorageReservation's percentage (storage_reservations.py)
+}
+
+std::unique_ptr<Planner> make_torchrec_planner(const PlannerOptions& options) {
   torchrec::TorchrecOptions o;
   // Which TorchRec to follow (docs/planners.md, "torchrec"): the 2025 commit, or v0.3.2.
-  const std::string version = opts.choice("torchrec_version", {"v0_3_2", "current"}, "current");
-  o.params.version = version == "v0_3_2" ? torchrec::Version::v0_3_2 : torchrec::Version::current;
-  // HeuristicalStorageReservation's percentage (storage_reservations.py): 15% by default.
-  o.reserved_fraction = opts.headroom(0.15);
-  if (opts.has("batch_size")) {
-    o.batch_size = static_cast<double>(opts.positive_int("batch_size", 512));
-  }
+  o.params.version = options.text("torchrec_version") == "v0_3_2" ? torchrec::Version::v0_3_2
+                                                                  : torchrec::Version::current;
+  o.reserved_fraction = options.number("headroom");
+  if (options.has("batch_size")) o.batch_size = static_cast<double>(options.integer("batch_size"));
   constexpr double kGiB = 1073741824.0;
-  o.params.hbm_Bps = opts.number_in("hbm_GiBps", 1e-3, 1e6, o.params.hbm_Bps / kGiB) * kGiB;
-  o.params.intra_host_Bps =
-      opts.number_in("intra_host_GiBps", 1e-3, 1e6, o.params.intra_host_Bps / kGiB) * kGiB;
-  o.params.inter_host_Bps =
-      opts.number_in("inter_host_GiBps", 1e-3, 1e6, o.params.inter_host_Bps / kGiB) * kGiB;
-  if (opts.has("hbm_to_ddr_GiBps") && o.params.version == torchrec::Version::v0_3_2) {
-    throw opts.find("hbm_to_ddr_GiBps")
-        ->error("TorchRec v0.3.2 has no HBM-to-DDR bandwidth (torchrec_version: v0_3_2)",
-                "its UVM kernels read host memory at DDR_MEM_BW (51 GiB/s); drop "
-                "hbm_to_ddr_GiBps or use torchrec_version: current");
+  o.params.hbm_Bps = options.number("hbm_GiBps") * kGiB;
+  o.params.intra_host_Bps = options.number("intra_host_GiBps") * kGiB;
+  o.params.inter_host_Bps = options.number("inter_host_GiBps") * kGiB;
+  if (options.has("hbm_to_ddr_GiBps") && o.params.version == torchrec::Version::v0_3_2) {
+    throw options.error("hbm_to_ddr_GiBps",
+                        "TorchRec v0.3.2 has no HBM-to-DDR bandwidth (torchrec_version: v0_3_2)",
+                        "its UVM kernels read host memory at DDR_MEM_BW (51 GiB/s); drop "
+                        "hbm_to_ddr_GiBps or use torchrec_version: current");
   }
-  if (opts.has("hbm_to_ddr_GiBps")) {
-    o.hbm_to_ddr_Bps = opts.number_in("hbm_to_ddr_GiBps", 1e-3, 1e6, 32.0) * kGiB;
+  if (options.has("hbm_to_ddr_GiBps")) {
+    o.hbm_to_ddr_Bps = options.number("hbm_to_ddr_GiBps") * kGiB;
   }
-  const std::string host_tables = opts.choice("host_tables", {"auto", "always", "never"}, "auto");
+  const std::string& host_tables = options.text("host_tables");
   o.host_tables = host_tables == "always"  ? torchrec::HostTables::always
                   : host_tables == "never" ? torchrec::HostTables::never
                                            : torchrec::HostTables::automatic;
   // The sharder's fused_params["cache_load_factor"] (UVM_CACHING_RATIO when unset); strictly
   // inside (0, 1), as a shard's cache_fraction (1 would be an HBM table, 0 a uvm one).
-  o.params.cache_load_factor =
-      opts.number_in("cache_load_factor", 0.001, 0.999, o.params.cache_load_factor);
-  if (auto v = opts.find("sharding_types")) {
-    if (!v->is_sequence() || v->size() == 0) {
-      throw v->error("expected a non-empty list of sharding types",
-                     "e.g. [table_wise, row_wise]; the types: data_parallel, table_wise, "
-                     "column_wise, table_column_wise, row_wise, table_row_wise");
-    }
-    o.sharding_types.clear();
-    for (const YamlValue& item : v->elements()) {
-      const std::string name = item.as_string();
-      bool found = false;
-      for (torchrec::ShardingType t : torchrec::kAllShardingTypes) {
-        if (torchrec::to_string(t) == name) {
-          if (std::find(o.sharding_types.begin(), o.sharding_types.end(), t) ==
+  o.params.cache_load_factor = options.number("cache_load_factor");
+  o.sharding_types.clear();  // in the order given, each once
+  for (const std::string& name : options.list("sharding_types")) {
+    for (torchrec::ShardingType t : torchrec::kAllShardingTypes) {
+      if (torchrec::to_string(t) == name &&
+          std::find(o.sharding_types.begin(), o.sharding_types.end(), t) ==
               o.sharding_types.end()) {
-            o.sharding_types.push_back(t);
-          }
-          found = true;
-        }
-      }
-      if (!found) {
-        throw item.error(fmt::format("unknown sharding type '{}'", name),
-                         "one of data_parallel, table_wise, column_wise, table_column_wise, "
-                         "row_wise, table_row_wise");
+        o.sharding_types.push_back(t);
       }
     }
   }

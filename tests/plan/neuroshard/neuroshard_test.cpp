@@ -282,13 +282,13 @@ TEST_F(BeamSearch, NoStepsMeansNoColumnShardingAndNoGridMeansNoDimLimit) {
   // The 128-dim table is wider than 1.5 x the mean device dim (80): no grid value places it
   // whole, so without halvings (Table 3's "w/o beam search") the search fails...
   try {
-    f.plan("neuroshard", "{steps: 0}");
+    f.plan("neuroshard", {{"steps", 0}});
     FAIL() << "expected DoesNotFitError";
   } catch (const DoesNotFitError& e) {
     EXPECT_NE(std::string(e.what()).find("wider than"), std::string::npos) << e.what();
   }
   // ... unless the dim limit goes too (Table 3's "w/o greedy grid search").
-  const Plan p = f.valid_plan("neuroshard", "{steps: 0, grid_steps: 0}");
+  const Plan p = f.valid_plan("neuroshard", {{"steps", 0}, {"grid_steps", 0}});
   EXPECT_EQ(p.shards.size(), 3u);
   for (const Shard& s : p.shards) EXPECT_EQ(s.kind, ShardKind::table_wise);
   const auto ctx = f.ctx();
@@ -303,7 +303,7 @@ TEST(NeuroShardPlanner, UnplaceablePlansRankByHowFarTheyOvershootTheLimits) {
   // sub-table needs four halvings (64 -> 32 + 32 -> four 16s, 32 -> 16 + 16). With a beam of
   // one, only the ranking of the unplaceable extensions can steer toward them.
   PlanFixture f(hand_preset(8), 1, model_of({{1000, 32}, {1000, 64}, {1000, 16}}));
-  const Plan p = f.valid_plan("neuroshard", "{beam_width: 1, steps: 4}");
+  const Plan p = f.valid_plan("neuroshard", {{"beam_width", 1}, {"steps", 4}});
   EXPECT_EQ(p.shards.size(), 7u);
   for (const Shard& s : p.shards) EXPECT_LE(s.cols.size(), 16u);
   // The statistics name each halving; t1 is halved whole once, then each half again.
@@ -321,7 +321,7 @@ TEST(NeuroShardPlanner, TooFewStepsToHalveTheWideTablesFailsBeforeTheSearch) {
   // without searching (at 4096 GPUs that search took 17 s to fail).
   PlanFixture f(hand_preset(8), 1, model_of({{1000, 32}, {1000, 64}, {1000, 16}}));
   try {
-    f.plan("neuroshard", "{beam_width: 1, steps: 3}");
+    f.plan("neuroshard", {{"beam_width", 1}, {"steps", 3}});
     FAIL() << "expected DoesNotFitError";
   } catch (const DoesNotFitError& e) {
     const std::string what = e.what();
@@ -396,7 +396,7 @@ TEST(NeuroShardPlanner, IsDeterministicAndReportsItsSearch) {
             std::string::npos)
       << a.planner_stats[2];
   // Without the cache (Table 3's "w/o caching") the same search asks as often and never hits.
-  const Plan uncached = f.valid_plan("neuroshard", "{cache: false}");
+  const Plan uncached = f.valid_plan("neuroshard", {{"cache", false}});
   ASSERT_EQ(uncached.planner_counts.size(), 4u);
   EXPECT_EQ(uncached.planner_counts[2].value, queries);
   EXPECT_EQ(uncached.planner_counts[3].value, 0u);
@@ -443,7 +443,7 @@ class CountingEvaluator final : public PlanEvaluator {
 };
 
 TEST_F(BeamSearch, TheSimulationBackendJudgesEveryPlacedCandidateByTheEvaluator) {
-  EXPECT_THROW(f.plan("neuroshard", "{backend: simulation}"), InputError);
+  EXPECT_THROW(f.plan("neuroshard", {{"backend", "simulation"}}), InputError);
   PlanningContext ctx = f.ctx();
   CountingEvaluator evaluator(ctx);
   ctx.evaluator = &evaluator;
@@ -460,14 +460,20 @@ TEST_F(BeamSearch, TheSimulationBackendJudgesEveryPlacedCandidateByTheEvaluator)
   EXPECT_NE(r.plan.planner_stats[0].find("simulated iteration time"), std::string::npos);
 }
 
-TEST(NeuroShardOptions, BadValuesAreInputErrors) {
+// Values the schema refuses (the errors a user sees: tests/io/planner_options_reader_test.cpp),
+// and those only the planner can check.
+TEST(NeuroShardOptions, BadValuesAreRefused) {
   PlanFixture f(hand_preset(2), 1, model_of({{1000, 16}}));
-  for (const char* bad :
-       {"{backend: neural}", "{grid_start: 1.4, grid_end: 1.2}", "{steps: 5000}", "{beam_width: 0}",
-        "{time_budget_s: -1}", "{cache: maybe}", "{beam: 3}"}) {
-    SCOPED_TRACE(bad);
-    EXPECT_THROW(f.plan("neuroshard", bad), InputError);
+  const std::vector<OptionValues> refused = {{{"backend", "neural"}},
+                                             {{"beam_width", 0}},
+                                             {{"time_budget_s", -1}},
+                                             {{"cache", "maybe"}},
+                                             {{"beam", 3}}};
+  for (const OptionValues& bad : refused) {
+    EXPECT_THROW(f.plan("neuroshard", bad), std::invalid_argument) << bad.front().first;
   }
+  EXPECT_THROW(f.plan("neuroshard", {{"grid_start", 1.4}, {"grid_end", 1.2}}), InputError);
+  EXPECT_THROW(f.plan("neuroshard", {{"steps", 5000}}), InputError);
 }
 
 }  // namespace

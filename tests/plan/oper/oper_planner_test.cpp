@@ -147,30 +147,28 @@ TEST(OperPlanner, PlanServesAlongAlgorithm1sFetchPaths) {
 
 TEST(OperPlanner, CommonOptionsAndValidation) {
   PlanFixture f(testing::hand_preset(2), 1, skewed_model(), 64, true);
-  EXPECT_EQ(f.plan("oper", "{communication: pooled}").lookup_comm, LookupComm::pooled);
-  EXPECT_EQ(f.plan("oper", "{replica_sync: dense}").replica_sync, ReplicaSync::dense);
-  EXPECT_EQ(f.plan("oper", "{replica_sync: allgather}").replica_sync, ReplicaSync::allgather);
+  EXPECT_EQ(f.plan("oper", {{"communication", "pooled"}}).lookup_comm, LookupComm::pooled);
+  EXPECT_EQ(f.plan("oper", {{"replica_sync", "dense"}}).replica_sync, ReplicaSync::dense);
+  EXPECT_EQ(f.plan("oper", {{"replica_sync", "allgather"}}).replica_sync, ReplicaSync::allgather);
   // Pooled OPER plans still fit (activation buffers are budgeted).
-  const Plan pooled = f.valid_plan("oper", "{communication: pooled}");
+  const Plan pooled = f.valid_plan("oper", {{"communication", "pooled"}});
   check_fits(plan_memory(pooled, f.cluster, f.model, f.workload), f.cluster);
   // Any planner can be labelled one-sided.
-  EXPECT_EQ(f.plan("table_wise", "{communication: one_sided}").lookup_comm, LookupComm::one_sided);
+  EXPECT_EQ(f.plan("table_wise", {{"communication", "one_sided"}}).lookup_comm,
+            LookupComm::one_sided);
   EXPECT_EQ(f.plan("table_wise").lookup_comm, LookupComm::pooled);
-  for (const char* bad :
-       {"{threshold: 0}", "{threshold: 1.5}", "{threshold: -0.1}", "{extra_memory_ratio: -0.01}",
-        "{extra_memory_ratio: 11}", "{balance_target: 1.1}", "{mode: serving}",
-        "{communication: shm}", "{replica_sync: ring}", "{treshold: 0.01}"}) {
-    SCOPED_TRACE(bad);
-    EXPECT_THROW(f.plan("oper", bad), InputError);
+  // Values the schema refuses (the errors a user sees: tests/io/planner_options_reader_test.cpp).
+  const std::vector<OptionValues> refused = {
+      {{"threshold", 1.5}},         {{"threshold", -0.1}},      {{"extra_memory_ratio", -0.01}},
+      {{"extra_memory_ratio", 11}}, {{"balance_target", 1.1}},  {{"mode", "serving"}},
+      {{"communication", "shm"}},   {{"replica_sync", "ring"}}, {{"treshold", 0.01}}};
+  for (const OptionValues& bad : refused) {
+    EXPECT_THROW(f.plan("oper", bad), std::invalid_argument) << bad.front().first;
   }
-  try {
-    f.plan("oper", "{treshold: 0.01}");
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("threshold"), std::string::npos) << e.what();
-  }
+  EXPECT_THROW(f.plan("oper", {{"threshold", 0}}), InputError);  // only the planner refuses 0
   // mode overrides the workload's: inference on a training workload uses Algorithm 1, whose
   // copies serve single GPUs (not every GPU, as training's duplication does).
-  const Plan inf = f.valid_plan("oper", "{mode: inference, extra_memory_ratio: 0.5}");
+  const Plan inf = f.valid_plan("oper", {{"mode", "inference"}, {"extra_memory_ratio", 0.5}});
   EXPECT_EQ(inf.lookup_comm, LookupComm::one_sided);
 }
 

@@ -430,28 +430,26 @@ TEST(TorchrecPlanner, ItsChoiceHasTheLowestRatingOfTheProposalsAndRespectsItsCap
 
 TEST(TorchrecPlanner, ShardingTypesRestrictTheOptions) {
   PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
-  const Plan p = f.valid_plan("torchrec", "{sharding_types: [table_wise]}");
+  const Plan p = f.valid_plan("torchrec", {{"sharding_types", OptionList{"table_wise"}}});
   EXPECT_EQ(p.shards.size(), 6u);
   for (const Shard& s : p.shards) EXPECT_EQ(s.kind, ShardKind::table_wise);
-  const Plan rw = f.valid_plan("torchrec", "{sharding_types: [row_wise]}");
+  const Plan rw = f.valid_plan("torchrec", {{"sharding_types", OptionList{"row_wise"}}});
   for (const Shard& s : rw.shards) EXPECT_NE(s.kind, ShardKind::column_wise);
 }
 
 TEST(TorchrecPlanner, BadOptionsAndNoRoomGetClearErrors) {
   PlanFixture f(hand_preset(4), 2, mixed_model(), 256);
-  EXPECT_THROW(f.plan("torchrec", "{sharding_types: [tablewise]}"), InputError);
-  EXPECT_THROW(f.plan("torchrec", "{sharding_types: []}"), InputError);
-  EXPECT_THROW(f.plan("torchrec", "{batch_size: 0}"), InputError);
-  EXPECT_THROW(f.plan("torchrec", "{hbm_GiBps: -1}"), InputError);
-  try {
-    f.plan("torchrec", "{sharding_types: [typo_wise]}");
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("row_wise"), std::string::npos) << e.what();
-  }
+  // The schema's checks (the errors a user sees: tests/io/planner_options_reader_test.cpp).
+  EXPECT_THROW(f.plan("torchrec", {{"sharding_types", OptionList{"tablewise"}}}),
+               std::invalid_argument);
+  EXPECT_THROW(f.plan("torchrec", {{"sharding_types", OptionList{}}}), std::invalid_argument);
+  EXPECT_THROW(f.plan("torchrec", {{"batch_size", 0}}), std::invalid_argument);
+  EXPECT_THROW(f.plan("torchrec", {{"hbm_GiBps", -1}}), std::invalid_argument);
   // A table larger than every GPU, allowed only whole: no proposal fits.
   PlanFixture big(hand_preset(4), 1, model_of({{20000000000ULL / 64, 64, 1.0}}), 256);
-  EXPECT_THROW(big.plan("torchrec", "{sharding_types: [table_wise]}"), DoesNotFitError);
-  EXPECT_NO_THROW(big.valid_plan("torchrec", "{sharding_types: [row_wise]}"));
+  EXPECT_THROW(big.plan("torchrec", {{"sharding_types", OptionList{"table_wise"}}}),
+               DoesNotFitError);
+  EXPECT_NO_THROW(big.valid_plan("torchrec", {{"sharding_types", OptionList{"row_wise"}}}));
 }
 
 // The hand preset with a host: 1 TB of host memory per node, a 25 GB/s link per GPU.
@@ -506,7 +504,7 @@ TEST(TorchrecPlanner, AModelTooBigForHbmGetsUvmCachingShardsAndFits) {
   for (const GpuMemory& g : memory) host += g.host_bytes;
   EXPECT_GT(host, 205e9 - 4 * 40e9);
   // A cache_load_factor of 0.3 reaches the plan's shards.
-  const Plan p3 = f.valid_plan("torchrec", "{cache_load_factor: 0.3}");
+  const Plan p3 = f.valid_plan("torchrec", {{"cache_load_factor", 0.3}});
   for (const Shard& s : p3.shards) {
     if (s.storage.kind == StorageKind::uvm_caching) {
       EXPECT_DOUBLE_EQ(s.storage.cache_fraction, 0.3);
@@ -518,11 +516,11 @@ TEST(TorchrecPlanner, WithoutHostMemoryOrWithHostTablesNeverTheModelDoesNotFit) 
   PlanFixture no_host(hand_preset(4), 1, too_big_model(), 256);
   EXPECT_THROW(no_host.plan("torchrec"), DoesNotFitError);
   PlanFixture f(host_preset(4), 1, too_big_model(), 256);
-  EXPECT_THROW(f.plan("torchrec", "{host_tables: never}"), DoesNotFitError);
-  EXPECT_NO_THROW(f.valid_plan("torchrec", "{host_tables: always}"));
-  EXPECT_THROW(f.plan("torchrec", "{host_tables: sometimes}"), InputError);
-  EXPECT_THROW(f.plan("torchrec", "{cache_load_factor: 1.5}"), InputError);
-  EXPECT_THROW(f.plan("torchrec", "{hbm_to_ddr_GiBps: 0}"), InputError);
+  EXPECT_THROW(f.plan("torchrec", {{"host_tables", "never"}}), DoesNotFitError);
+  EXPECT_NO_THROW(f.valid_plan("torchrec", {{"host_tables", "always"}}));
+  EXPECT_THROW(f.plan("torchrec", {{"host_tables", "sometimes"}}), std::invalid_argument);
+  EXPECT_THROW(f.plan("torchrec", {{"cache_load_factor", 1.5}}), std::invalid_argument);
+  EXPECT_THROW(f.plan("torchrec", {{"hbm_to_ddr_GiBps", 0}}), std::invalid_argument);
 }
 
 TEST(TorchrecPlanner, WhenEverythingFitsHbmThePlanIsUnchangedByAHost) {

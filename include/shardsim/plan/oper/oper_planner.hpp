@@ -1,6 +1,6 @@
 #pragma once
 // The `oper` planner's options and its whole pipeline as a function (for tests and benchmarks);
-// make_oper_planner (plan/planners.hpp) reads the options from `placement.options`.
+// make_oper_planner (plan/planners.hpp) makes the planner from its options (oper_planner_options).
 #include <optional>
 
 #include "shardsim/plan/oper/data_parallel.hpp"
