@@ -1,5 +1,5 @@
 // What the two fits of `shardsim calibrate` share (cli/cmd_calibrate_skeleton.hpp).
-#include "shardsim/cli/cmd_calibrate_skeleton.hpp"
+#include "cli/cmd_calibrate_skeleton.hpp"
 
 #include <fmt/format.h>
 

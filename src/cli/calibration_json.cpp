@@ -1,5 +1,5 @@
 // The calibrations' JSON fit summary (cli/calibration_json.hpp).
-#include "shardsim/cli/calibration_json.hpp"
+#include "cli/calibration_json.hpp"
 
 #include <string>
 

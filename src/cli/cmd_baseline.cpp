@@ -1,5 +1,5 @@
 // `shardsim baseline SCENARIO... --out DIR` (cli/cmd_baseline.hpp, docs/regression.md).
-#include "shardsim/cli/cmd_baseline.hpp"
+#include "cli/cmd_baseline.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

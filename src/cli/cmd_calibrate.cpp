@@ -1,5 +1,5 @@
 // `shardsim calibrate` (cli/cmd_calibrate.hpp).
-#include "shardsim/cli/cmd_calibrate.hpp"
+#include "cli/cmd_calibrate.hpp"
 
 #include <fmt/format.h>
 
@@ -11,9 +11,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "shardsim/cli/calibration_json.hpp"
-#include "shardsim/cli/cmd_calibrate_kernels.hpp"
-#include "shardsim/cli/cmd_calibrate_skeleton.hpp"
+#include "cli/calibration_json.hpp"
+#include "cli/cmd_calibrate_kernels.hpp"
+#include "cli/cmd_calibrate_skeleton.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/calibration.hpp"

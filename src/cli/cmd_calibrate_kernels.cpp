@@ -1,5 +1,5 @@
 // `shardsim calibrate --kernels` (cli/cmd_calibrate_kernels.hpp).
-#include "shardsim/cli/cmd_calibrate_kernels.hpp"
+#include "cli/cmd_calibrate_kernels.hpp"
 
 #include <fmt/format.h>
 
@@ -10,8 +10,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "shardsim/cli/calibration_json.hpp"
-#include "shardsim/cli/cmd_calibrate_skeleton.hpp"
+#include "cli/calibration_json.hpp"
+#include "cli/cmd_calibrate_skeleton.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/kernel_calibration.hpp"

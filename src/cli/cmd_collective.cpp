@@ -1,4 +1,4 @@
-#include "shardsim/cli/cmd_collective.hpp"
+#include "cli/cmd_collective.hpp"
 
 #include <fmt/format.h>
 

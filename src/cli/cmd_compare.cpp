@@ -1,5 +1,5 @@
 // `shardsim compare BASELINE CANDIDATE` (cli/cmd_compare.hpp, docs/regression.md).
-#include "shardsim/cli/cmd_compare.hpp"
+#include "cli/cmd_compare.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "shardsim/cli/cmd_plan.hpp"
+#include "cli/cmd_plan.hpp"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <sstream>
 
-#include "shardsim/cli/resource_guard.hpp"
+#include "cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/atomic_files.hpp"

@@ -1,5 +1,5 @@
 // `shardsim size SCENARIO` (cli/cmd_size.hpp, docs/report.md "Sizing").
-#include "shardsim/cli/cmd_size.hpp"
+#include "cli/cmd_size.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "shardsim/cli/resource_guard.hpp"
+#include "cli/resource_guard.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/atomic_files.hpp"

@@ -1,5 +1,5 @@
 // `shardsim trace`: gen, stats, import (docs/traces.md §11).
-#include "shardsim/cli/cmd_trace.hpp"
+#include "cli/cmd_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/trace_fit_command.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/core/parallel_for.hpp"
@@ -24,7 +25,6 @@
 #include "shardsim/trace/table_counts.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/trace_stats.hpp"
-#include "trace_fit_command.hpp"
 
 namespace shardsim {
 

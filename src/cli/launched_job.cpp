@@ -1,5 +1,5 @@
 // The MPI job this process is a rank of (cli/launched_job.hpp).
-#include "shardsim/cli/launched_job.hpp"
+#include "cli/launched_job.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // --max-memory and --max-points (cli/resource_guard.hpp).
-#include "shardsim/cli/resource_guard.hpp"
+#include "cli/resource_guard.hpp"
 
 #include <fmt/format.h>
 

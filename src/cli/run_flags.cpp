@@ -1,5 +1,5 @@
 // --seeds, --seed, --set, --iterations, --jobs, --timings (cli/run_flags.hpp).
-#include "shardsim/cli/run_flags.hpp"
+#include "cli/run_flags.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 // `shardsim trace fit TARGET --scenario S [--out FILE]` (docs/traces.md §13): fits generator
 // parameters to target access statistics and writes a `model:` fragment.
-#include "trace_fit_command.hpp"
+#include "cli/trace_fit_command.hpp"
 
 #include <fmt/format.h>
 

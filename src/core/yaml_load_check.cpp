@@ -1,5 +1,5 @@
 // The process's YamlLoadCheck (core/yaml_load_check.hpp).
-#include "yaml_load_check.hpp"
+#include "core/yaml_load_check.hpp"
 
 #include <mutex>
 

@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "collective_shape.hpp"
-#include "demand_builder.hpp"
+#include "cost/collective_shape.hpp"
+#include "cost/demand_builder.hpp"
+#include "cost/topology_terms.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/hw/topology.hpp"
-#include "topology_terms.hpp"
 
 namespace shardsim {
 

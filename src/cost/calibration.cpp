@@ -8,7 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "log_parameter_fit.hpp"
+#include "cost/log_parameter_fit.hpp"
 
 namespace shardsim {
 

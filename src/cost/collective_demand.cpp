@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "topology_terms.hpp"
+#include "cost/topology_terms.hpp"
 
 namespace shardsim {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "checks.hpp"
+#include "cost/checks.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/collective_tail.hpp"
 #include "shardsim/cost/level_traffic.hpp"

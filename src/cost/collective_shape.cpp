@@ -1,5 +1,5 @@
 // The collective model's pricing of a collective's shape (see collective_shape.hpp).
-#include "collective_shape.hpp"
+#include "cost/collective_shape.hpp"
 
 #include <algorithm>
 #include <cmath>

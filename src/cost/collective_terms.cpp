@@ -5,9 +5,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "checks.hpp"
-#include "collective_shape.hpp"
-#include "ring_shapes.hpp"
+#include "cost/checks.hpp"
+#include "cost/collective_shape.hpp"
+#include "cost/ring_shapes.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/collective_tail.hpp"
 

@@ -1,4 +1,4 @@
-#include "demand_builder.hpp"
+#include "cost/demand_builder.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "shardsim/cost/ecmp_collisions.hpp"
+#include "cost/ecmp_collisions.hpp"
 #include "shardsim/hw/topology.hpp"
 
 namespace shardsim::cost_detail {

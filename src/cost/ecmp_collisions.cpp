@@ -1,5 +1,5 @@
 // ECMP hash collisions: the expected maximum load of balls in bins (cost/ecmp_collisions.hpp).
-#include "shardsim/cost/ecmp_collisions.hpp"
+#include "cost/ecmp_collisions.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "checks.hpp"
+#include "cost/checks.hpp"
+#include "cost/kernel_efficiency.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
-#include "shardsim/cost/kernel_efficiency.hpp"
 
 namespace shardsim {
 

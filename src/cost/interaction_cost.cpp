@@ -1,7 +1,7 @@
 // Roofline cost of the DLRM dot interaction (docs/model.md, "Interaction").
 #include <algorithm>
 
-#include "checks.hpp"
+#include "cost/checks.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 
 namespace shardsim {

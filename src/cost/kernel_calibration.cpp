@@ -9,7 +9,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "log_parameter_fit.hpp"
+#include "cost/log_parameter_fit.hpp"
 
 namespace shardsim {
 

@@ -1,5 +1,5 @@
 // The embedding kernels' HBM efficiency (cost/kernel_efficiency.hpp, docs/model.md).
-#include "shardsim/cost/kernel_efficiency.hpp"
+#include "cost/kernel_efficiency.hpp"
 
 #include <algorithm>
 

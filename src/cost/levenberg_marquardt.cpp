@@ -1,5 +1,5 @@
 // Levenberg–Marquardt (levenberg_marquardt.hpp).
-#include "levenberg_marquardt.hpp"
+#include "cost/levenberg_marquardt.hpp"
 
 #include <algorithm>
 

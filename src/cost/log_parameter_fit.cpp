@@ -1,10 +1,10 @@
 // The log-parameter least-squares fit shared by the calibrations (log_parameter_fit.hpp).
-#include "log_parameter_fit.hpp"
+#include "cost/log_parameter_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "levenberg_marquardt.hpp"
+#include "cost/levenberg_marquardt.hpp"
 
 namespace shardsim::cost_detail {
 

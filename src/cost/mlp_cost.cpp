@@ -1,7 +1,7 @@
 // Roofline costs of the dense MLP layers (docs/model.md, "MLPs").
 #include <algorithm>
 
-#include "checks.hpp"
+#include "cost/checks.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 
 namespace shardsim {

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "checks.hpp"
+#include "cost/checks.hpp"
+#include "cost/topology_terms.hpp"
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/hw/topology.hpp"
-#include "topology_terms.hpp"
 
 namespace shardsim {
 

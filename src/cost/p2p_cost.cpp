@@ -4,10 +4,10 @@
 
 #include <stdexcept>
 
-#include "checks.hpp"
-#include "demand_builder.hpp"
+#include "cost/checks.hpp"
+#include "cost/demand_builder.hpp"
+#include "cost/topology_terms.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "topology_terms.hpp"
 
 namespace shardsim {
 

@@ -5,12 +5,12 @@
 #include <limits>
 #include <map>
 
-#include "checks.hpp"
-#include "collective_shape.hpp"
-#include "demand_builder.hpp"
-#include "ring_shapes.hpp"
+#include "cost/checks.hpp"
+#include "cost/collective_shape.hpp"
+#include "cost/demand_builder.hpp"
+#include "cost/ring_shapes.hpp"
+#include "cost/topology_terms.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "topology_terms.hpp"
 
 namespace shardsim {
 

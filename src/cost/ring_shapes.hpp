@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "collective_shape.hpp"
+#include "cost/collective_shape.hpp"
 
 namespace shardsim::cost_detail {
 

@@ -2,7 +2,7 @@
 // gradient synchronisation").
 #include "shardsim/cost/sparse_allreduce_cost.hpp"
 
-#include "checks.hpp"
+#include "cost/checks.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 
 namespace shardsim {

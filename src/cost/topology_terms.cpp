@@ -1,5 +1,5 @@
 // Ring shapes over GPU sets (see topology_terms.hpp).
-#include "topology_terms.hpp"
+#include "cost/topology_terms.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -17,7 +17,7 @@
 #include <system_error>
 #include <vector>
 
-#include "output_set_swap.hpp"
+#include "io/output_set_swap.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/io/stale_temporaries.hpp"
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "shardsim/io/measurement_input.hpp"
+#include "io/measurement_input.hpp"
 
 namespace shardsim {
 

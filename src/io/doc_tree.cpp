@@ -1,5 +1,5 @@
 // The document tree and its YAML and JSON emitters (doc_tree.hpp).
-#include "doc_tree.hpp"
+#include "io/doc_tree.hpp"
 
 #include <fmt/format.h>
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "io/measurement_input.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/io/measurement_input.hpp"
 
 namespace shardsim {
 

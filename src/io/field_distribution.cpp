@@ -1,4 +1,4 @@
-#include "shardsim/io/field_distribution.hpp"
+#include "io/field_distribution.hpp"
 
 #include <fmt/format.h>
 

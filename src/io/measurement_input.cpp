@@ -1,5 +1,5 @@
 // Measurement files and the machine-independent bounds of their rows (io/measurement_input.hpp).
-#include "shardsim/io/measurement_input.hpp"
+#include "io/measurement_input.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // `model:` of a scenario (DESIGN.md §3).
-#include "shardsim/io/model_loader.hpp"
+#include "io/model_loader.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <map>
 #include <optional>
 
+#include "io/table_generator.hpp"
 #include "shardsim/core/log.hpp"
-#include "shardsim/io/table_generator.hpp"
 #include "shardsim/model/validation.hpp"
 #include "shardsim/trace/table_pruning.hpp"
 

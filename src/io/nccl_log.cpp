@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "io/measurement_input.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/io/measurement_input.hpp"
 
 namespace shardsim {
 

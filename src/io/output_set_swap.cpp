@@ -1,5 +1,5 @@
 // An output set swapped in as a whole, and the writers' fault hook (src/io/output_set_swap.hpp).
-#include "output_set_swap.hpp"
+#include "io/output_set_swap.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

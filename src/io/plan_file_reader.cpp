@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "plan_file_entries.hpp"
+#include "io/plan_file_entries.hpp"
 #include "shardsim/io/plan_file.hpp"
 #include "shardsim/io/planner_options_reader.hpp"
 #include "shardsim/io/torchrec_plan.hpp"

@@ -7,8 +7,8 @@
 #include <ostream>
 #include <tuple>
 
-#include "doc_tree.hpp"
-#include "plan_file_entries.hpp"
+#include "io/doc_tree.hpp"
+#include "io/plan_file_entries.hpp"
 #include "shardsim/io/plan_file.hpp"
 
 namespace shardsim {

@@ -11,7 +11,7 @@
 #include <limits>
 #include <sstream>
 
-#include "report_json.hpp"
+#include "io/report_json.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/metrics/report_schema.hpp"
 

@@ -1,5 +1,5 @@
 // Schema values as JSON, CSV and text (report_values.hpp).
-#include "report_values.hpp"
+#include "io/report_values.hpp"
 
 #include <fmt/format.h>
 

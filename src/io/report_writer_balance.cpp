@@ -1,6 +1,6 @@
 #include <limits>
 
-#include "shardsim/io/report_balance.hpp"
+#include "io/report_balance.hpp"
 
 namespace shardsim {
 

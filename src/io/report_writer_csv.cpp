@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string_view>
 
-#include "report_values.hpp"
+#include "io/report_values.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/metrics/report_schema.hpp"

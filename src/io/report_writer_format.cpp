@@ -5,8 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/yaml_path.hpp"
 #include "shardsim/io/report_format.hpp"
-#include "yaml_path.hpp"
 
 namespace shardsim::report_format {
 

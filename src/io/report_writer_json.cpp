@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "report_fields.hpp"
-#include "report_json.hpp"
-#include "report_values.hpp"
+#include "io/report_balance.hpp"
+#include "io/report_fields.hpp"
+#include "io/report_json.hpp"
+#include "io/report_values.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
-#include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/metrics/report_schema.hpp"
 

@@ -7,11 +7,11 @@
 #include <optional>
 #include <ostream>
 
-#include "report_fields.hpp"
-#include "report_values.hpp"
+#include "io/report_balance.hpp"
+#include "io/report_fields.hpp"
+#include "io/report_values.hpp"
 #include "shardsim/core/units.hpp"
 #include "shardsim/io/plan_stats_writer.hpp"
-#include "shardsim/io/report_balance.hpp"
 #include "shardsim/io/report_format.hpp"
 #include "shardsim/io/report_writer.hpp"
 #include "shardsim/metrics/best_report.hpp"

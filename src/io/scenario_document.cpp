@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "scenario_yaml.hpp"
+#include "io/scenario_yaml.hpp"
+#include "io/yaml_path.hpp"
 #include "shardsim/io/scenario_loader.hpp"
-#include "yaml_path.hpp"
 
 namespace shardsim {
 

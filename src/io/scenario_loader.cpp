@@ -1,7 +1,7 @@
 // Scenario YAML -> Scenario (DESIGN.md §3). The reference of every key is docs/scenario.md.
 #include "shardsim/io/scenario_loader.hpp"
 
-#include "scenario_yaml.hpp"
+#include "io/scenario_yaml.hpp"
 
 #include <fmt/format.h>
 
@@ -11,12 +11,12 @@
 #include <optional>
 #include <stdexcept>
 
+#include "io/model_loader.hpp"
+#include "io/simulation_loader.hpp"
 #include "shardsim/core/content_hash.hpp"
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/hw/cluster.hpp"
-#include "shardsim/io/model_loader.hpp"
-#include "shardsim/io/simulation_loader.hpp"
 #include "shardsim/io/sweep.hpp"
 #include "shardsim/plan/planner.hpp"
 

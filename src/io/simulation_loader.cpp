@@ -1,5 +1,5 @@
 // `simulation:` of a scenario (docs/scenario.md).
-#include "shardsim/io/simulation_loader.hpp"
+#include "io/simulation_loader.hpp"
 
 #include <fmt/format.h>
 

@@ -5,9 +5,9 @@
 
 #include <limits>
 
-#include "scenario_yaml.hpp"
+#include "io/scenario_yaml.hpp"
+#include "io/yaml_path.hpp"
 #include "shardsim/io/scenario_loader.hpp"
-#include "yaml_path.hpp"
 
 namespace shardsim {
 

@@ -1,13 +1,13 @@
 // `model.generate` (DESIGN.md §3): tables drawn from distributions, deterministic per
 // (seed, table, field). In the spirit of NeuroShard's random sharding tasks (NeuroShard §4,
 // "Datasets": each table's dim drawn uniformly from {4, 8, ..., 2^j}), hence `dim: [list]`.
-#include "shardsim/io/table_generator.hpp"
+#include "io/table_generator.hpp"
 
 #include <fmt/format.h>
 
+#include "io/field_distribution.hpp"
+#include "io/model_loader.hpp"
 #include "shardsim/core/rng.hpp"
-#include "shardsim/io/field_distribution.hpp"
-#include "shardsim/io/model_loader.hpp"
 #include "shardsim/model/validation.hpp"
 
 namespace shardsim {

@@ -1,4 +1,4 @@
-#include "yaml_path.hpp"
+#include "io/yaml_path.hpp"
 
 #include <fmt/format.h>
 

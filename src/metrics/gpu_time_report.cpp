@@ -1,10 +1,10 @@
 // Where each GPU's time goes over the measured iterations (gpu_time_report.hpp).
-#include "gpu_time_report.hpp"
+#include "metrics/gpu_time_report.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#include "shardsim/metrics/time_attribution.hpp"
+#include "metrics/time_attribution.hpp"
 
 namespace shardsim {
 

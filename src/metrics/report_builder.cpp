@@ -8,10 +8,10 @@
 #include <limits>
 #include <numeric>
 
-#include "gpu_time_report.hpp"
+#include "metrics/gpu_time_report.hpp"
+#include "metrics/time_attribution.hpp"
 #include "shardsim/cost/replica_sync_cost.hpp"
 #include "shardsim/hw/topology.hpp"
-#include "shardsim/metrics/time_attribution.hpp"
 
 namespace shardsim {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "report_schema_fragments.hpp"
+#include "metrics/report_schema_fragments.hpp"
 #include "shardsim/metrics/bottleneck.hpp"
 #include "shardsim/sim/task.hpp"
 

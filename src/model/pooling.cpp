@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "normal_math.hpp"
+#include "model/normal_math.hpp"
 #include "shardsim/core/rng.hpp"
 
 namespace shardsim {

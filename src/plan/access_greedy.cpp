@@ -14,9 +14,9 @@
 
 #include <algorithm>
 
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
 
 namespace shardsim {
 

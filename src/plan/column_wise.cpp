@@ -7,11 +7,11 @@
 // a cost in seconds, kept beside a heuristic cost as a second load.
 #include <fmt/format.h>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/peer_sync_pricing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/splits.hpp"
-#include "shardsim/plan/table_cost.hpp"
+#include "plan/packing.hpp"
+#include "plan/peer_sync_pricing.hpp"
+#include "plan/planners.hpp"
+#include "plan/splits.hpp"
+#include "plan/table_cost.hpp"
 
 namespace shardsim {
 

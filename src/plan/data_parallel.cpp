@@ -3,8 +3,8 @@
 // replica serves only its own GPU's batch (the serving rule of plan/serving.hpp).
 #include <fmt/format.h>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
 
 namespace shardsim {
 

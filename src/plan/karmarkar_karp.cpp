@@ -16,9 +16,9 @@
 #include <numeric>
 #include <queue>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/table_cost.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
+#include "plan/table_cost.hpp"
 
 namespace shardsim {
 

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
+#include "plan/storage_tiers.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/storage_tiers.hpp"
 
 namespace shardsim {
 

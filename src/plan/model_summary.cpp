@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "plan/storage_tiers.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan.hpp"
-#include "shardsim/plan/storage_tiers.hpp"
 
 namespace shardsim {
 

@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <numeric>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
 
 namespace shardsim {
 

@@ -1,4 +1,4 @@
-#include "shardsim/plan/packing.hpp"
+#include "plan/packing.hpp"
 
 #include <fmt/format.h>
 

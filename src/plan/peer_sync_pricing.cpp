@@ -1,4 +1,4 @@
-#include "shardsim/plan/peer_sync_pricing.hpp"
+#include "plan/peer_sync_pricing.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -8,6 +8,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "plan/shard_estimate.hpp"
 #include "shardsim/core/byte_matrix.hpp"
 #include "shardsim/cost/collective_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
@@ -18,7 +19,6 @@
 #include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
-#include "shardsim/plan/shard_estimate.hpp"
 
 namespace shardsim {
 

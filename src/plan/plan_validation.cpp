@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "shardsim/plan/splits.hpp"
+#include "plan/splits.hpp"
 
 namespace shardsim {
 

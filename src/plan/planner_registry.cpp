@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <optional>
 
-#include "shardsim/core/did_you_mean.hpp"
 #include "shardsim/plan/planner.hpp"
+
+#include "plan/planners.hpp"
+#include "shardsim/core/named_registry.hpp"
 #include "shardsim/plan/planner_options.hpp"
-#include "shardsim/plan/planners.hpp"
 
 namespace shardsim {
 
@@ -172,22 +173,13 @@ const std::vector<PlannerInfo>& planner_registry() {
 }
 
 std::vector<std::string> planner_names() {
-  std::vector<std::string> names;
-  for (const auto& p : planner_registry()) names.push_back(p.name);
-  return names;
+  return registry_names(std::span<const PlannerInfo>(planner_registry()));
 }
 
 const PlannerInfo& find_planner(const std::string& name, const SourceLocation& where,
                                 const std::string& key) {
-  const auto& reg = planner_registry();
-  auto it = std::find_if(reg.begin(), reg.end(), [&](const auto& p) { return p.name == name; });
-  if (it != reg.end()) return *it;
-  std::string list;
-  for (const auto& n : planner_names()) list += (list.empty() ? "" : ", ") + n;
-  auto best = did_you_mean(name, planner_names());
-  throw InputError(where, key, fmt::format("unknown planner '{}'", name),
-                   best ? fmt::format("did you mean '{}'? planners: {}", *best, list)
-                        : fmt::format("planners: {}", list));
+  return find_in_registry(std::span<const PlannerInfo>(planner_registry()), name, "planner", where,
+                          key);
 }
 
 PlannerOptions planner_options_of(const std::string& name, OptionValues values) {

@@ -5,9 +5,9 @@
 
 #include <optional>
 
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
 #include "shardsim/core/rng.hpp"
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
 
 namespace shardsim {
 

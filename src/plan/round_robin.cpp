@@ -3,8 +3,8 @@
 // same number of EMTs".
 #include <fmt/format.h>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
 
 namespace shardsim {
 

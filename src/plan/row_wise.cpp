@@ -8,9 +8,9 @@
 // Tables with fewer rows than GPUs get one row on each of the first GPUs.
 #include <fmt/format.h>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/splits.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
+#include "plan/splits.hpp"
 
 namespace shardsim {
 

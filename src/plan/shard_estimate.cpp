@@ -1,4 +1,4 @@
-#include "shardsim/plan/shard_estimate.hpp"
+#include "plan/shard_estimate.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "shardsim/plan/sparse_groups.hpp"
+#include "plan/sparse_groups.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // Memory tiers before placement (plan/storage_tiers.hpp; docs/planners.md "Memory tiers").
-#include "shardsim/plan/storage_tiers.hpp"
+#include "plan/storage_tiers.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -4,10 +4,10 @@
 // widest block on the node's least-loaded GPU.
 #include <fmt/format.h>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/splits.hpp"
-#include "shardsim/plan/table_cost.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
+#include "plan/splits.hpp"
+#include "plan/table_cost.hpp"
 
 namespace shardsim {
 

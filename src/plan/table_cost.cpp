@@ -1,10 +1,10 @@
-#include "shardsim/plan/table_cost.hpp"
+#include "plan/table_cost.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "shardsim/plan/shard_estimate.hpp"
+#include "plan/shard_estimate.hpp"
 
 namespace shardsim {
 

@@ -5,10 +5,10 @@
 // share a node than a GPU, which evens out the load.
 #include <fmt/format.h>
 
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/splits.hpp"
-#include "shardsim/plan/table_cost.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
+#include "plan/splits.hpp"
+#include "plan/table_cost.hpp"
 
 namespace shardsim {
 

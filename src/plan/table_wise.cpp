@@ -17,12 +17,12 @@
 
 #include <cmath>
 
+#include "plan/packing.hpp"
+#include "plan/peer_sync_pricing.hpp"
+#include "plan/planners.hpp"
+#include "plan/splits.hpp"
+#include "plan/table_cost.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/peer_sync_pricing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/splits.hpp"
-#include "shardsim/plan/table_cost.hpp"
 
 namespace shardsim {
 

@@ -19,11 +19,11 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "plan/peer_sync_pricing.hpp"
+#include "plan/planners.hpp"
+#include "plan/sparse_groups.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
-#include "shardsim/plan/peer_sync_pricing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/sparse_groups.hpp"
 #include "shardsim/plan/sync_window.hpp"
 
 namespace shardsim {

@@ -1,5 +1,5 @@
 // Routing placement.options to planners (run/planner_options.hpp).
-#include "shardsim/run/planner_options.hpp"
+#include "run/planner_options.hpp"
 
 #include <algorithm>
 

@@ -16,13 +16,13 @@
 #include <string>
 #include <tuple>
 
+#include "run/planner_options.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/plan_stats.hpp"
 #include "shardsim/plan/planner.hpp"
-#include "shardsim/run/planner_options.hpp"
 #include "shardsim/sim/comm_traffic.hpp"
 #include "shardsim/sim/engine.hpp"
 #include "shardsim/sim/task.hpp"

@@ -12,17 +12,18 @@ namespace {
 
 // ---------------------------------------------------------------- constants (bytes)
 
-// A node of a yaml-cpp tree as YAML::Load builds it (node, node_ref, node_data with its strings,
-// the shared pointers and the document's memory set). Measured: VmRSS before and after YAML::Load
-// of a document held in memory (yaml-cpp 0.7, glibc malloc): 10^6 list items 523 B a node,
-// 200,000 block mappings of 4 keys (9 nodes each) 485 B, 300,000 [value, weight] pairs 497 B.
+// A node of a yaml-cpp tree as yaml-cpp's Load builds it (node, node_ref, node_data with its
+// strings, the shared pointers and the document's memory set). Measured: VmRSS before and after
+// yaml-cpp's Load of a document held in memory (yaml-cpp 0.7, glibc malloc): 10^6 list items 523 B
+// a node, 200,000 block mappings of 4 keys (9 nodes each) 485 B, 300,000 [value, weight] pairs 497
+// B.
 constexpr double kYamlNodeBytes = 500;
 // What a listed table costs once loaded beyond its YAML nodes and text: the EmbeddingTable and its
 // name, the loader's index of names (name, place and path of each). Measured on scenarios listing
 // 100,000 and 500,000 tables `{name: tN, rows: 1000, dim: 16, pooling: 2}` (9 nodes each): the peak
 // RSS of `validate --max-memory 10G` (/usr/bin/time -f %M: 473.6 and 2310.6 MB) grows 4,702 B a
-// table, of which YAML::Load's nodes take 4,359 B (VmRSS around it, as above) and the canonical
-// text ~100 B.
+// table, of which yaml-cpp's Load's nodes take 4,359 B (VmRSS around it, as above) and the
+// canonical text ~100 B.
 constexpr double kListedTableLoadBytes = 250;
 // The canonical text of the input hash (core/yaml_reader_hash.cpp), built whole: every scalar with
 // aliases expanded and about 2 B of punctuation a node, held twice while a mapping joins its

@@ -3,13 +3,13 @@
 
 #include <chrono>
 
+#include "run/planner_options.hpp"
+#include "run/simulated_plan_evaluator.hpp"
 #include "shardsim/io/plan_file.hpp"
 #include "shardsim/plan/bottom_mlp_placement.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
-#include "shardsim/run/planner_options.hpp"
 #include "shardsim/run/run_scenario.hpp"
-#include "shardsim/run/simulated_plan_evaluator.hpp"
 
 namespace shardsim {
 

@@ -1,4 +1,4 @@
-#include "shardsim/run/simulated_plan_evaluator.hpp"
+#include "run/simulated_plan_evaluator.hpp"
 
 #include <limits>
 #include <numeric>

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "shardsim/core/cancellation.hpp"
-#include "shardsim/sim/event_queue.hpp"
+#include "sim/event_queue.hpp"
 
 namespace shardsim {
 

@@ -1,5 +1,5 @@
 // Max-min fair sharing of links between flows (see fair_share_network.hpp, docs/model.md).
-#include "shardsim/sim/fair_share_network.hpp"
+#include "sim/fair_share_network.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
-#include "shardsim/sim/one_sided_iteration.hpp"
+#include "sim/one_sided_iteration.hpp"
 
 namespace shardsim {
 

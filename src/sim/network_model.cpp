@@ -6,8 +6,8 @@
 
 #include "shardsim/core/named_registry.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "shardsim/sim/fair_share_network.hpp"
 #include "shardsim/sim/simulation_options.hpp"
+#include "sim/fair_share_network.hpp"
 
 namespace shardsim {
 

@@ -1,6 +1,6 @@
 // One iteration of a one-sided plan (OPER §5): kernel and transfer durations from the iteration's
-// lookups. See include/shardsim/sim/one_sided_iteration.hpp.
-#include "shardsim/sim/one_sided_iteration.hpp"
+// lookups. See src/sim/one_sided_iteration.hpp.
+#include "sim/one_sided_iteration.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "shardsim/trace/cache_simulation.hpp"
+#include "trace/cache_simulation.hpp"
 
 #include <algorithm>
 #include <cstdint>

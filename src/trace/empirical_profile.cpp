@@ -8,11 +8,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "count_group_merge.hpp"
-#include "row_count_map.hpp"
 #include "shardsim/core/rng.hpp"
-#include "space_saving.hpp"
-#include "touch_probability.hpp"
+#include "trace/count_group_merge.hpp"
+#include "trace/row_count_map.hpp"
+#include "trace/space_saving.hpp"
+#include "trace/touch_probability.hpp"
 
 namespace shardsim {
 

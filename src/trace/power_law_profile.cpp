@@ -12,7 +12,7 @@
 
 #include "shardsim/model/validation.hpp"
 #include "shardsim/trace/power_sum.hpp"
-#include "touch_probability.hpp"
+#include "trace/touch_probability.hpp"
 
 namespace shardsim {
 

@@ -7,9 +7,9 @@
 
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
-#include "shardsim/trace/row_blocks.hpp"
 #include "shardsim/trace/synthetic_trace_source.hpp"
-#include "touched_rows.hpp"
+#include "trace/row_blocks.hpp"
+#include "trace/touched_rows.hpp"
 
 namespace shardsim {
 

@@ -1,4 +1,4 @@
-#include "shardsim/trace/row_blocks.hpp"
+#include "trace/row_blocks.hpp"
 
 #include <algorithm>
 #include <numeric>

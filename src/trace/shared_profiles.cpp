@@ -1,5 +1,5 @@
 // Power-law profiles shared across the trace sources of one process (shared_profiles.hpp).
-#include "shared_profiles.hpp"
+#include "trace/shared_profiles.hpp"
 
 #include <iterator>
 #include <map>

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "row_count_map.hpp"
+#include "trace/row_count_map.hpp"
 
 namespace shardsim::detail {
 

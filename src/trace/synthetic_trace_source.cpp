@@ -6,9 +6,9 @@
 #include <string>
 
 #include "shardsim/core/log.hpp"
-#include "shardsim/trace/row_blocks.hpp"
-#include "shared_profiles.hpp"
-#include "touched_rows.hpp"
+#include "trace/row_blocks.hpp"
+#include "trace/shared_profiles.hpp"
+#include "trace/touched_rows.hpp"
 
 namespace shardsim {
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "count_group_merge.hpp"
-#include "row_count_map.hpp"
+#include "trace/count_group_merge.hpp"
+#include "trace/row_count_map.hpp"
 
 namespace shardsim {
 

@@ -11,7 +11,7 @@
 #include "shardsim/core/utf8.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/xxhash64.hpp"
-#include "trace_file_format.hpp"
+#include "trace/trace_file_format.hpp"
 
 namespace shardsim {
 

@@ -14,7 +14,7 @@
 #include "shardsim/core/parallel_for.hpp"
 #include "shardsim/trace/trace_file.hpp"
 #include "shardsim/trace/xxhash64.hpp"
-#include "trace_file_format.hpp"
+#include "trace/trace_file_format.hpp"
 
 namespace shardsim {
 

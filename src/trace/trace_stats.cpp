@@ -4,8 +4,8 @@
 #include <cmath>
 #include <functional>
 
-#include "count_group_merge.hpp"
 #include "shardsim/trace/power_sum.hpp"
+#include "trace/count_group_merge.hpp"
 
 namespace shardsim {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/cli/cmd_collective.hpp"
+#include "cli/cmd_collective.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/io/nccl_log.hpp"
 #include "support/cli_run.hpp"

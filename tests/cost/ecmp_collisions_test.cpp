@@ -1,5 +1,5 @@
 // ECMP hash collisions: the expected maximum bin load against closed forms and sampling.
-#include "shardsim/cost/ecmp_collisions.hpp"
+#include "cost/ecmp_collisions.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The embedding kernels' HBM efficiency (cost/kernel_efficiency.hpp): each factor against a hand
 // calculation, the neutral defaults, and how the factors enter the fused kernels' time.
-#include "shardsim/cost/kernel_efficiency.hpp"
+#include "cost/kernel_efficiency.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <map>
 
+#include "io/table_generator.hpp"
 #include "scenario_test_helpers.hpp"
 #include "shardsim/core/rng.hpp"
-#include "shardsim/io/table_generator.hpp"
 
 namespace shardsim {
 namespace {

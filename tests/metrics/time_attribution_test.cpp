@@ -1,4 +1,4 @@
-#include "shardsim/metrics/time_attribution.hpp"
+#include "metrics/time_attribution.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,12 +4,12 @@
 
 #include <cmath>
 
+#include "plan/storage_tiers.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/host_tier.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan_validation.hpp"
 #include "shardsim/plan/planner.hpp"
-#include "shardsim/plan/storage_tiers.hpp"
 #include "support/hand_preset.hpp"
 #include "support/uniform_trace.hpp"
 

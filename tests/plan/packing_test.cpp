@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "plan/packing.hpp"
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/packing.hpp"
 
 namespace shardsim {
 namespace {

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/peer_sync_pricing.hpp"
 #include "plan/plan_fixture.hpp"
+#include "plan/sparse_groups.hpp"
 #include "shardsim/plan/peer_sync.hpp"
-#include "shardsim/plan/peer_sync_pricing.hpp"
 #include "shardsim/plan/serving.hpp"
-#include "shardsim/plan/sparse_groups.hpp"
 
 namespace shardsim {
 namespace {

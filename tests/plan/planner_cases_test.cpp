@@ -6,11 +6,11 @@
 #include <map>
 #include <set>
 
+#include "plan/packing.hpp"
 #include "plan/plan_fixture.hpp"
+#include "plan/shard_estimate.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/serving.hpp"
-#include "shardsim/plan/shard_estimate.hpp"
 
 namespace shardsim {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "plan/shard_estimate.hpp"
 #include "shardsim/hw/cluster.hpp"
-#include "shardsim/plan/shard_estimate.hpp"
 #include "support/hand_preset.hpp"
 
 namespace shardsim {

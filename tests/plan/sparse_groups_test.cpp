@@ -1,6 +1,6 @@
 // 2D groups (plan/sparse_groups.hpp): the layouts, host alignment of replica peers (2D §5), the
 // view of one group that the inner planner plans, and bad group counts.
-#include "shardsim/plan/sparse_groups.hpp"
+#include "plan/sparse_groups.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "shardsim/plan/splits.hpp"
+#include "plan/splits.hpp"
 
 #include <gtest/gtest.h>
 

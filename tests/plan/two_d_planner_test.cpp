@@ -7,12 +7,12 @@
 #include <set>
 
 #include "plan/plan_fixture.hpp"
+#include "plan/sparse_groups.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/cost/replica_sync_cost.hpp"
 #include "shardsim/plan/peer_sync.hpp"
 #include "shardsim/plan/replica_sync.hpp"
 #include "shardsim/plan/serving.hpp"
-#include "shardsim/plan/sparse_groups.hpp"
 
 namespace shardsim::two_d_planner_test {
 namespace {

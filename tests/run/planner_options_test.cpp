@@ -1,4 +1,4 @@
-#include "shardsim/run/planner_options.hpp"
+#include "run/planner_options.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,10 +6,10 @@
 #include <numeric>
 
 #include "../support/ideal_cost.hpp"
+#include "run/simulated_plan_evaluator.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 #include "shardsim/plan/planner.hpp"
 #include "shardsim/run/run_scenario.hpp"
-#include "shardsim/run/simulated_plan_evaluator.hpp"
 
 namespace shardsim {
 namespace {

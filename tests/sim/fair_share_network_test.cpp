@@ -1,5 +1,5 @@
 // Max-min fair sharing by progressive filling, against hand calculations.
-#include "shardsim/sim/fair_share_network.hpp"
+#include "sim/fair_share_network.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include "shardsim/cost/one_sided_cost.hpp"
 #include "shardsim/plan/one_sided_traffic.hpp"
 #include "shardsim/sim/iteration_builder.hpp"
-#include "shardsim/sim/one_sided_iteration.hpp"
+#include "sim/one_sided_iteration.hpp"
 #include "support/hand_model.hpp"
 #include "support/hand_preset.hpp"
 #include "support/uniform_trace.hpp"

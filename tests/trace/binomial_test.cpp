@@ -1,4 +1,4 @@
-#include "shardsim/trace/binomial.hpp"
+#include "trace/binomial.hpp"
 
 #include <gtest/gtest.h>
 

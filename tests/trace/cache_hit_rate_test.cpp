@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "shardsim/core/rng.hpp"
-#include "shardsim/trace/cache_simulation.hpp"
 #include "shardsim/trace/power_law_profile.hpp"
 #include "shardsim/trace/zipf_sampler.hpp"
+#include "trace/cache_simulation.hpp"
 
 namespace shardsim::cache_hit_rate_test {
 namespace {

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "shardsim/trace/row_blocks.hpp"
 #include "support/power_law_table.hpp"
+#include "trace/row_blocks.hpp"
 
 namespace shardsim::synthetic_trace_source_test {
 namespace {

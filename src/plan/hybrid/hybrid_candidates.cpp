@@ -1,11 +1,11 @@
-#include "hybrid_candidates.hpp"
+#include "plan/hybrid/hybrid_candidates.hpp"
 
 #include <algorithm>
 #include <numeric>
 
+#include "plan/peer_sync_pricing.hpp"
+#include "plan/splits.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "shardsim/plan/peer_sync_pricing.hpp"
-#include "shardsim/plan/splits.hpp"
 
 namespace shardsim::hybrid {
 

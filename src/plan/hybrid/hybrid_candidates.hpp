@@ -8,10 +8,10 @@
 #include <span>
 #include <vector>
 
+#include "plan/packing.hpp"
+#include "plan/shard_estimate.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "shardsim/plan/packing.hpp"
 #include "shardsim/plan/planner.hpp"
-#include "shardsim/plan/shard_estimate.hpp"
 
 namespace shardsim::hybrid {
 

@@ -1,4 +1,4 @@
-#include "hybrid_placement.hpp"
+#include "plan/hybrid/hybrid_placement.hpp"
 
 #include <utility>
 #include <vector>

@@ -4,8 +4,8 @@
 
 #include <optional>
 
-#include "hybrid_candidates.hpp"
-#include "shardsim/plan/packing.hpp"
+#include "plan/hybrid/hybrid_candidates.hpp"
+#include "plan/packing.hpp"
 
 namespace shardsim::hybrid {
 

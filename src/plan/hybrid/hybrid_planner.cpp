@@ -42,13 +42,13 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "hybrid_candidates.hpp"
-#include "hybrid_placement.hpp"
+#include "plan/hybrid/hybrid_candidates.hpp"
+#include "plan/hybrid/hybrid_placement.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
+#include "plan/splits.hpp"
+#include "plan/storage_tiers.hpp"
 #include "shardsim/core/log.hpp"
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/splits.hpp"
-#include "shardsim/plan/storage_tiers.hpp"
 
 namespace shardsim {
 

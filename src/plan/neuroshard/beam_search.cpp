@@ -1,4 +1,4 @@
-#include "shardsim/plan/neuroshard/beam_search.hpp"
+#include "plan/neuroshard/beam_search.hpp"
 
 #include <fmt/format.h>
 

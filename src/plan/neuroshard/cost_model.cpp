@@ -1,10 +1,10 @@
-#include "shardsim/plan/neuroshard/cost_model.hpp"
+#include "plan/neuroshard/cost_model.hpp"
 
 #include <algorithm>
 #include <limits>
 
+#include "plan/shard_estimate.hpp"
 #include "shardsim/core/precision.hpp"
-#include "shardsim/plan/shard_estimate.hpp"
 
 namespace shardsim::neuroshard {
 

@@ -1,4 +1,4 @@
-#include "shardsim/plan/neuroshard/greedy_grid.hpp"
+#include "plan/neuroshard/greedy_grid.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "shardsim/plan/neuroshard/key_set_cache.hpp"
+#include "plan/neuroshard/key_set_cache.hpp"
 
 #include <algorithm>
 #include <stdexcept>

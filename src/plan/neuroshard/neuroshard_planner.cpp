@@ -1,4 +1,4 @@
-#include "shardsim/plan/neuroshard/neuroshard_planner.hpp"
+#include "plan/neuroshard/neuroshard_planner.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include <cmath>
-#include "shardsim/plan/planners.hpp"
+#include "plan/planners.hpp"
 
 namespace shardsim {
 

@@ -1,6 +1,6 @@
-#include "shardsim/plan/neuroshard/sub_tables.hpp"
+#include "plan/neuroshard/sub_tables.hpp"
 
-#include "shardsim/plan/neuroshard/cost_model.hpp"
+#include "plan/neuroshard/cost_model.hpp"
 
 namespace shardsim::neuroshard {
 

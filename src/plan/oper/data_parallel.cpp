@@ -1,5 +1,5 @@
 // OPER §4.3: Algorithm 1 (inference) and Eq. 4-5 (training).
-#include "shardsim/plan/oper/data_parallel.hpp"
+#include "plan/oper/data_parallel.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,9 +11,9 @@
 #include <span>
 #include <stdexcept>
 
+#include "plan/oper/partitioning.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/collective_cost.hpp"
-#include "shardsim/plan/oper/partitioning.hpp"
 
 namespace shardsim::oper {
 

@@ -1,5 +1,5 @@
 // OPER §4.2: balanced model parallelism with threshold back-off.
-#include "shardsim/plan/oper/model_parallel.hpp"
+#include "plan/oper/model_parallel.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <map>
 #include <numeric>
 
+#include "plan/oper/partitioning.hpp"
 #include "shardsim/core/log.hpp"
-#include "shardsim/plan/oper/partitioning.hpp"
 
 namespace shardsim::oper {
 

@@ -1,5 +1,5 @@
 // OPER §3.2: the cost matrix L and Eq. 1-3 over partitions.
-#include "shardsim/plan/oper/oper_model.hpp"
+#include "plan/oper/oper_model.hpp"
 
 #include <algorithm>
 #include <numeric>

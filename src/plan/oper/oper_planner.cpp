@@ -13,14 +13,14 @@
 #include <algorithm>
 #include <numeric>
 
+#include "plan/oper/data_parallel.hpp"
+#include "plan/oper/model_parallel.hpp"
+#include "plan/oper/oper_planner.hpp"
+#include "plan/oper/partitioning.hpp"
+#include "plan/packing.hpp"
+#include "plan/planners.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/oper/data_parallel.hpp"
-#include "shardsim/plan/oper/model_parallel.hpp"
-#include "shardsim/plan/oper/oper_planner.hpp"
-#include "shardsim/plan/oper/partitioning.hpp"
-#include "shardsim/plan/packing.hpp"
-#include "shardsim/plan/planners.hpp"
 
 namespace shardsim {
 

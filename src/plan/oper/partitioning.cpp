@@ -1,5 +1,5 @@
 // OPER §4.1: access- and memory-aware adaptive partitioning over rank ranges.
-#include "shardsim/plan/oper/partitioning.hpp"
+#include "plan/oper/partitioning.hpp"
 
 #include <algorithm>
 #include <cmath>

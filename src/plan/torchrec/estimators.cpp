@@ -1,6 +1,6 @@
 // TorchRec's enumerator and estimators (plan/torchrec/estimators.hpp). Section references are
 // to the files of pytorch/torchrec@a48cef79 named there.
-#include "shardsim/plan/torchrec/estimators.hpp"
+#include "plan/torchrec/estimators.hpp"
 
 #include <algorithm>
 #include <cmath>

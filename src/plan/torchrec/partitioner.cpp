@@ -1,5 +1,5 @@
 // TorchRec's GreedyPerfPartitioner (plan/torchrec/partitioner.hpp).
-#include "shardsim/plan/torchrec/partitioner.hpp"
+#include "plan/torchrec/partitioner.hpp"
 
 #include <algorithm>
 #include <numeric>

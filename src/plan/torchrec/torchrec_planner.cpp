@@ -20,13 +20,13 @@
 #include <string>
 #include <tuple>
 
+#include "plan/peer_sync_pricing.hpp"
+#include "plan/planners.hpp"
+#include "plan/torchrec/torchrec_planner.hpp"
+#include "plan/torchrec/torchrec_stats.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/peer_sync_pricing.hpp"
-#include "shardsim/plan/planners.hpp"
-#include "shardsim/plan/torchrec/torchrec_planner.hpp"
-#include "shardsim/plan/torchrec/torchrec_stats.hpp"
 
 namespace shardsim {
 

@@ -1,5 +1,5 @@
 // TorchRec's planner statistics (plan/torchrec/torchrec_stats.hpp).
-#include "shardsim/plan/torchrec/torchrec_stats.hpp"
+#include "plan/torchrec/torchrec_stats.hpp"
 
 #include <fmt/format.h>
 

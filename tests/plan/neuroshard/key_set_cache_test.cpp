@@ -1,6 +1,6 @@
 // NeuroShard's cost cache store (plan/neuroshard/key_set_cache.hpp): exact by the whole key
 // sequence, through growth, against a std::map of the same sets.
-#include "shardsim/plan/neuroshard/key_set_cache.hpp"
+#include "plan/neuroshard/key_set_cache.hpp"
 
 #include <gtest/gtest.h>
 

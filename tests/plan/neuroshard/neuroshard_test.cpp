@@ -6,9 +6,9 @@
 
 #include <cmath>
 
+#include "plan/neuroshard/neuroshard_planner.hpp"
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/plan/neuroshard/neuroshard_planner.hpp"
 
 namespace shardsim::neuroshard {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "plan/oper/data_parallel.hpp"
 #include "plan/oper/oper_fixture.hpp"
-#include "shardsim/plan/oper/data_parallel.hpp"
-#include "shardsim/plan/oper/partitioning.hpp"
+#include "plan/oper/partitioning.hpp"
 
 namespace shardsim::oper {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/oper/oper_fixture.hpp"
-#include "shardsim/plan/oper/oper_model.hpp"
+#include "plan/oper/oper_model.hpp"
 
 namespace shardsim::oper {
 namespace {

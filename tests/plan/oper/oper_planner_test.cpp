@@ -4,11 +4,11 @@
 
 #include <map>
 
+#include "plan/oper/oper_planner.hpp"
+#include "plan/oper/partitioning.hpp"
 #include "plan/plan_fixture.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/oper/oper_planner.hpp"
-#include "shardsim/plan/oper/partitioning.hpp"
 #include "shardsim/plan/serving.hpp"
 
 namespace shardsim {

@@ -1,11 +1,11 @@
 // OPER §4.1 (partitioning) and §4.2 (balanced model parallelism, threshold back-off), by hand.
 #include <gtest/gtest.h>
 
+#include "plan/oper/model_parallel.hpp"
 #include "plan/oper/oper_fixture.hpp"
+#include "plan/oper/partitioning.hpp"
+#include "plan/packing.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/plan/oper/model_parallel.hpp"
-#include "shardsim/plan/oper/partitioning.hpp"
-#include "shardsim/plan/packing.hpp"
 
 namespace shardsim::oper {
 namespace {

@@ -2,7 +2,7 @@
 // A fixture of the torchrec partitioner tests (torchrec_test.cpp, torchrec_parity_test.cpp).
 #include <vector>
 
-#include "shardsim/plan/torchrec/estimators.hpp"
+#include "plan/torchrec/estimators.hpp"
 
 namespace shardsim::torchrec::test {
 

@@ -24,8 +24,8 @@
 
 #include "plan/plan_fixture.hpp"
 #include "plan/torchrec/four_table_wise_options.hpp"
+#include "plan/torchrec/torchrec_planner.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/plan/torchrec/torchrec_planner.hpp"
 
 namespace shardsim::torchrec::parity_test {
 namespace {

@@ -9,10 +9,10 @@
 
 #include "plan/plan_fixture.hpp"
 #include "plan/torchrec/four_table_wise_options.hpp"
+#include "plan/torchrec/torchrec_planner.hpp"
+#include "plan/torchrec/torchrec_stats.hpp"
 #include "shardsim/core/error.hpp"
 #include "shardsim/plan/memory.hpp"
-#include "shardsim/plan/torchrec/torchrec_planner.hpp"
-#include "shardsim/plan/torchrec/torchrec_stats.hpp"
 
 namespace shardsim::torchrec {
 namespace {

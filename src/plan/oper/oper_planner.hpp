@@ -3,8 +3,8 @@
 // make_oper_planner (plan/planners.hpp) makes the planner from its options (oper_planner_options).
 #include <optional>
 
-#include "shardsim/plan/oper/data_parallel.hpp"
-#include "shardsim/plan/oper/oper_model.hpp"
+#include "plan/oper/data_parallel.hpp"
+#include "plan/oper/oper_model.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::oper {

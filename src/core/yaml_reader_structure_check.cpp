@@ -1,4 +1,4 @@
-#include "yaml_structure_check.hpp"
+#include "core/yaml_reader_structure_check.hpp"
 
 #include <fmt/format.h>
 

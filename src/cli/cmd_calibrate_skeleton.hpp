@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/cli/cmd_calibrate.hpp"
+#include "cli/cmd_calibrate.hpp"
 #include "shardsim/core/log.hpp"
 #include "shardsim/cost/calibration.hpp"
 #include "shardsim/cost/cost_params.hpp"

@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "shardsim/plan/neuroshard/cost_model.hpp"
-#include "shardsim/plan/neuroshard/sub_tables.hpp"
+#include "plan/neuroshard/cost_model.hpp"
+#include "plan/neuroshard/sub_tables.hpp"
 
 namespace shardsim::neuroshard {
 

@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "shardsim/plan/oper/oper_model.hpp"
-#include "shardsim/plan/packing.hpp"
+#include "plan/oper/oper_model.hpp"
+#include "plan/packing.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::oper {

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include "plan/torchrec/estimators.hpp"
+#include "plan/torchrec/partitioner.hpp"
 #include "shardsim/plan/planner.hpp"
-#include "shardsim/plan/torchrec/estimators.hpp"
-#include "shardsim/plan/torchrec/partitioner.hpp"
 
 namespace shardsim::torchrec {
 

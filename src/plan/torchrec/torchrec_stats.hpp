@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/plan/torchrec/torchrec_planner.hpp"
+#include "plan/torchrec/torchrec_planner.hpp"
 
 namespace shardsim::torchrec {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/cli/resource_guard.hpp"
+#include "cli/resource_guard.hpp"
 #include "shardsim/run/scenario_runs.hpp"
 
 namespace CLI {

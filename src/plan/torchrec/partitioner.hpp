@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "shardsim/plan/torchrec/estimators.hpp"
+#include "plan/torchrec/estimators.hpp"
 
 namespace shardsim::torchrec {
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "shardsim/plan/neuroshard/greedy_grid.hpp"
+#include "plan/neuroshard/greedy_grid.hpp"
 
 namespace shardsim::neuroshard {
 

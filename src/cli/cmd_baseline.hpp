@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/cli/run_flags.hpp"
+#include "cli/run_flags.hpp"
 #include "shardsim/run/distributed_runs.hpp"
 
 namespace shardsim {

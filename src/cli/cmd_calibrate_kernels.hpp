@@ -7,7 +7,7 @@
 // preset's GPU, prints every point's error before and after (and left out), and writes the
 // fitted parameters as a cost file a scenario loads with `cost: {file: ...}` (docs/model.md,
 // "Calibration of the embedding kernels").
-#include "shardsim/cli/cmd_calibrate.hpp"
+#include "cli/cmd_calibrate.hpp"
 
 namespace shardsim {
 

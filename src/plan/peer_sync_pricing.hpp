@@ -16,11 +16,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "plan/sparse_groups.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/planner.hpp"
-#include "shardsim/plan/sparse_groups.hpp"
 
 namespace shardsim {
 

@@ -5,9 +5,9 @@
 #include <span>
 #include <vector>
 
+#include "plan/oper/oper_model.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
-#include "shardsim/plan/oper/oper_model.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::oper {

@@ -6,7 +6,7 @@
 // profiles, never over single rows: O(log rows) profile queries per partition.
 #include <vector>
 
-#include "shardsim/plan/oper/oper_model.hpp"
+#include "plan/oper/oper_model.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::oper {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/neuroshard/beam_search.hpp"
 #include "shardsim/core/error.hpp"
-#include "shardsim/plan/neuroshard/beam_search.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::neuroshard {

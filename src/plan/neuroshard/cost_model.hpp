@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "plan/neuroshard/key_set_cache.hpp"
+#include "plan/neuroshard/sub_tables.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
-#include "shardsim/plan/neuroshard/key_set_cache.hpp"
-#include "shardsim/plan/neuroshard/sub_tables.hpp"
 #include "shardsim/plan/planner.hpp"
 
 namespace shardsim::neuroshard {

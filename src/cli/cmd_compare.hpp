@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "shardsim/cli/run_flags.hpp"
+#include "cli/run_flags.hpp"
 
 namespace shardsim {
 

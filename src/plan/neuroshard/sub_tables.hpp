@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "shardsim/plan/packing.hpp"
+#include "plan/packing.hpp"
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/planner.hpp"
 
