@@ -92,7 +92,7 @@ int Cluster::scale_up_domain_of(int gpu) const {
 }
 
 double Cluster::scale_out_Bps_per_gpu() const {
-  return preset_.nic.bandwidth_Bps * preset_.nics_per_node / preset_.gpus_per_node;
+  return preset_.nic_delivered_Bps() * preset_.nics_per_node / preset_.gpus_per_node;
 }
 
 int Cluster::tier_group_of(int gpu, int tier) const {

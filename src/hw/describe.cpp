@@ -209,7 +209,11 @@ void describe_node(const HardwarePreset& p, Lines& out) {
             "nic.bandwidth_Gbitps", number(to_Gbitps(p.nic.bandwidth_Bps)));
   out.value("", fmt::format("{:<21} {:g} us per NIC", "", p.nic.latency_s / units::us),
             "nic.latency_us", number(p.nic.latency_s / units::us));
-  const double per_gpu_Bps = p.nic.bandwidth_Bps * p.nics_per_node / p.gpus_per_node;
+  if (p.nic_efficiency != 1) {
+    out.value("", fmt::format("{:<21} {:g} of the line rate carried", "", p.nic_efficiency),
+              "nic.efficiency", number(p.nic_efficiency));
+  }
+  const double per_gpu_Bps = p.nic_delivered_Bps() * p.nics_per_node / p.gpus_per_node;
   out.text(fmt::format("  scale-out per GPU   {:g} Gbit/s ({:g} GB/s)", to_Gbitps(per_gpu_Bps),
                        per_gpu_Bps / units::GB));
   const char* layout = p.rail_optimized ? "rail_optimized" : "top_of_rack";

@@ -155,9 +155,9 @@ void read_gpu(GpuSpec& gpu, const YamlValue& node, bool required) {
         [&](const YamlValue& v) { gpu.l2_bytes = v.as_nonnegative_double() * units::MiB; });
 }
 
+// A link's two keys; the caller checks the map's keys (`nic` has one more).
 void read_link(LinkSpec& link, const YamlValue& node, bool required, std::string_view bw_key,
                double bw_unit_Bps) {
-  node.expect_keys({bw_key, "latency_us"});
   field(node, bw_key, required,
         [&](const YamlValue& v) { link.bandwidth_Bps = v.as_positive_double() * bw_unit_Bps; });
   field(node, "latency_us", required,
@@ -219,6 +219,7 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
     p.scale_up_kind = v.as_choice({"nvswitch", "nvlink", "pcie"});
   });
   field(root, "scale_up", required, [&](const YamlValue& v) {
+    v.expect_keys({"bandwidth_GBps", "latency_us"});
     read_link(p.scale_up, v, required, "bandwidth_GBps", units::GB);
   });
   field(root, "scale_up_domain_nodes", false,
@@ -229,7 +230,10 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
     p.rail_optimized = v.as_choice({"top_of_rack", "rail_optimized"}) == "rail_optimized";
   });
   field(root, "nic", required, [&](const YamlValue& v) {
+    v.expect_keys({"bandwidth_Gbitps", "latency_us", "efficiency"});
     read_link(p.nic, v, required, "bandwidth_Gbitps", units::gbit_per_s_to_Bps(1.0));
+    field(v, "efficiency", false,
+          [&](const YamlValue& e) { p.nic_efficiency = e.as_positive_double(); });
   });
   field(root, "tiers", required, [&](const YamlValue& v) { p.tiers = read_tiers(v); });
   field(root, "reserved_memory_GiB", required, [&](const YamlValue& v) {
@@ -338,6 +342,10 @@ void check_preset(const HardwarePreset& p, const Fail& fail) {
         "nics_per_node must divide gpus_per_node, or be a multiple of it");
   }
   positive(p.nic.bandwidth_Bps, "nic.bandwidth_Gbitps", "NIC bandwidth");
+  if (!(p.nic_efficiency > 0 && p.nic_efficiency <= 1)) {
+    throw fail("nic.efficiency", fmt::format("must be in (0, 1], found {}", p.nic_efficiency),
+               "the share of the line rate the NIC carries (1 = all of it)");
+  }
   nonnegative(p.nic.latency_s, "nic.latency_us", "NIC latency");
   if (p.tiers.empty()) {
     throw fail("tiers", "at least one tier is required",

@@ -88,7 +88,7 @@ Topology::Topology(const HardwarePreset& preset, int nodes) {
 
   // Several NICs per GPU are merged into one NIC vertex per GPU; otherwise one vertex per NIC,
   // shared by gpus_per_node / nics_per_node GPUs.
-  double nic_vertex_Bps = preset.nic.bandwidth_Bps;
+  double nic_vertex_Bps = preset.nic_delivered_Bps();
   if (preset.nics_per_node >= gpus_per_node_) {
     nic_vertices_per_node_ = gpus_per_node_;
     gpus_per_nic_vertex_ = 1;

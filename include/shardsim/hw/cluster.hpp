@@ -56,7 +56,7 @@ class Cluster {
 
   // Per-GPU share of each level, per direction.
   double scale_up_Bps_per_gpu() const { return preset_.scale_up.bandwidth_Bps; }
-  double scale_out_Bps_per_gpu() const;  // NIC bandwidth x NICs per node / GPUs per node
+  double scale_out_Bps_per_gpu() const;  // delivered NIC rate x NICs per node / GPUs per node
 
   // Tier k (0 = rack): the group a GPU belongs to, how many groups, and the uplink bandwidth of
   // one group's switch (children's bandwidth / oversubscription).

@@ -57,7 +57,11 @@ struct HardwarePreset {
   int scale_up_domain_nodes = 1;
   // Scale-out NICs of one node; GPUs share them evenly.
   int nics_per_node = 0;
-  LinkSpec nic;  // per NIC per direction
+  LinkSpec nic;  // per NIC per direction: the line rate
+  // `nic.efficiency` (docs/hardware.md): the share of the line rate the NIC's links carry, where
+  // a fabric was measured below the model (zionex: Neo App. B). 1 = the line rate.
+  double nic_efficiency = 1;
+  double nic_delivered_Bps() const { return nic.bandwidth_Bps * nic_efficiency; }
   // `scale_out_layout` (docs/hardware.md): false = top_of_rack (every NIC of a node on its
   // tier-0 switch); true = rail_optimized (NIC i of every node of a tier-0 group on that group's
   // rail switch i; traffic for another rail crosses NVLink first, NCCL's PXN).
