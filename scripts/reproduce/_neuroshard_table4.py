@@ -263,37 +263,40 @@ def table4(rep):
               "ms; the next DreamShard 61.6, TorchRec 86.4)",
               ns_cost is not None and all(ours[b][0] is None or ns_cost < ours[b][0]
                                           for b in BASELINES),
-              listed(0, lambda x: f"{x:.1f}"))
+              listed(0, lambda x: f"{x:.1f}"), rule="NeuroShard's cost < every baseline's")
     rep.check(name, "NeuroShard trains fastest of the planners run (paper: +54.9% over Random; "
               "the next DreamShard +45.3%, TorchRec +34.6%)",
               ns_qps is not None and all(ours[b][1] is None or ns_qps > ours[b][1]
                                          for b in BASELINES),
-              listed(1, lambda x: f"{x / 1e6:.3f}M"))
+              listed(1, lambda x: f"{x / 1e6:.3f}M"), rule="NeuroShard's QPS > every baseline's")
     others = BASELINES[1:]
     rep.check(name, "every baseline's embedding cost is below Random's (paper: 86.4-109.2 ms "
               "against 118.3)",
               ours["Random"][0] is not None and all(ours[b][0] is not None
                                                     and ours[b][0] < ours["Random"][0]
                                                     for b in others),
-              listed(0, lambda x: f"{x:.1f}"))
+              listed(0, lambda x: f"{x:.1f}"), rule="each baseline's cost < Random's")
     rep.check(name, "every baseline trains faster than Random (paper: +4.0% to +34.6%)",
               rq is not None and all(ours[b][1] is not None and ours[b][1] > rq for b in others),
-              ", ".join(f"{b} {'-' if gain(b) is None else f'{gain(b):+.1f}%'}" for b in others))
+              ", ".join(f"{b} {'-' if gain(b) is None else f'{gain(b):+.1f}%'}" for b in others),
+              rule="each baseline's QPS > Random's")
     rep.check(name, "TorchRec has the lowest embedding cost of the baselines run (paper: 86.4 ms "
               "against 90.8-118.3)",
               ours["TorchRec"][0] is not None and ours["TorchRec"][0] == best_cost,
-              listed(0, lambda x: f"{x:.1f}"))
+              listed(0, lambda x: f"{x:.1f}"), rule="TorchRec's cost = the lowest baseline's")
     margin = (None if ns_cost is None or best_cost is None
               else 100 * (1 - ns_cost / best_cost))
     rep.check(name, "NeuroShard's embedding cost is at least 11.6% below the best baseline's run "
               "(paper: 11.6% below DreamShard, its strongest; 36.1% below TorchRec)",
               margin is not None and margin >= 11.6,
-              "-" if margin is None else f"{margin:.1f}% below {fmt_ms(best_cost)} ms")
+              "-" if margin is None else f"{margin:.1f}% below {fmt_ms(best_cost)} ms",
+              rule="NeuroShard's cost <= 0.884 x the best baseline's")
     speedup = (None if ns_qps is None or best_qps is None else 100 * (ns_qps / best_qps - 1))
     rep.check(name, "NeuroShard trains at least 6.6% faster than the best baseline run (paper: "
               "+6.6% over DreamShard; +15.1% over TorchRec)",
               speedup is not None and speedup >= 6.6,
-              "-" if speedup is None else f"{speedup:+.1f}% over {best_qps / 1e6:.3f}M")
+              "-" if speedup is None else f"{speedup:+.1f}% over {best_qps / 1e6:.3f}M",
+              rule="NeuroShard's QPS >= 1.066 x the best baseline's")
     order = {t["name"]: i for i, t in enumerate(tables)}  # the model's order
     split = ", ".join(f"{t} into {len(b)}" for t, b in sorted(blocks.items(),
                                                               key=lambda kv: order[kv[0]]))

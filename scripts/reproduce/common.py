@@ -104,9 +104,12 @@ class Reproduction:
             f.write(markdown)
         self.sections.append((name, markdown))
 
-    def check(self, experiment, claim, ok, detail):
-        self.checks.append((experiment, claim, bool(ok), detail))
-        return f"| {claim} | {detail} | {'agrees' if ok else '**differs**'} |"
+    def check(self, experiment, claim, ok, detail, rule, not_counted=None):
+        """One trend check: `rule` says what counts as agree (written with the check, before
+        its first run); `not_counted`, a one-line reason, lists a check that cannot fail (the
+        set-up fixes its outcome) or that is not the paper's claim apart, outside the count."""
+        self.checks.append(Check(experiment, claim, ok, detail, rule, not_counted))
+        return check_row(claim, rule, detail, ok, not_counted)
 
     def figure_bars(self, name, categories, series, paper=None, ylabel="", title="", **kw):
         return figure_bars(self.experiment_dir(name), categories, series, paper, ylabel, title,
@@ -119,25 +122,54 @@ class Reproduction:
         return figure_stacked(self.experiment_dir(name), categories, series, ylabel, title, **kw)
 
     def finish(self, title, preamble):
-        write_checks(self.out, self.args.paper,
-                     [(e, c, ok, d) for e, c, ok, d in self.checks])
-        agree = sum(1 for c in self.checks if c[2])
-        lines = [f"# {title}", "", preamble, "",
-                 f"Trend checks: {agree} of {len(self.checks)} agree with the paper.", ""]
+        write_checks(self.out, self.args.paper, self.checks)
+        lines = [f"# {title}", "", preamble, "", count_sentence(self.checks), ""]
         for _, md in self.sections:
             lines += [md.rstrip(), ""]
         path = os.path.join(self.out, "results.md")
         with open(path, "w") as f:
             f.write("\n".join(lines))
-        log(f"wrote {path} ({agree}/{len(self.checks)} trend checks agree)")
+        log(f"wrote {path} ({count_sentence(self.checks)})")
+
+
+class Check:
+    """A trend check: the paper's claim, whether ours agrees, our numbers (detail), the reading
+    rule (what counts as agree) and, for a check that cannot fail or is not the paper's claim,
+    why (then it is not counted)."""
+
+    def __init__(self, experiment, claim, ok, detail, rule, not_counted=None):
+        if not rule:
+            fail(f"{experiment}: the check \"{claim}\" names no reading rule")
+        self.experiment, self.claim, self.ok, self.detail = experiment, claim, bool(ok), detail
+        self.rule, self.not_counted = rule, not_counted
+
+
+CHECK_HEADER = ["| claim | reading rule | ours | verdict |", "|---|---|---|---|"]
+
+
+def check_row(claim, rule, detail, ok, not_counted=None):
+    verdict = "agrees" if ok else "**differs**"
+    if not_counted:
+        verdict += f" (not counted: {not_counted})"
+    return f"| {claim} | {rule} | {detail} | {verdict} |"
+
+
+def count_sentence(checks):
+    counted = [c for c in checks if not c.not_counted]
+    agree = sum(1 for c in counted if c.ok)
+    left = len(checks) - len(counted)
+    return (f"Trend checks: {agree} of {len(counted)} agree with the paper"
+            + (f" ({left} more listed, not counted: they cannot fail or are not the paper's "
+               "claims)." if left else "."))
 
 
 def write_checks(out, paper, checks):
-    """DIR/checks.json: every trend check of a paper's run, in the order made:
-    (experiment, claim, ok, detail). The scoreboard of `reproduce.sh all` reads it."""
+    """DIR/checks.json: every trend check (Check) of a paper's run, in the order made. The
+    scoreboard of `reproduce.sh all` reads it."""
     data = {"paper": paper,
-            "checks": [{"experiment": e, "claim": c, "ok": bool(ok), "detail": d}
-                       for e, c, ok, d in checks]}
+            "checks": [{"experiment": c.experiment, "claim": c.claim, "ok": c.ok,
+                        "detail": c.detail, "rule": c.rule, "counted": not c.not_counted,
+                        "not_counted": c.not_counted or ""} for c in checks]}
     path = os.path.join(out, "checks.json")
     with open(path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
@@ -236,17 +268,22 @@ def scoreboard(out, papers, failed=()):
     out/scoreboard.json: every check (paper, experiment, claim, PASS/DISAGREE, ours), the counts
     per paper and the overall share agreeing. A paper without checks.json (its driver failed)
     is listed as failed."""
-    rows, per_paper = [], {}
+    rows, uncounted, per_paper = [], [], {}
     for paper in papers:
         path = os.path.join(out, paper, "checks.json")
-        entry = {"checks": 0, "pass": 0, "disagree": 0,
+        entry = {"checks": 0, "pass": 0, "disagree": 0, "not_counted": 0,
                  "failed": paper in failed or not os.path.isfile(path)}
         if os.path.isfile(path):
             with open(path) as f:
                 for c in json.load(f)["checks"]:
-                    rows.append({"paper": paper, "experiment": c["experiment"],
-                                 "claim": c["claim"], "ok": c["ok"], "detail": c["detail"],
-                                 "verdict": "PASS" if c["ok"] else "DISAGREE"})
+                    row = {"paper": paper, "experiment": c["experiment"], "claim": c["claim"],
+                           "ok": c["ok"], "detail": c["detail"], "rule": c["rule"],
+                           "verdict": "PASS" if c["ok"] else "DISAGREE"}
+                    if not c["counted"]:
+                        uncounted.append({**row, "not_counted": c["not_counted"]})
+                        entry["not_counted"] += 1
+                        continue
+                    rows.append(row)
                     entry["checks"] += 1
                     entry["pass" if c["ok"] else "disagree"] += 1
         per_paper[paper] = entry
@@ -254,10 +291,11 @@ def scoreboard(out, papers, failed=()):
     agree = sum(1 for r in rows if r["ok"])
     pct = 100.0 * agree / total if total else 0.0
     summary = {"papers": per_paper, "checks": total, "pass": agree, "disagree": total - agree,
-               "agree_percent": round(pct, 1),
+               "not_counted": len(uncounted), "agree_percent": round(pct, 1),
                "failed": sorted(p for p, e in per_paper.items() if e["failed"])}
     with open(os.path.join(out, "scoreboard.json"), "w") as f:
-        json.dump({"summary": summary, "checks": rows}, f, indent=1, sort_keys=True)
+        json.dump({"summary": summary, "checks": rows, "not_counted": uncounted}, f, indent=1,
+                  sort_keys=True)
         f.write("\n")
 
     def cell(text):
@@ -266,21 +304,28 @@ def scoreboard(out, papers, failed=()):
     md = ["# Reproductions: scoreboard", "",
           "Every trend check of every paper's reproduction (`scripts/reproduce.sh all`): PASS "
           "where ours agrees with the paper's claim, DISAGREE where it does not. "
-          f"Overall: **{agree} of {total} agree ({pct:.1f}%)**.", "",
-          table(["paper", "checks", "PASS", "DISAGREE", "agree", "driver"],
+          f"Overall: **{agree} of {total} agree ({pct:.1f}%)**; {len(uncounted)} more are "
+          "listed apart, not counted: they cannot fail or are not the paper's claims.", "",
+          table(["paper", "checks", "PASS", "DISAGREE", "agree", "not counted", "driver"],
                 [[p, e["checks"], e["pass"], e["disagree"],
                   f"{100.0 * e['pass'] / e['checks']:.1f}%" if e["checks"] else "n/a",
-                  "FAILED" if e["failed"] else "ok"] for p, e in per_paper.items()]), "",
-          table(["paper", "experiment", "claim (the paper's)", "ours", "verdict"],
-                [[r["paper"], r["experiment"], cell(r["claim"]), cell(r["detail"]),
-                  r["verdict"]] for r in rows]), ""]
+                  e["not_counted"], "FAILED" if e["failed"] else "ok"]
+                 for p, e in per_paper.items()]), "",
+          table(["paper", "experiment", "claim (the paper's)", "reading rule", "ours", "verdict"],
+                [[r["paper"], r["experiment"], cell(r["claim"]), cell(r["rule"]),
+                  cell(r["detail"]), r["verdict"]] for r in rows]), ""]
+    if uncounted:
+        md += ["## Not counted (cannot fail, or not the paper's claim)", "",
+               table(["paper", "experiment", "claim", "ours", "verdict", "why not counted"],
+                     [[r["paper"], r["experiment"], cell(r["claim"]), cell(r["detail"]),
+                       r["verdict"], cell(r["not_counted"])] for r in uncounted]), ""]
     if summary["failed"]:
         md += [f"Failed drivers (no or partial checks): {', '.join(summary['failed'])}.", ""]
     with open(os.path.join(out, "scoreboard.md"), "w") as f:
         f.write("\n".join(md))
     log(f"wrote {os.path.join(out, 'scoreboard.md')}: {agree} of {total} checks agree "
-        f"({pct:.1f}%)" + "".join(f"; {p} {e['pass']}/{e['checks']}"
-                                  for p, e in per_paper.items()))
+        f"({pct:.1f}%; {len(uncounted)} not counted)" +
+        "".join(f"; {p} {e['pass']}/{e['checks']}" for p, e in per_paper.items()))
     return summary
 
 
