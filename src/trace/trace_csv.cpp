@@ -85,20 +85,77 @@ struct Lookup {
   std::uint64_t line;  // for messages
 };
 
-}  // namespace
-
-std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std::string& key) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(SourceLocation{path}, key, "cannot open the CSV trace",
-                     "check the path (relative paths in a scenario are relative to its folder)");
-  const auto fail = [&](std::uint64_t line, const std::string& problem, const std::string& hint) {
+// Throws the InputError of one line of the CSV file.
+struct CsvFail {
+  const std::string& path;
+  const std::string& key;
+  [[noreturn]] void operator()(std::uint64_t line, const std::string& problem,
+                               const std::string& hint) const {
     throw InputError(
         SourceLocation{path, static_cast<int>(std::min<std::uint64_t>(line, 1u << 30))}, key,
         problem, hint);
-  };
+  }
+};
+
+// Reads the row counts of a `# rows: R0 R1 ...` comment into declared_rows.
+void read_csv_rows_comment(std::string_view body, std::uint64_t line, bool header,
+                           std::vector<std::uint64_t>& declared_rows, const CsvFail& fail) {
+  if (!declared_rows.empty() || header)
+    fail(line, "a `# rows:` line must come once, before the header",
+         "put it at the top of the file");
+  std::string_view rest = trim(body.substr(5));
+  while (!rest.empty()) {
+    const auto sp = rest.find_first_of(" \t,");
+    std::uint64_t r = 0;
+    if (!parse_u64(rest.substr(0, sp), r) || r == 0 || r > kTraceMaxRows)
+      fail(line, fmt::format("bad row count '{}' in `# rows:`", rest.substr(0, sp)),
+           "write `# rows: R0 R1 ...`, one positive whole number per table");
+    declared_rows.push_back(r);
+    rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp + 1));
+  }
+  if (declared_rows.empty()) fail(line, "`# rows:` lists no row counts", "");
+}
+
+// Checks the header line 'table,sample,row' (blanks ignored).
+void check_csv_header(std::string_view l, std::uint64_t line, const CsvFail& fail) {
+  std::string compact;
+  for (char c : l)
+    if (c != ' ' && c != '\t') compact += c;
+  if (compact != "table,sample,row")
+    fail(line, fmt::format("expected the header 'table,sample,row', found '{}'", l),
+         "the first line that is not a comment names the columns: table,sample,row");
+}
+
+// Parses one 'table,sample,row' line and checks its ids against the limits.
+Lookup parse_csv_lookup(std::string_view l, std::uint64_t line, const CsvFail& fail) {
+  Lookup x{0, 0, 0, line};
+  const auto c1 = l.find(',');
+  const auto c2 = c1 == std::string_view::npos ? c1 : l.find(',', c1 + 1);
+  if (c2 == std::string_view::npos || l.find(',', c2 + 1) != std::string_view::npos ||
+      !parse_u64(l.substr(0, c1), x.table) || !parse_u64(l.substr(c1 + 1, c2 - c1 - 1), x.sample) ||
+      !parse_u64(l.substr(c2 + 1), x.row))
+    fail(line, fmt::format("expected three whole numbers 'table,sample,row', found '{}'", l),
+         "e.g. 0,12,4711: table 0, sample 12, row 4711");
+  if (x.table >= kTraceMaxTables)
+    fail(line, fmt::format("table {} (at most {} tables)", x.table, kTraceMaxTables), "");
+  if (x.sample >= kTraceCsvMaxLines)
+    fail(line,
+         fmt::format("sample {} is past the limit of {} samples", x.sample, kTraceCsvMaxLines),
+         "number samples from 0");
+  if (x.row >= kTraceMaxRows)
+    fail(line, fmt::format("row {} is past the limit of 10^13 rows", x.row), "");
+  return x;
+}
+
+// The lookups and `# rows:` counts of a CSV file, line by line.
+struct CsvLines {
   std::vector<Lookup> lookups;
   std::vector<std::uint64_t> declared_rows;
+};
+
+// Reads every line of the file: comments, the header, then one lookup a line.
+CsvLines read_csv_lines(std::ifstream& in, const CsvFail& fail) {
+  CsvLines out;
   bool header = false;
   std::string text;
   std::uint64_t line = 0;
@@ -112,65 +169,30 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
     if (l.empty()) continue;
     if (l.front() == '#') {
       const std::string_view body = trim(l.substr(1));
-      if (body.rfind("rows:", 0) == 0) {
-        if (!declared_rows.empty() || header)
-          fail(line, "a `# rows:` line must come once, before the header",
-               "put it at the top of the file");
-        std::string_view rest = trim(body.substr(5));
-        while (!rest.empty()) {
-          const auto sp = rest.find_first_of(" \t,");
-          std::uint64_t r = 0;
-          if (!parse_u64(rest.substr(0, sp), r) || r == 0 || r > kTraceMaxRows)
-            fail(line, fmt::format("bad row count '{}' in `# rows:`", rest.substr(0, sp)),
-                 "write `# rows: R0 R1 ...`, one positive whole number per table");
-          declared_rows.push_back(r);
-          rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp + 1));
-        }
-        if (declared_rows.empty()) fail(line, "`# rows:` lists no row counts", "");
-      }
+      if (body.rfind("rows:", 0) == 0)
+        read_csv_rows_comment(body, line, header, out.declared_rows, fail);
       continue;
     }
     if (!header) {
-      std::string compact;
-      for (char c : l)
-        if (c != ' ' && c != '\t') compact += c;
-      if (compact != "table,sample,row")
-        fail(line, fmt::format("expected the header 'table,sample,row', found '{}'", l),
-             "the first line that is not a comment names the columns: table,sample,row");
+      check_csv_header(l, line, fail);
       header = true;
       continue;
     }
-    Lookup x{0, 0, 0, line};
-    const auto c1 = l.find(',');
-    const auto c2 = c1 == std::string_view::npos ? c1 : l.find(',', c1 + 1);
-    if (c2 == std::string_view::npos || l.find(',', c2 + 1) != std::string_view::npos ||
-        !parse_u64(l.substr(0, c1), x.table) ||
-        !parse_u64(l.substr(c1 + 1, c2 - c1 - 1), x.sample) || !parse_u64(l.substr(c2 + 1), x.row))
-      fail(line, fmt::format("expected three whole numbers 'table,sample,row', found '{}'", l),
-           "e.g. 0,12,4711: table 0, sample 12, row 4711");
-    if (x.table >= kTraceMaxTables)
-      fail(line, fmt::format("table {} (at most {} tables)", x.table, kTraceMaxTables), "");
-    if (x.sample >= kTraceCsvMaxLines)
-      fail(line,
-           fmt::format("sample {} is past the limit of {} samples", x.sample, kTraceCsvMaxLines),
-           "number samples from 0");
-    if (x.row >= kTraceMaxRows)
-      fail(line, fmt::format("row {} is past the limit of 10^13 rows", x.row), "");
-    lookups.push_back(x);
+    out.lookups.push_back(parse_csv_lookup(l, line, fail));
   }
-  if (!header || lookups.empty())
+  if (!header || out.lookups.empty())
     fail(line, "the CSV trace has no lookups",
          "write 'table,sample,row' and then one lookup a line");
+  return out;
+}
 
-  std::uint64_t tables = 0, samples = 0;
-  for (const Lookup& x : lookups) {
-    tables = std::max(tables, x.table + 1);
-    samples = std::max(samples, x.sample + 1);
-  }
+// Checks that the ids leave no large gaps and match the `# rows:` line's table count.
+void check_csv_counts(const CsvLines& in, std::uint64_t tables, std::uint64_t samples,
+                      const CsvFail& fail) {
   // Every (table, sample) bag gets a length, lookups or not: ids with large gaps would make a
   // few lines cost gigabytes (a 13-line file naming table 877514 and sample 6061 asked for 5.3 G
   // bags). The bags may outnumber the lookups by kTraceCsvMaxBagsPerLookup, plus 2^20.
-  const std::uint64_t lines = lookups.size();
+  const std::uint64_t lines = in.lookups.size();
   if (tables * samples > kTraceCsvMaxBagsPerLookup * lines + (std::uint64_t{1} << 20)) {
     fail(1,
          fmt::format("{} tables x {} samples = {} bags for {} lookups: table or sample ids leave "
@@ -178,12 +200,18 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
                      tables, samples, tables * samples, lines),
          "number tables and samples from 0 without gaps; the largest ids set the counts");
   }
-  if (!declared_rows.empty() && declared_rows.size() != tables)
+  if (!in.declared_rows.empty() && in.declared_rows.size() != tables)
     fail(1,
          fmt::format("`# rows:` gives {} row counts but the trace has {} tables",
-                     declared_rows.size(), tables),
+                     in.declared_rows.size(), tables),
          "give one row count per table, table 0 first");
-  // Group by (table, sample), keeping line order inside a bag.
+}
+
+// Groups the lookups into bags by (table, sample), keeping line order inside a bag.
+std::vector<MemoryTrace::Table> group_csv_lookups(CsvLines& in, std::uint64_t tables,
+                                                  std::uint64_t samples, const CsvFail& fail) {
+  std::vector<Lookup>& lookups = in.lookups;
+  const std::vector<std::uint64_t>& declared_rows = in.declared_rows;
   std::stable_sort(lookups.begin(), lookups.end(), [](const Lookup& a, const Lookup& b) {
     return a.table != b.table ? a.table < b.table : a.sample < b.sample;
   });
@@ -210,7 +238,25 @@ std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std
     if (!declared_rows.empty()) out[t].info.rows = declared_rows[t];
     if (out[t].info.rows == 0) out[t].info.rows = 1;  // a table without lookups
   }
-  return std::make_unique<MemoryTrace>(std::move(out), samples);
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<RecordedTrace> read_trace_csv(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(SourceLocation{path}, key, "cannot open the CSV trace",
+                     "check the path (relative paths in a scenario are relative to its folder)");
+  const CsvFail fail{path, key};
+  CsvLines lines = read_csv_lines(in, fail);
+  std::uint64_t tables = 0, samples = 0;
+  for (const Lookup& x : lines.lookups) {
+    tables = std::max(tables, x.table + 1);
+    samples = std::max(samples, x.sample + 1);
+  }
+  check_csv_counts(lines, tables, samples, fail);
+  return std::make_unique<MemoryTrace>(group_csv_lookups(lines, tables, samples, fail), samples);
 }
 
 }  // namespace shardsim
