@@ -87,6 +87,98 @@ std::vector<std::string> stats_lines(const PlanningContext& ctx, const NeuroShar
   return lines;
 }
 
+// Throws DoesNotFitError before the search when no sharding or no reachable column plan fits:
+// the tables together exceed the GPUs' room, or need more halvings than the search has steps.
+void check_neuroshard_filters(const PlanningContext& ctx, const NeuroShardOptions& o,
+                              const MemoryBudget& budget, ComputeCost& compute) {
+  const int n = ctx.cluster.num_gpus();
+  const SubTableSet whole = initial_sub_tables(ctx, budget, compute);
+  // Pre-sharding filter: halving changes where bytes go, never how many there are, so tables
+  // that do not fit the GPUs together cannot be sharded at all (the released task generator
+  // drops such tasks before sharding).
+  const double total = std::accumulate(whole.bytes.begin(), whole.bytes.end(), 0.0);
+  double all_room = 0;
+  for (int g = 0; g < n; ++g) all_room += budget.room_bytes(g);
+  const double room = budget.largest_room_bytes();
+  if (total > all_room) {
+    throw DoesNotFitError(
+        -1, total, all_room,
+        fmt::format("neuroshard: the {} tables need {} in all (weights, optimizer state and "
+                    "activations) but the {} GPUs have {} for tables together; no sharding "
+                    "fits: add GPUs (cluster.nodes) or lower the headroom",
+                    whole.size(), bytes_text(total), n, bytes_text(all_room)));
+  }
+  // Pre-search filter: no GPU takes a sub-table wider than the grid's largest max device dim,
+  // grid_end x the mean device dim (which halving does not change), and the beam search
+  // halves one sub-table a step. A table d columns wide needs 2^k - 1 halvings to become 2^k
+  // pieces no wider than that; when all tables together need more than L, no column plan the
+  // search can reach is placeable, and the search (17 s at 4096 GPUs) is not run.
+  const double mean_dim = static_cast<double>(whole.total_dim) / n;
+  const double grid_end = grid_scales(o.beam.grid).back();
+  const double max_dim = grid_end * mean_dim;
+  double halvings = 0;
+  std::size_t widest = 0;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    SubTable piece = whole.subs[i];
+    double pieces = 1;
+    while (piece.dim() > max_dim && can_halve(piece)) {
+      piece.cols.end = piece.cols.begin + piece.dim() / 2;
+      pieces *= 2;
+    }
+    halvings += piece.dim() > max_dim ? std::numeric_limits<double>::infinity() : pieces - 1;
+    if (whole.subs[i].dim() > whole.subs[widest].dim()) widest = i;
+  }
+  if (halvings > o.beam.steps) {
+    throw DoesNotFitError(
+        -1, whole.bytes[widest], room,
+        fmt::format("neuroshard: on {} GPUs a GPU takes at most {:.1f} columns ({:g} x the mean "
+                    "device dim {:.1f}), and the tables wider than that need {} halvings in "
+                    "all (the widest, '{}', is {} columns), more than the search's {} (one a "
+                    "step, L); raise steps (L) or grid_end, or use fewer GPUs",
+                    n, max_dim, grid_end, mean_dim,
+                    std::isfinite(halvings) ? fmt::format("{:.0f}", halvings)
+                                            : std::string("more than any number of"),
+                    ctx.model.tables[whole.subs[widest].table].name, whole.subs[widest].dim(),
+                    o.beam.steps));
+  }
+}
+
+// Throws DoesNotFitError when the search placed no column plan, naming the likely culprit.
+[[noreturn]] void throw_no_column_plan(const PlanningContext& ctx, const NeuroShardOptions& o,
+                                       const MemoryBudget& budget, const NeuroShardResult& r) {
+  const int n = ctx.cluster.num_gpus();
+  // Name the likely culprit in the last plan tried: the largest sub-table, or one wider than
+  // the grid's largest max device dim.
+  const SubTableSet& t = r.search.tables;
+  std::size_t big = 0, wide = 0;
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    if (t.bytes[i] > t.bytes[big]) big = i;
+    if (t.subs[i].dim() > t.subs[wide].dim()) wide = i;
+  }
+  const double room = budget.largest_room_bytes();
+  const double mean_dim = static_cast<double>(t.total_dim) / n;
+  const std::vector<double> scales = grid_scales(o.beam.grid);
+  const double max_dim = scales.back() * mean_dim;
+  std::string why;
+  if (t.subs[wide].dim() > max_dim) {
+    why = fmt::format(
+        "table '{}' is {} columns wide, wider than the largest max device dim the grid tries "
+        "({:.2f} x the mean {:.1f} = {:.1f}); raise steps (L) so it can be halved, or grid_end",
+        ctx.model.tables[t.subs[wide].table].name, t.subs[wide].dim(), scales.back(), mean_dim,
+        max_dim);
+  } else {
+    why = fmt::format(
+        "the largest, '{}', needs {} where a GPU has at most {} for tables; raise steps (L) or "
+        "candidates (N), add GPUs, or lower the headroom",
+        ctx.model.tables[t.subs[big].table].name, bytes_text(t.bytes[big]), bytes_text(room));
+  }
+  throw DoesNotFitError(
+      -1, t.bytes[big], room,
+      fmt::format("neuroshard: no column plan within {} halvings places every table: {}{}",
+                  o.beam.steps, why,
+                  r.search.stopped_by_deadline ? " (the time budget ran out first)" : ""));
+}
+
 }  // namespace
 
 NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const NeuroShardOptions& o) {
@@ -103,59 +195,7 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
   }
   const MemoryBudget budget(ctx, o.headroom);
   ComputeCost compute(ctx, o.cache);
-  const int n = ctx.cluster.num_gpus();
-
-  {
-    const SubTableSet whole = initial_sub_tables(ctx, budget, compute);
-    // Pre-sharding filter: halving changes where bytes go, never how many there are, so tables
-    // that do not fit the GPUs together cannot be sharded at all (the released task generator
-    // drops such tasks before sharding).
-    const double total = std::accumulate(whole.bytes.begin(), whole.bytes.end(), 0.0);
-    double all_room = 0;
-    for (int g = 0; g < n; ++g) all_room += budget.room_bytes(g);
-    const double room = budget.largest_room_bytes();
-    if (total > all_room) {
-      throw DoesNotFitError(
-          -1, total, all_room,
-          fmt::format("neuroshard: the {} tables need {} in all (weights, optimizer state and "
-                      "activations) but the {} GPUs have {} for tables together; no sharding "
-                      "fits: add GPUs (cluster.nodes) or lower the headroom",
-                      whole.size(), bytes_text(total), n, bytes_text(all_room)));
-    }
-    // Pre-search filter: no GPU takes a sub-table wider than the grid's largest max device dim,
-    // grid_end x the mean device dim (which halving does not change), and the beam search
-    // halves one sub-table a step. A table d columns wide needs 2^k - 1 halvings to become 2^k
-    // pieces no wider than that; when all tables together need more than L, no column plan the
-    // search can reach is placeable, and the search (17 s at 4096 GPUs) is not run.
-    const double mean_dim = static_cast<double>(whole.total_dim) / n;
-    const double grid_end = grid_scales(o.beam.grid).back();
-    const double max_dim = grid_end * mean_dim;
-    double halvings = 0;
-    std::size_t widest = 0;
-    for (std::size_t i = 0; i < whole.size(); ++i) {
-      SubTable piece = whole.subs[i];
-      double pieces = 1;
-      while (piece.dim() > max_dim && can_halve(piece)) {
-        piece.cols.end = piece.cols.begin + piece.dim() / 2;
-        pieces *= 2;
-      }
-      halvings += piece.dim() > max_dim ? std::numeric_limits<double>::infinity() : pieces - 1;
-      if (whole.subs[i].dim() > whole.subs[widest].dim()) widest = i;
-    }
-    if (halvings > o.beam.steps) {
-      throw DoesNotFitError(
-          -1, whole.bytes[widest], room,
-          fmt::format("neuroshard: on {} GPUs a GPU takes at most {:.1f} columns ({:g} x the mean "
-                      "device dim {:.1f}), and the tables wider than that need {} halvings in "
-                      "all (the widest, '{}', is {} columns), more than the search's {} (one a "
-                      "step, L); raise steps (L) or grid_end, or use fewer GPUs",
-                      n, max_dim, grid_end, mean_dim,
-                      std::isfinite(halvings) ? fmt::format("{:.0f}", halvings)
-                                              : std::string("more than any number of"),
-                      ctx.model.tables[whole.subs[widest].table].name, whole.subs[widest].dim(),
-                      o.beam.steps));
-    }
-  }
+  check_neuroshard_filters(ctx, o, budget, compute);
 
   std::unique_ptr<PlanCostBackend> backend;
   if (o.backend == Backend::simulation) {
@@ -168,38 +208,7 @@ NeuroShardResult neuroshard_plan_detailed(const PlanningContext& ctx, const Neur
   r.search = beam_search(ctx, budget, beam, compute, *backend);
   r.cache_queries = compute.queries();
   r.cache_hits = compute.hits();
-  if (!r.search.placement.found()) {
-    // Name the likely culprit in the last plan tried: the largest sub-table, or one wider than
-    // the grid's largest max device dim.
-    const SubTableSet& t = r.search.tables;
-    std::size_t big = 0, wide = 0;
-    for (std::size_t i = 1; i < t.size(); ++i) {
-      if (t.bytes[i] > t.bytes[big]) big = i;
-      if (t.subs[i].dim() > t.subs[wide].dim()) wide = i;
-    }
-    const double room = budget.largest_room_bytes();
-    const double mean_dim = static_cast<double>(t.total_dim) / n;
-    const std::vector<double> scales = grid_scales(o.beam.grid);
-    const double max_dim = scales.back() * mean_dim;
-    std::string why;
-    if (t.subs[wide].dim() > max_dim) {
-      why = fmt::format(
-          "table '{}' is {} columns wide, wider than the largest max device dim the grid tries "
-          "({:.2f} x the mean {:.1f} = {:.1f}); raise steps (L) so it can be halved, or grid_end",
-          ctx.model.tables[t.subs[wide].table].name, t.subs[wide].dim(), scales.back(), mean_dim,
-          max_dim);
-    } else {
-      why = fmt::format(
-          "the largest, '{}', needs {} where a GPU has at most {} for tables; raise steps (L) or "
-          "candidates (N), add GPUs, or lower the headroom",
-          ctx.model.tables[t.subs[big].table].name, bytes_text(t.bytes[big]), bytes_text(room));
-    }
-    throw DoesNotFitError(
-        -1, t.bytes[big], room,
-        fmt::format("neuroshard: no column plan within {} halvings places every table: {}{}",
-                    o.beam.steps, why,
-                    r.search.stopped_by_deadline ? " (the time budget ran out first)" : ""));
-  }
+  if (!r.search.placement.found()) throw_no_column_plan(ctx, o, budget, r);
   r.plan = candidate_plan(ctx, r.search.tables.subs, r.search.placement.gpu_of);
   r.plan.planner_stats = stats_lines(ctx, r);
   // The search's counts for the report (plan_stats.planner_counts; NeuroShard Table 3's cache hit
