@@ -327,6 +327,44 @@ int cmd_validate(const CommonFlags& f, const std::string& path, const std::strin
   return 0;
 }
 
+// `shardsim diff BEFORE AFTER`: what changed between two runs, as text or JSON.
+int cmd_diff(const std::string& before, const std::string& after, const std::string& format) {
+  ReportDiff d = diff_reports(read_report_objects(before), read_report_objects(after));
+  d.before_origin = before;
+  d.after_origin = after;
+  if (format == "json") {
+    std::cout << diff_to_json(d).dump(2) << '\n';
+  } else {
+    write_diff_text(std::cout, d);
+  }
+  return 0;
+}
+
+// `shardsim schema report`: the report's JSON Schema, or its field reference in Markdown.
+int cmd_schema_report(const std::string& format) {
+  if (format == "markdown") {
+    std::cout << report_fields_markdown();
+  } else {
+    std::cout << report_json_schema().dump(2) << '\n';
+  }
+  return 0;
+}
+
+// `shardsim hw list`: the built-in presets' names and descriptions.
+int cmd_hw_list() {
+  for (const auto& name : builtin_preset_names()) {
+    const HardwarePreset p = builtin_preset(name);
+    std::cout << name << "\t" << p.description << "\n";
+  }
+  return 0;
+}
+
+// `shardsim hw show NAME`: one built-in preset.
+int cmd_hw_show(const std::string& name) {
+  std::cout << describe_preset(builtin_preset(name, SourceLocation{}, "hw show NAME"));
+  return 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -420,37 +458,10 @@ int run_cli(int argc, char** argv) {
     if (collective.cmd->parsed()) return run_collective_command(collective);
     if (calibrate.cmd->parsed()) return run_calibrate_command(calibrate);
     if (trace.parsed()) return trace.run();
-    if (*diff) {
-      ReportDiff d =
-          diff_reports(read_report_objects(diff_before), read_report_objects(diff_after));
-      d.before_origin = diff_before;
-      d.after_origin = diff_after;
-      if (diff_format == "json") {
-        std::cout << diff_to_json(d).dump(2) << '\n';
-      } else {
-        write_diff_text(std::cout, d);
-      }
-      return 0;
-    }
-    if (*schema_report) {
-      if (schema_format == "markdown") {
-        std::cout << report_fields_markdown();
-      } else {
-        std::cout << report_json_schema().dump(2) << '\n';
-      }
-      return 0;
-    }
-    if (*hw_list) {
-      for (const auto& name : builtin_preset_names()) {
-        const HardwarePreset p = builtin_preset(name);
-        std::cout << name << "\t" << p.description << "\n";
-      }
-      return 0;
-    }
-    if (*hw_show) {
-      std::cout << describe_preset(builtin_preset(preset_name, SourceLocation{}, "hw show NAME"));
-      return 0;
-    }
+    if (*diff) return cmd_diff(diff_before, diff_after, diff_format);
+    if (*schema_report) return cmd_schema_report(schema_format);
+    if (*hw_list) return cmd_hw_list();
+    if (*hw_show) return cmd_hw_show(preset_name);
   } catch (const InputError& e) {
     log_error("{}", e.what());
     return static_cast<int>(ExitCode::bad_input);

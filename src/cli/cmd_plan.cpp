@@ -48,6 +48,100 @@ struct NamedPlan {
   PlanStats stats;
 };
 
+// The plans `run` would simulate, with their statistics: planner_name's (--planner), else the
+// scenario's; a planner that cannot place the tables throws its DoesNotFitError (exit 3).
+std::vector<NamedPlan> make_named_plans(const Scenario& sc, const ScenarioPlanner& planner,
+                                        const std::string& planner_name) {
+  const Cluster& cluster = planner.cluster();
+  std::vector<NamedPlan> plans;
+  auto add = [&](ScenarioPlan p) {
+    if (!p.plan) throw *p.unplaced;  // exit 3, as before
+    PlanStats stats =
+        compute_plan_stats(*p.plan, cluster, sc.model, sc.workload, planner.trace(), sc.cost);
+    plans.push_back(NamedPlan{std::move(*p.plan), std::move(stats)});
+  };
+  if (!planner_name.empty()) {
+    add(planner.plan_with(planner_name, "--planner"));
+  } else {
+    for (ScenarioPlan& p : planner.plans()) add(std::move(p));
+  }
+  return plans;
+}
+
+// Logs each plan over a GPU's capacity; exit code 3 when there is one, else 0.
+int check_named_plans_fit(const std::vector<NamedPlan>& plans, const Scenario& sc,
+                          const Cluster& cluster) {
+  int code = 0;
+  for (const NamedPlan& p : plans) {
+    try {
+      check_fits(plan_memory(p.plan, cluster, sc.model, sc.workload), cluster);
+    } catch (const DoesNotFitError& e) {
+      log_error("{}: {}", p.plan.planner, e.what());
+      code = static_cast<int>(ExitCode::does_not_fit);
+    }
+  }
+  return code;
+}
+
+// `--format torchrec`: the one plan as TorchRec's ShardingPlan, on stdout or to `out`, unless it
+// does not fit (`code`, returned).
+int write_torchrec_plan(const std::vector<NamedPlan>& plans, const Scenario& sc,
+                        const Cluster& cluster, const std::string& out, bool force, int code) {
+  if (plans.size() != 1) {
+    throw InputError(
+        SourceLocation{sc.source}, "--format",
+        fmt::format("the scenario gives {} plans; --format torchrec writes one", plans.size()),
+        "choose one with --planner NAME");
+  }
+  if (code != 0) return code;
+  const std::string text = torchrec_plan_json(plans.front().plan, sc.model, cluster).dump(2) + "\n";
+  if (out.empty()) {
+    std::cout << text;
+  } else {
+    write_file_atomically(out, text, force, "--out");
+    log_info("wrote the {} plan as TorchRec's ShardingPlan to {}", plans.front().plan.planner, out);
+  }
+  return 0;
+}
+
+// `--stats --format json`: the plans' statistics and the model summary as one JSON object.
+void print_plan_stats_json(const std::vector<NamedPlan>& plans, const ModelSummary& summary,
+                           double shardsim_ram_bytes) {
+  // The planner's own statistics (torchrec's), when it gives them, as their text lines.
+  const auto with_planner_stats = [](const NamedPlan& p) {
+    nlohmann::ordered_json j = plan_stats_to_json(p.stats);
+    if (!p.plan.planner_stats.empty()) j["planner_stats"] = p.plan.planner_stats;
+    return j;
+  };
+  nlohmann::ordered_json j;
+  if (plans.size() == 1) {
+    j = with_planner_stats(plans.front());
+  } else {
+    j["plans"] = nlohmann::ordered_json::array();
+    for (const NamedPlan& p : plans) j["plans"].push_back(with_planner_stats(p));
+  }
+  j["model"] = model_summary_to_json(summary, shardsim_ram_bytes);
+  std::cout << j.dump(2) << '\n';
+}
+
+// `--stats`: each plan's statistics (and its planner's own) as text, then the model summary.
+void print_plan_stats_text(const std::vector<NamedPlan>& plans, const Scenario& sc,
+                           const Cluster& cluster, const ModelSummary& summary,
+                           double shardsim_ram_bytes) {
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    if (i > 0) std::cout << '\n';
+    std::cout << fmt::format("scenario {} | planner {} | {} GPUs | {} tables\n\n", sc.name,
+                             plans[i].plan.planner, cluster.num_gpus(), sc.model.tables.size());
+    write_plan_stats_text(std::cout, plans[i].stats, 0);
+    if (!plans[i].plan.planner_stats.empty()) {
+      std::cout << fmt::format("\nthe planner's own statistics ({}):\n\n", plans[i].plan.planner);
+      for (const std::string& line : plans[i].plan.planner_stats) std::cout << line << '\n';
+    }
+  }
+  std::cout << '\n';
+  write_model_summary_text(std::cout, summary, shardsim_ram_bytes);
+}
+
 }  // namespace
 
 PlanCommand::PlanCommand(CLI::App& app) : flags_(std::make_unique<Flags>()) {
@@ -105,18 +199,7 @@ int PlanCommand::run() const {
   // The plans `run` would simulate (run/scenario_plans.hpp): --planner, else the scenario's.
   const ScenarioPlanner planner(sc);
   const Cluster& cluster = planner.cluster();
-  std::vector<NamedPlan> plans;
-  auto add = [&](ScenarioPlan p) {
-    if (!p.plan) throw *p.unplaced;  // exit 3, as before
-    PlanStats stats =
-        compute_plan_stats(*p.plan, cluster, sc.model, sc.workload, planner.trace(), sc.cost);
-    plans.push_back(NamedPlan{std::move(*p.plan), std::move(stats)});
-  };
-  if (!f.planner.empty()) {
-    add(planner.plan_with(f.planner, "--planner"));
-  } else {
-    for (ScenarioPlan& p : planner.plans()) add(std::move(p));
-  }
+  const std::vector<NamedPlan> plans = make_named_plans(sc, planner, f.planner);
   if (!f.out.empty() && plans.size() != 1) {
     throw InputError(SourceLocation{sc.source}, "--out",
                      fmt::format("the scenario gives {} plans; --out writes one", plans.size()),
@@ -124,34 +207,8 @@ int PlanCommand::run() const {
   }
 
   // A plan over a GPU's capacity is reported, never written.
-  int code = 0;
-  for (const NamedPlan& p : plans) {
-    try {
-      check_fits(plan_memory(p.plan, cluster, sc.model, sc.workload), cluster);
-    } catch (const DoesNotFitError& e) {
-      log_error("{}: {}", p.plan.planner, e.what());
-      code = static_cast<int>(ExitCode::does_not_fit);
-    }
-  }
-  if (f.format == "torchrec") {
-    if (plans.size() != 1) {
-      throw InputError(
-          SourceLocation{sc.source}, "--format",
-          fmt::format("the scenario gives {} plans; --format torchrec writes one", plans.size()),
-          "choose one with --planner NAME");
-    }
-    if (code != 0) return code;
-    const std::string text =
-        torchrec_plan_json(plans.front().plan, sc.model, cluster).dump(2) + "\n";
-    if (f.out.empty()) {
-      std::cout << text;
-    } else {
-      write_file_atomically(f.out, text, f.force, "--out");
-      log_info("wrote the {} plan as TorchRec's ShardingPlan to {}", plans.front().plan.planner,
-               f.out);
-    }
-    return 0;
-  }
+  const int code = check_named_plans_fit(plans, sc, cluster);
+  if (f.format == "torchrec") return write_torchrec_plan(plans, sc, cluster, f.out, f.force, code);
   if (!f.out.empty() && code == 0) {
     std::ostringstream text;
     write_plan(text, plans.front().plan, sc.model, cluster, plan_format_for_path(f.out),
@@ -160,38 +217,10 @@ int PlanCommand::run() const {
     log_info("wrote the {} plan ({} shards) to {}", plans.front().plan.planner,
              plans.front().plan.shards.size(), f.out);
   }
-  if (f.stats) {
-    if (f.format == "json") {
-      // The planner's own statistics (torchrec's), when it gives them, as their text lines.
-      const auto with_planner_stats = [](const NamedPlan& p) {
-        nlohmann::ordered_json j = plan_stats_to_json(p.stats);
-        if (!p.plan.planner_stats.empty()) j["planner_stats"] = p.plan.planner_stats;
-        return j;
-      };
-      nlohmann::ordered_json j;
-      if (plans.size() == 1) {
-        j = with_planner_stats(plans.front());
-      } else {
-        j["plans"] = nlohmann::ordered_json::array();
-        for (const NamedPlan& p : plans) j["plans"].push_back(with_planner_stats(p));
-      }
-      j["model"] = model_summary_to_json(summary, shardsim_ram_bytes);
-      std::cout << j.dump(2) << '\n';
-    } else {
-      for (std::size_t i = 0; i < plans.size(); ++i) {
-        if (i > 0) std::cout << '\n';
-        std::cout << fmt::format("scenario {} | planner {} | {} GPUs | {} tables\n\n", sc.name,
-                                 plans[i].plan.planner, cluster.num_gpus(), sc.model.tables.size());
-        write_plan_stats_text(std::cout, plans[i].stats, 0);
-        if (!plans[i].plan.planner_stats.empty()) {
-          std::cout << fmt::format("\nthe planner's own statistics ({}):\n\n",
-                                   plans[i].plan.planner);
-          for (const std::string& line : plans[i].plan.planner_stats) std::cout << line << '\n';
-        }
-      }
-      std::cout << '\n';
-      write_model_summary_text(std::cout, summary, shardsim_ram_bytes);
-    }
+  if (f.stats && f.format == "json") {
+    print_plan_stats_json(plans, summary, shardsim_ram_bytes);
+  } else if (f.stats) {
+    print_plan_stats_text(plans, sc, cluster, summary, shardsim_ram_bytes);
   } else if (f.out.empty()) {
     for (const NamedPlan& p : plans) {
       write_plan(std::cout, p.plan, sc.model, cluster, PlanFormat::yaml, PlanFileInfo{sc.name});
