@@ -16,6 +16,7 @@
 #include <string_view>
 #include <utility>
 
+#include "hw/preset_checks.hpp"
 #include "shardsim/core/embedded_configs.hpp"
 #include "shardsim/core/units.hpp"
 
@@ -28,21 +29,9 @@ constexpr std::int64_t kMaxGpusPerNode = 4096;
 constexpr std::int64_t kMaxNicsPerNode = 4096;
 constexpr std::int64_t kMaxDomainNodes = 65536;
 constexpr std::int64_t kMaxFanout = 1 << 20;
-// A direct NVLink mesh of more GPUs than this does not exist (links per GPU are limited).
-constexpr int kMaxMeshGpus = 16;
 
 constexpr std::string_view kPresetPrefix = "hardware/";
 constexpr std::string_view kPresetSuffix = ".yaml";
-
-// Names the loader gives to link endpoints and levels; tiers may not use them (they would make
-// link names in reports ambiguous).
-constexpr std::array<std::string_view, 7> kReservedTierNames = {
-    "gpu", "nic", "nvswitch", "pcie", "nvlink", "self", "scale_up"};
-
-const std::vector<std::string>& scale_up_kinds() {
-  static const std::vector<std::string> kinds = {"nvswitch", "nvlink", "pcie"};
-  return kinds;
-}
 
 int read_count(const YamlValue& v, std::int64_t max_value) {
   const std::uint64_t n = v.as_positive_int();
@@ -52,32 +41,6 @@ int read_count(const YamlValue& v, std::int64_t max_value) {
   }
   return static_cast<int>(n);
 }
-
-// The optional per-precision MLP efficiencies under `gpu:`, by key (GpuSpec::mlp_efficiency_for).
-constexpr std::array<std::pair<const char*, double GpuSpec::*>, 4> kMlpEfficiencyKeys{{
-    {"mlp_efficiency_fp32", &GpuSpec::mlp_efficiency_fp32},
-    {"mlp_efficiency_tf32", &GpuSpec::mlp_efficiency_tf32},
-    {"mlp_efficiency_fp16", &GpuSpec::mlp_efficiency_fp16},
-    {"mlp_efficiency_bf16", &GpuSpec::mlp_efficiency_bf16},
-}};
-
-// The optional per-precision MLP batch and width halves under `gpu:`, by key
-// (GpuSpec::mlp_batch_half_for, mlp_width_half_for), with what each one is for messages.
-struct MlpHalfKey {
-  const char* key;
-  double GpuSpec::*member;
-  const char* what;
-};
-constexpr std::array<MlpHalfKey, 8> kMlpHalfKeys{{
-    {"mlp_batch_half_fp32", &GpuSpec::mlp_batch_half_fp32, "MLP batch half"},
-    {"mlp_batch_half_tf32", &GpuSpec::mlp_batch_half_tf32, "MLP batch half"},
-    {"mlp_batch_half_fp16", &GpuSpec::mlp_batch_half_fp16, "MLP batch half"},
-    {"mlp_batch_half_bf16", &GpuSpec::mlp_batch_half_bf16, "MLP batch half"},
-    {"mlp_width_half_fp32", &GpuSpec::mlp_width_half_fp32, "MLP width half"},
-    {"mlp_width_half_tf32", &GpuSpec::mlp_width_half_tf32, "MLP width half"},
-    {"mlp_width_half_fp16", &GpuSpec::mlp_width_half_fp16, "MLP width half"},
-    {"mlp_width_half_bf16", &GpuSpec::mlp_width_half_bf16, "MLP width half"},
-}};
 
 // Calls `apply` with the value of `key` when present; a missing key is an error only when
 // `required` (a preset file needs every key; overrides give any subset).
@@ -247,157 +210,6 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   });
 }
 
-// Reports a violated invariant for the preset key `key` (a path relative to the preset root,
-// e.g. "gpu.hbm_achievable_GBps" or "tiers[1].fanout").
-using Fail =
-    std::function<InputError(const std::string& key, std::string problem, std::string hint)>;
-
-// Checks on the whole preset, in SI units. Per-value checks (positive, ...) are repeated from the
-// YAML readers so that presets built in code are held to the same rules.
-void check_preset(const HardwarePreset& p, const Fail& fail) {
-  const GpuSpec& g = p.gpu;
-  if (p.name.empty()) throw fail("name", "the preset name is empty", "give the preset a name");
-  if (g.name.empty()) throw fail("gpu.name", "the GPU name is empty", "name the GPU model");
-  const auto positive = [&](double v, const char* key, const char* what) {
-    if (!(v > 0) || !std::isfinite(v)) {
-      throw fail(key, fmt::format("{} must be a positive number, found {}", what, v), "");
-    }
-  };
-  const auto nonnegative = [&](double v, const char* key, const char* what) {
-    if (!(v >= 0) || !std::isfinite(v)) {
-      throw fail(key, fmt::format("{} must be a number >= 0, found {}", what, v), "");
-    }
-  };
-  positive(g.hbm_capacity_bytes, "gpu.hbm_capacity_GiB", "HBM capacity");
-  positive(g.hbm_peak_Bps, "gpu.hbm_peak_GBps", "peak HBM bandwidth");
-  positive(g.hbm_achievable_Bps, "gpu.hbm_achievable_GBps", "achievable HBM bandwidth");
-  if (g.hbm_achievable_Bps > g.hbm_peak_Bps) {
-    throw fail("gpu.hbm_achievable_GBps",
-               fmt::format("achievable HBM bandwidth {} GB/s exceeds the peak {} GB/s",
-                           g.hbm_achievable_Bps / units::GB, g.hbm_peak_Bps / units::GB),
-               "achievable bandwidth is a fraction of the vendor peak (Neo App. B: A100 1300 "
-               "of 1555 GB/s)");
-  }
-  positive(g.peak_fp32_flops, "gpu.peak_fp32_TFLOPps", "peak FP32 FLOP/s");
-  nonnegative(g.peak_tf32_flops, "gpu.peak_tf32_TFLOPps", "peak TF32 FLOP/s");
-  nonnegative(g.peak_fp16_flops, "gpu.peak_fp16_TFLOPps", "peak FP16 FLOP/s");
-  nonnegative(g.peak_bf16_flops, "gpu.peak_bf16_TFLOPps", "peak BF16 FLOP/s");
-  if (!(g.mlp_efficiency > 0 && g.mlp_efficiency <= 1)) {
-    throw fail("gpu.mlp_efficiency",
-               fmt::format("MLP efficiency must be in (0, 1], found {}", g.mlp_efficiency),
-               "a fraction of peak, e.g. 0.705 for A100 (Neo App. B)");
-  }
-  for (const auto& [key, member] : kMlpEfficiencyKeys) {
-    const double value = g.*member;
-    if (!(value >= 0 && value <= 1)) {  // 0: not given (the loader takes positive values only)
-      throw fail(std::string("gpu.") + key,
-                 fmt::format("MLP efficiency must be in (0, 1], found {}", value),
-                 "a fraction of that precision's peak, e.g. 0.879 for H100 TF32");
-    }
-  }
-  nonnegative(g.mlp_batch_half, "gpu.mlp_batch_half", "MLP batch half");
-  nonnegative(g.mlp_width_half, "gpu.mlp_width_half", "MLP width half");
-  for (const MlpHalfKey& k : kMlpHalfKeys) {
-    nonnegative(g.*k.member, (std::string("gpu.") + k.key).c_str(), k.what);  // 0: not given
-  }
-  nonnegative(g.kernel_launch_s, "gpu.kernel_launch_us", "kernel launch overhead");
-  nonnegative(g.l2_bytes, "gpu.l2_MiB", "L2 size");
-  if (p.gpus_per_node < 1) {
-    throw fail("gpus_per_node", fmt::format("expected at least 1, found {}", p.gpus_per_node), "");
-  }
-  const auto& kinds = scale_up_kinds();
-  if (std::find(kinds.begin(), kinds.end(), p.scale_up_kind) == kinds.end()) {
-    auto best = did_you_mean(p.scale_up_kind, kinds);
-    throw fail("scale_up_kind",
-               fmt::format("'{}' is not one of: nvswitch, nvlink, pcie", p.scale_up_kind),
-               best ? fmt::format("did you mean '{}'?", *best) : std::string{});
-  }
-  positive(p.scale_up.bandwidth_Bps, "scale_up.bandwidth_GBps", "scale-up bandwidth");
-  nonnegative(p.scale_up.latency_s, "scale_up.latency_us", "scale-up latency");
-  if (p.scale_up_domain_nodes < 1) {
-    throw fail("scale_up_domain_nodes",
-               fmt::format("expected at least 1, found {}", p.scale_up_domain_nodes), "");
-  }
-  if (p.scale_up_domain_nodes > 1 && p.scale_up_kind != "nvswitch") {
-    throw fail("scale_up_domain_nodes",
-               fmt::format("a scale-up domain of {} hosts needs scale_up_kind nvswitch, found {}",
-                           p.scale_up_domain_nodes, p.scale_up_kind),
-               "only an NVSwitch fabric spans hosts (GB200 NVL72-style); use 1 otherwise");
-  }
-  const std::int64_t domain_gpus =
-      static_cast<std::int64_t>(p.gpus_per_node) * p.scale_up_domain_nodes;
-  if (p.scale_up_kind == "nvlink" && domain_gpus > kMaxMeshGpus) {
-    throw fail("scale_up_kind",
-               fmt::format("a direct NVLink mesh of {} GPUs is not buildable (at most {})",
-                           domain_gpus, kMaxMeshGpus),
-               "use scale_up_kind: nvswitch for larger domains");
-  }
-  if (p.nics_per_node < 1) {
-    throw fail("nics_per_node", fmt::format("expected at least 1, found {}", p.nics_per_node), "");
-  }
-  if (p.gpus_per_node % p.nics_per_node != 0 && p.nics_per_node % p.gpus_per_node != 0) {
-    throw fail(
-        "nics_per_node",
-        fmt::format("{} NICs cannot be shared evenly by {} GPUs", p.nics_per_node, p.gpus_per_node),
-        "nics_per_node must divide gpus_per_node, or be a multiple of it");
-  }
-  positive(p.nic.bandwidth_Bps, "nic.bandwidth_Gbitps", "NIC bandwidth");
-  if (!(p.nic_efficiency > 0 && p.nic_efficiency <= 1)) {
-    throw fail("nic.efficiency", fmt::format("must be in (0, 1], found {}", p.nic_efficiency),
-               "the share of the line rate the NIC carries (1 = all of it)");
-  }
-  nonnegative(p.nic.latency_s, "nic.latency_us", "NIC latency");
-  if (p.tiers.empty()) {
-    throw fail("tiers", "at least one tier is required",
-               "add e.g. `- {name: rack, fanout: 16, oversubscription: 1, latency_us: 0.5}`");
-  }
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < p.tiers.size(); ++i) {
-    const TierSpec& t = p.tiers[i];
-    const std::string at = fmt::format("tiers[{}]", i);
-    if (t.name.empty()) throw fail(at + ".name", "the tier name is empty", "e.g. rack, pod");
-    if (std::find(kReservedTierNames.begin(), kReservedTierNames.end(), t.name) !=
-        kReservedTierNames.end()) {
-      throw fail(at + ".name",
-                 fmt::format("'{}' is reserved for other parts of the topology", t.name),
-                 "use a name such as rack, pod or building");
-    }
-    if (!seen.insert(t.name).second) {
-      throw fail(at + ".name", fmt::format("tier name '{}' is used twice", t.name),
-                 "tier names must be unique");
-    }
-    if (t.fanout < 1) {
-      throw fail(at + ".fanout", fmt::format("expected at least 1, found {}", t.fanout), "");
-    }
-    if (!(t.oversubscription >= 1) || !std::isfinite(t.oversubscription)) {
-      throw fail(at + ".oversubscription",
-                 fmt::format("expected a ratio >= 1, found {}", t.oversubscription),
-                 "downlink / uplink bandwidth: 1 is non-blocking, 4 means 4:1");
-    }
-    nonnegative(t.latency_s, (at + ".latency_us").c_str(), "tier latency");
-  }
-  nonnegative(p.reserved_memory_bytes, "reserved_memory_GiB", "reserved memory");
-  if (p.reserved_memory_bytes >= g.hbm_capacity_bytes) {
-    throw fail("reserved_memory_GiB",
-               fmt::format("reserved memory {:.3f} GiB leaves nothing of the {:.3f} GiB HBM",
-                           p.reserved_memory_bytes / units::GiB, g.hbm_capacity_bytes / units::GiB),
-               "reserved memory must be smaller than hbm_capacity_GiB");
-  }
-  if (p.host.present()) {
-    positive(p.host.memory_bytes_per_node, "host.memory_GiB", "host memory");
-    positive(p.host.link.bandwidth_Bps, "host.link_GBps", "host link bandwidth");
-    nonnegative(p.host.link.latency_s, "host.link_latency_us", "host link latency");
-  } else if (p.host.link.bandwidth_Bps > 0) {
-    throw fail("host.memory_GiB", "a host link without host memory",
-               "give host.memory_GiB (the node's DRAM usable for tables)");
-  }
-  if (p.host.frontend_Bps < 0 || (p.host.frontend_Bps > 0 && !p.host.present())) {
-    throw fail("host.frontend_Gbitps", "a frontend network without the host it delivers to",
-               "give the host's memory_GiB, link_GBps and link_latency_us: the inputs cross the "
-               "frontend network, then the GPU's host link (docs/model.md \"Data ingestion\")");
-  }
-}
-
 // Locates `key` (relative, dotted, with [i] indices) under `root` as far as it exists, for the
 // line and column of a cross-field error. (YamlValue is re-emplaced, never assigned: assigning
 // one would rebind its node inside the document.)
@@ -426,7 +238,7 @@ YamlValue locate(const YamlValue& root, const std::string& key) {
   return *cur;
 }
 
-Fail yaml_fail(const YamlValue& root) {
+PresetFail yaml_fail(const YamlValue& root) {
   return [root](const std::string& key, std::string problem, std::string hint) {
     const YamlValue at = locate(root, key);
     const std::string full = root.path().empty() ? key : root.path() + "." + key;
