@@ -283,11 +283,10 @@ EmbeddingTable parse_table(const YamlValue& v, std::size_t index) {
   return t;
 }
 
-DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
-  model.expect_map();
-  model.expect_keys({"tables", "generate", "dense_features", "bottom_mlp", "top_mlp", "interaction",
-                     "dense_arch", "precision", "optimizer", "dense_optimizer", "prune_fraction"});
-  DlrmModel m;
+namespace {
+
+// `tables:` and `generate:`: the listed tables, then the drawn ones, every name claimed once.
+void read_model_tables(const YamlValue& model, std::uint64_t default_seed, DlrmModel& m) {
   std::map<std::string, NameSite> names;
   const auto claim = [&](const std::string& name, const SourceLocation& where,
                          const std::string& path) {
@@ -325,8 +324,12 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
         .error("the model has no embedding tables",
                "list tables under model.tables, or draw them with model.generate");
   }
-  // Frequency pruning (AdaEmbed what-if, docs/model.md "Pruning"), the one place it happens:
-  // every later stage sees the pruned tables. A table's own prune_fraction wins over the model's.
+}
+
+// Frequency pruning (AdaEmbed what-if, docs/model.md "Pruning"), the one place it happens:
+// every later stage sees the pruned tables. A table's own prune_fraction wins over the model's.
+void prune_model_tables(const YamlValue& model, DlrmModel& m) {
+  const auto tables = model.find("tables");
   const std::size_t listed = tables && !tables->is_null() ? tables->size() : 0;
   double model_fraction = 0;
   if (auto pf = model.find("prune_fraction")) model_fraction = parse_prune_fraction(*pf);
@@ -338,26 +341,12 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
     t.pruning.fraction = 0;
     if (f > 0) t = prune_coldest_rows(t, f);
   }
+}
 
-  m.dense_features = 13;
-  if (auto d = model.find("dense_features")) m.dense_features = read_u32(*d, false);
-  m.bottom_mlp = parse_mlp(model.get("bottom_mlp"));
-  const YamlValue top = model.get("top_mlp");
-  m.top_mlp = parse_mlp(top);
-  if (m.top_mlp.back() != 1) {
-    log_warn(
-        "{}: {}: the top MLP's last layer has width {}; a click-through model normally "
-        "ends in 1",
-        top.location().to_string(), top.path(), m.top_mlp.back());
-  }
-
-  if (auto i = model.find("interaction")) {
-    m.interaction = i->as_choice({"dot", "concat"}) == "concat" ? InteractionKind::concat
-                                                                : InteractionKind::dot;
-  }
+// `dense_arch:`: an opaque dense arch (DHEN layers, transformer blocks): forward FLOPs per sample
+// and parameters (docs/scenario.md).
+void read_dense_arch(const YamlValue& model, DlrmModel& m) {
   if (auto a = model.find("dense_arch"); a && !a->is_null()) {
-    // An opaque dense arch (DHEN layers, transformer blocks): forward FLOPs per sample and
-    // parameters (docs/scenario.md).
     a->expect_map();
     a->expect_keys({"flops_per_sample", "parameters"});
     const YamlValue f = a->get("flops_per_sample");
@@ -373,7 +362,11 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
       }
     }
   }
+}
 
+// `precision:`: the tables', the embedding traffic's (each direction), the MLP's and the
+// dense gradients' precisions (defaults: fp32, fp32, tf32, fp32).
+void read_model_precision(const YamlValue& model, DlrmModel& m) {
   m.table_precision = Precision::fp32;
   m.comm_precision = Precision::fp32;
   m.comm_bwd_precision = Precision::fp32;
@@ -400,6 +393,10 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
       m.dense_grad_precision = parse_precision(*g, PrecisionUse::dense_grads);
     }
   }
+}
+
+// `dense_optimizer:` (default adam) and `optimizer:`, the tables' (default rowwise_adagrad).
+void read_model_optimizers(const YamlValue& model, DlrmModel& m) {
   m.dense_optimizer = DenseOptimizerKind::adam;
   if (auto o = model.find("dense_optimizer")) {
     const std::string k = o->as_choice({"adam", "adagrad", "momentum", "sgd"});
@@ -418,6 +415,37 @@ DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
                   : k == "partial_rowwise_adam" ? OptimizerKind::partial_rowwise_adam
                                                 : OptimizerKind::rowwise_adagrad;
   }
+}
+
+}  // namespace
+
+DlrmModel load_model(const YamlValue& model, std::uint64_t default_seed) {
+  model.expect_map();
+  model.expect_keys({"tables", "generate", "dense_features", "bottom_mlp", "top_mlp", "interaction",
+                     "dense_arch", "precision", "optimizer", "dense_optimizer", "prune_fraction"});
+  DlrmModel m;
+  read_model_tables(model, default_seed, m);
+  prune_model_tables(model, m);
+
+  m.dense_features = 13;
+  if (auto d = model.find("dense_features")) m.dense_features = read_u32(*d, false);
+  m.bottom_mlp = parse_mlp(model.get("bottom_mlp"));
+  const YamlValue top = model.get("top_mlp");
+  m.top_mlp = parse_mlp(top);
+  if (m.top_mlp.back() != 1) {
+    log_warn(
+        "{}: {}: the top MLP's last layer has width {}; a click-through model normally "
+        "ends in 1",
+        top.location().to_string(), top.path(), m.top_mlp.back());
+  }
+
+  if (auto i = model.find("interaction")) {
+    m.interaction = i->as_choice({"dot", "concat"}) == "concat" ? InteractionKind::concat
+                                                                : InteractionKind::dot;
+  }
+  read_dense_arch(model, m);
+  read_model_precision(model, m);
+  read_model_optimizers(model, m);
   return m;
 }
 

@@ -124,6 +124,182 @@ BlockSpec read_block(const YamlValue& entry, const EmbeddingTable& t) {
   return b;
 }
 
+// `format:` and `num_gpus:` of a shardsim plan file: this format, made for this cluster.
+void check_plan_header(const YamlValue& root, const Cluster& cluster) {
+  if (auto f = root.find("format")) {
+    if (f->as_string() != kPlanFormatTag) {
+      throw f->error(
+          fmt::format("unknown plan format '{}'", f->as_string()),
+          fmt::format("this shardsim reads '{}' and '{}'", kPlanFormatTag, kTorchrecPlanFormatTag));
+    }
+  }
+  if (auto n = root.find("num_gpus")) {
+    if (n->as_positive_int() != static_cast<std::uint64_t>(cluster.num_gpus())) {
+      throw n->error(fmt::format("the plan was made for {} GPUs but the cluster has {}",
+                                 n->as_positive_int(), cluster.num_gpus()),
+                     "plan again for this cluster, or change cluster.nodes");
+    }
+  }
+}
+
+// The model's table names: each one's index, and the list (for did-you-mean hints).
+struct PlanTableNames {
+  std::unordered_map<std::string, std::size_t> by_name;
+  std::vector<std::string> names;
+};
+
+// The table names of `model`, in its order.
+PlanTableNames plan_table_names(const DlrmModel& model) {
+  PlanTableNames out;
+  for (std::size_t t = 0; t < model.tables.size(); ++t) {
+    out.by_name.emplace(model.tables[t].name, t);
+    out.names.push_back(model.tables[t].name);
+  }
+  return out;
+}
+
+// `gpu:` or `gpus:` of an entry (exactly one of them): the GPUs that hold its block.
+std::vector<int> read_entry_gpus(const YamlValue& entry) {
+  std::vector<int> gpus;
+  const auto gpu = entry.find("gpu");
+  const auto gpu_list = entry.find("gpus");
+  if (gpu && gpu_list) throw gpu_list->error("give gpu or gpus, not both");
+  if (gpu) {
+    gpus.push_back(read_gpu(*gpu));
+  } else if (gpu_list) {
+    gpu_list->expect_sequence();
+    if (gpu_list->size() == 0) throw gpu_list->error("the list of GPUs is empty");
+    for (const YamlValue& g : gpu_list->elements()) gpus.push_back(read_gpu(g));
+  } else {
+    throw entry.error("missing required key 'gpu' (or 'gpus' for replicas)",
+                      "e.g. {rows: [0, 1000], gpu: 3}");
+  }
+  return gpus;
+}
+
+// The entries of table t's list: one shard per GPU of each entry, replicas of a block numbered.
+void read_plan_entries(const YamlValue& list, std::size_t t, const EmbeddingTable& table,
+                       Plan& plan, PlanSource& source) {
+  list.expect_sequence();
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int> replica;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YamlValue entry = list.at(i);
+    entry.expect_map();
+    entry.expect_keys({"rows", "ranks", "cols", "gpu", "gpus", "kind", "storage"});
+    const BlockSpec b = read_block(entry, table);
+    const std::vector<int> gpus = read_entry_gpus(entry);
+    Entry e{b.rows, b.space, b.cols, {}, ShardKind::table_wise, {}};
+    for (int g : gpus) e.replicas.emplace_back(0, g);
+    const ShardKind kind =
+        entry.has("kind") ? read_kind(entry.get("kind")) : inferred_kind(e, table);
+    const ShardStorage storage =
+        entry.has("storage") ? read_storage(entry.get("storage")) : ShardStorage{};
+    for (int g : gpus) {
+      int& r = replica[{b.rows.begin, b.rows.end, b.cols.begin, b.cols.end}];
+      plan.shards.push_back(Shard{t, b.rows, b.space, b.cols, g, r++, kind, storage});
+      source.shard_locations.push_back(entry.location());
+      source.shard_keys.push_back(entry.path());
+    }
+  }
+}
+
+// `tables:`: each of the model's tables at most once, by name, with its shards.
+void read_plan_tables(const YamlValue& root, const DlrmModel& model, const PlanTableNames& names,
+                      Plan& plan, PlanSource& source) {
+  const std::string& file = root.file();
+  const YamlValue tables = root.get("tables");
+  tables.expect_map();
+  std::vector<bool> seen(model.tables.size(), false);
+  for (auto it = tables.node().begin(); it != tables.node().end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const YamlValue key(it->first, file, "tables." + name);
+    const auto found = names.by_name.find(name);
+    if (found == names.by_name.end()) {
+      const auto best = did_you_mean(name, names.names);
+      throw key.error("the model has no table of this name",
+                      best ? fmt::format("did you mean '{}'?", *best)
+                           : "plan tables are keyed by the names of the scenario's tables");
+    }
+    const std::size_t t = found->second;
+    if (seen[t]) throw key.error("the table is listed twice", "list each table once");
+    seen[t] = true;
+    source.table_locations[t] = key.location();
+    const YamlValue list(it->second, file, "tables." + name);
+    if (list.is_null()) continue;  // no shards: validation reports the table as not placed
+    read_plan_entries(list, t, model.tables[t], plan, source);
+  }
+}
+
+// `groups:`: the GPU groups of a 2D plan, lists of GPU ids.
+void read_plan_groups(const YamlValue& g, Plan& plan, PlanSource& source) {
+  source.groups_location = g.location();
+  g.expect_sequence();
+  for (const YamlValue& group : g.elements()) {
+    group.expect_sequence();
+    std::vector<int> members;
+    for (const YamlValue& m : group.elements()) members.push_back(read_gpu(m));
+    plan.groups.push_back(std::move(members));
+  }
+}
+
+// `sync:`: how replicas in different groups are synchronised (2D, Plan::sync): {mode, interval}.
+void read_peer_sync(const YamlValue& sv, Plan& plan) {
+  sv.expect_map();
+  sv.expect_keys({"mode", "interval"});
+  if (auto mode = sv.find("mode")) {
+    plan.peer_sync.mode = mode->as_choice({"dense", "touched_rows"}) == "touched_rows"
+                              ? PeerSyncMode::touched_rows
+                              : PeerSyncMode::dense;
+  }
+  if (auto interval = sv.find("interval")) {
+    const std::uint64_t k = interval->as_positive_int();
+    if (k > 1000000) throw interval->error("expected at most 1000000 iterations between syncs");
+    plan.peer_sync.interval = static_cast<int>(k);
+  }
+}
+
+// `fetch:`: overrides of the replica a requester reads a block from, resolved against the shards.
+void read_fetch_overrides(const YamlValue& f, const DlrmModel& model, const Cluster& cluster,
+                          const PlanTableNames& names, Plan& plan) {
+  f.expect_sequence();
+  for (const YamlValue& o : f.elements()) {
+    o.expect_map();
+    o.expect_keys({"table", "rows", "ranks", "cols", "requester", "server"});
+    const YamlValue tv = o.get("table");
+    const auto found = names.by_name.find(tv.as_string());
+    if (found == names.by_name.end()) {
+      const auto best = did_you_mean(tv.as_string(), names.names);
+      throw tv.error("the model has no table of this name",
+                     best ? fmt::format("did you mean '{}'?", *best) : std::string());
+    }
+    const BlockSpec b = read_block(o, model.tables[found->second]);
+    const int requester = read_gpu(o.get("requester"));
+    const YamlValue server_value = o.get("server");
+    const int server = read_gpu(server_value);
+    std::size_t shard = plan.shards.size();
+    for (std::size_t s = 0; s < plan.shards.size(); ++s) {
+      const Shard& sh = plan.shards[s];
+      if (sh.table == found->second && sh.rows == b.rows && sh.row_space == b.space &&
+          sh.cols == b.cols && sh.gpu == server) {
+        shard = s;
+        break;
+      }
+    }
+    if (shard == plan.shards.size()) {
+      throw server_value.error(
+          fmt::format("table '{}' has no shard with these rows and columns on GPU {}",
+                      tv.as_string(), server),
+          "a fetch override names a GPU that holds a replica of the block");
+    }
+    if (requester < 0 || requester >= cluster.num_gpus()) {
+      throw o.get("requester")
+          .error(fmt::format("GPU {} does not exist (the cluster has {} GPUs)", requester,
+                             cluster.num_gpus()));
+    }
+    plan.fetch_overrides.push_back(FetchOverride{shard, requester});
+  }
+}
+
 }  // namespace
 
 Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& cluster) {
@@ -140,20 +316,7 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
   }
   root.expect_keys({"format", "planner", "scenario", "num_gpus", "communication", "replica_sync",
                     "tables", "groups", "sync", "fetch", "bottom_mlp_gpu"});
-  if (auto f = root.find("format")) {
-    if (f->as_string() != kPlanFormatTag) {
-      throw f->error(
-          fmt::format("unknown plan format '{}'", f->as_string()),
-          fmt::format("this shardsim reads '{}' and '{}'", kPlanFormatTag, kTorchrecPlanFormatTag));
-    }
-  }
-  if (auto n = root.find("num_gpus")) {
-    if (n->as_positive_int() != static_cast<std::uint64_t>(cluster.num_gpus())) {
-      throw n->error(fmt::format("the plan was made for {} GPUs but the cluster has {}",
-                                 n->as_positive_int(), cluster.num_gpus()),
-                     "plan again for this cluster, or change cluster.nodes");
-    }
-  }
+  check_plan_header(root, cluster);
   Plan plan;
   plan.planner = root.has("planner") ? root.get("planner").as_string() : "file";
   if (auto c = root.find("communication")) plan.lookup_comm = read_lookup_comm(*c);
@@ -168,134 +331,13 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
     source.bottom_mlp_location = b->location();
   }
   source.table_locations.assign(model.tables.size(), SourceLocation{file, 0, 0});
-
-  std::unordered_map<std::string, std::size_t> by_name;
-  std::vector<std::string> names;
-  for (std::size_t t = 0; t < model.tables.size(); ++t) {
-    by_name.emplace(model.tables[t].name, t);
-    names.push_back(model.tables[t].name);
-  }
-  const YamlValue tables = root.get("tables");
-  tables.expect_map();
-  std::vector<bool> seen(model.tables.size(), false);
-  for (auto it = tables.node().begin(); it != tables.node().end(); ++it) {
-    const std::string name = it->first.Scalar();
-    const YamlValue key(it->first, file, "tables." + name);
-    const auto found = by_name.find(name);
-    if (found == by_name.end()) {
-      const auto best = did_you_mean(name, names);
-      throw key.error("the model has no table of this name",
-                      best ? fmt::format("did you mean '{}'?", *best)
-                           : "plan tables are keyed by the names of the scenario's tables");
-    }
-    const std::size_t t = found->second;
-    if (seen[t]) throw key.error("the table is listed twice", "list each table once");
-    seen[t] = true;
-    source.table_locations[t] = key.location();
-    const EmbeddingTable& table = model.tables[t];
-    const YamlValue list(it->second, file, "tables." + name);
-    if (list.is_null()) continue;  // no shards: validation reports the table as not placed
-    list.expect_sequence();
-    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>, int> replica;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const YamlValue entry = list.at(i);
-      entry.expect_map();
-      entry.expect_keys({"rows", "ranks", "cols", "gpu", "gpus", "kind", "storage"});
-      const BlockSpec b = read_block(entry, table);
-      std::vector<int> gpus;
-      const auto gpu = entry.find("gpu");
-      const auto gpu_list = entry.find("gpus");
-      if (gpu && gpu_list) throw gpu_list->error("give gpu or gpus, not both");
-      if (gpu) {
-        gpus.push_back(read_gpu(*gpu));
-      } else if (gpu_list) {
-        gpu_list->expect_sequence();
-        if (gpu_list->size() == 0) throw gpu_list->error("the list of GPUs is empty");
-        for (const YamlValue& g : gpu_list->elements()) gpus.push_back(read_gpu(g));
-      } else {
-        throw entry.error("missing required key 'gpu' (or 'gpus' for replicas)",
-                          "e.g. {rows: [0, 1000], gpu: 3}");
-      }
-      Entry e{b.rows, b.space, b.cols, {}, ShardKind::table_wise, {}};
-      for (int g : gpus) e.replicas.emplace_back(0, g);
-      const ShardKind kind =
-          entry.has("kind") ? read_kind(entry.get("kind")) : inferred_kind(e, table);
-      const ShardStorage storage =
-          entry.has("storage") ? read_storage(entry.get("storage")) : ShardStorage{};
-      for (int g : gpus) {
-        int& r = replica[{b.rows.begin, b.rows.end, b.cols.begin, b.cols.end}];
-        plan.shards.push_back(Shard{t, b.rows, b.space, b.cols, g, r++, kind, storage});
-        source.shard_locations.push_back(entry.location());
-        source.shard_keys.push_back(entry.path());
-      }
-    }
-  }
-  if (auto g = root.find("groups")) {
-    source.groups_location = g->location();
-    g->expect_sequence();
-    for (const YamlValue& group : g->elements()) {
-      group.expect_sequence();
-      std::vector<int> members;
-      for (const YamlValue& m : group.elements()) members.push_back(read_gpu(m));
-      plan.groups.push_back(std::move(members));
-    }
-  }
-  if (auto sv = root.find("sync")) {
-    // How replicas in different groups are synchronised (2D, Plan::sync): {mode, interval}.
-    sv->expect_map();
-    sv->expect_keys({"mode", "interval"});
-    if (auto mode = sv->find("mode")) {
-      plan.peer_sync.mode = mode->as_choice({"dense", "touched_rows"}) == "touched_rows"
-                                ? PeerSyncMode::touched_rows
-                                : PeerSyncMode::dense;
-    }
-    if (auto interval = sv->find("interval")) {
-      const std::uint64_t k = interval->as_positive_int();
-      if (k > 1000000) throw interval->error("expected at most 1000000 iterations between syncs");
-      plan.peer_sync.interval = static_cast<int>(k);
-    }
-  }
+  const PlanTableNames names = plan_table_names(model);
+  read_plan_tables(root, model, names, plan, source);
+  if (auto g = root.find("groups")) read_plan_groups(*g, plan, source);
+  if (auto sv = root.find("sync")) read_peer_sync(*sv, plan);
   // Shards are validated before fetch overrides are resolved against them.
   validate_plan(plan, cluster, model, source);
-  if (auto f = root.find("fetch")) {
-    f->expect_sequence();
-    for (const YamlValue& o : f->elements()) {
-      o.expect_map();
-      o.expect_keys({"table", "rows", "ranks", "cols", "requester", "server"});
-      const YamlValue tv = o.get("table");
-      const auto found = by_name.find(tv.as_string());
-      if (found == by_name.end()) {
-        const auto best = did_you_mean(tv.as_string(), names);
-        throw tv.error("the model has no table of this name",
-                       best ? fmt::format("did you mean '{}'?", *best) : std::string());
-      }
-      const BlockSpec b = read_block(o, model.tables[found->second]);
-      const int requester = read_gpu(o.get("requester"));
-      const YamlValue server_value = o.get("server");
-      const int server = read_gpu(server_value);
-      std::size_t shard = plan.shards.size();
-      for (std::size_t s = 0; s < plan.shards.size(); ++s) {
-        const Shard& sh = plan.shards[s];
-        if (sh.table == found->second && sh.rows == b.rows && sh.row_space == b.space &&
-            sh.cols == b.cols && sh.gpu == server) {
-          shard = s;
-          break;
-        }
-      }
-      if (shard == plan.shards.size()) {
-        throw server_value.error(
-            fmt::format("table '{}' has no shard with these rows and columns on GPU {}",
-                        tv.as_string(), server),
-            "a fetch override names a GPU that holds a replica of the block");
-      }
-      if (requester < 0 || requester >= cluster.num_gpus()) {
-        throw o.get("requester")
-            .error(fmt::format("GPU {} does not exist (the cluster has {} GPUs)", requester,
-                               cluster.num_gpus()));
-      }
-      plan.fetch_overrides.push_back(FetchOverride{shard, requester});
-    }
-  }
+  if (auto f = root.find("fetch")) read_fetch_overrides(*f, model, cluster, names, plan);
   return plan;
 }
 
