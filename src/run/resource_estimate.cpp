@@ -4,14 +4,10 @@
 #include "shardsim/run/resource_estimate.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
-#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -119,35 +115,66 @@ PlanShapeBound plan_shape_bound(const std::string& planner, const Scenario& s) {
   return find_planner(planner, SourceLocation{s.source, 0, 0}, "placement.planner").shape_bound(in);
 }
 
-RunFootprint run_footprint(const Scenario& s) {
-  RunFootprint f;
-  const double n = num_gpus(s);
-  const double t = static_cast<double>(s.model.tables.size());
-  const double reports = static_cast<double>(reports_of(s));
-  const double iterations = s.workload.warmup + s.workload.iterations;
-  const bool training = s.workload.mode == Mode::training;
+namespace {
 
-  // --- kept: the loaded scenario, and the reports until they are written.
+// The counts the footprint's terms are made of.
+struct FootprintCounts {
+  double n = 0;           // GPUs
+  double t = 0;           // tables
+  double reports = 0;     // plans simulated (reports_of)
+  double iterations = 0;  // warmup + measured
+  bool training = false;
+  double units = 0;                       // units a side of the reports' matrices
+  double unreplicated_tasks_per_gpu = 0;  // per iteration, without replica syncs
+};
+
+// The scenario's counts, and its tasks per GPU per iteration.
+FootprintCounts footprint_counts(const Scenario& s) {
+  FootprintCounts c;
+  c.n = num_gpus(s);
+  c.t = static_cast<double>(s.model.tables.size());
+  c.reports = static_cast<double>(reports_of(s));
+  c.iterations = s.workload.warmup + s.workload.iterations;
+  c.training = s.workload.mode == Mode::training;
+  // The reports' matrices are per GPU up to kCommMatrixMaxUnits GPUs and per node or switch
+  // group above (sim/comm_traffic.hpp): at most that many units a side.
+  c.units = std::min(c.n, static_cast<double>(kCommMatrixMaxUnits));
+  // Tasks per GPU per iteration (sim/iteration_dag.cpp): training: 8 local tasks + AlltoAll
+  // forward and backward + MLP AllReduce members (+ replica syncs) + the dense optimizer's step
+  // (every DLRM has dense parameters); inference: 4 local + AlltoAll. Each adds one: the host's
+  // step when it takes time, the input AlltoAll (simulation.pipeline.input_alltoall, on by
+  // default), and the inputs' delivery on a preset with a frontend network (docs/model.md,
+  // "Data ingestion").
+  const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
+  const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
+  const double dense_optimizer = c.training ? 1 : 0;
+  const double host_step = host_iteration_s(s.cost) > 0 ? 1 : 0;
+  c.unreplicated_tasks_per_gpu =
+      (c.training ? 11 : 5) + dense_optimizer + host_step + input_a2a + delivery;
+  return c;
+}
+
+// --- kept: the loaded scenario, and the reports until they are written.
+void add_kept_footprint(const Scenario& s, const FootprintCounts& c, RunFootprint& f) {
   double table_bytes = 0;
   for (const auto& table : s.model.tables) {
     table_bytes +=
         kTableBytes + static_cast<double>(table.name.size()) +
         16.0 * static_cast<double>(table.pooling.histogram.size() + table.heavy_hitters.size() / 2);
   }
-  f.kept.push_back({fmt::format("the loaded model: {} tables", count(t)), table_bytes});
-  // The reports' matrices are per GPU up to kCommMatrixMaxUnits GPUs and per node or switch
-  // group above (sim/comm_traffic.hpp): at most that many units a side.
-  const double units = std::min(n, static_cast<double>(kCommMatrixMaxUnits));
+  f.kept.push_back({fmt::format("the loaded model: {} tables", count(c.t)), table_bytes});
   f.kept.push_back({fmt::format("communication matrices of the reports: {} report(s) x 2 x {}^2 x "
                                 "8 B",
-                                count(reports), count(units)),
-                    reports * 2 * sq(units) * kMatrixEntryBytes});
-  f.kept.push_back(
-      {fmt::format("per-GPU rows of the reports: {} report(s) x {} GPUs", count(reports), count(n)),
-       reports * n * kReportPerGpuBytes});
+                                count(c.reports), count(c.units)),
+                    c.reports * 2 * sq(c.units) * kMatrixEntryBytes});
+  f.kept.push_back({fmt::format("per-GPU rows of the reports: {} report(s) x {} GPUs",
+                                count(c.reports), count(c.n)),
+                    c.reports * c.n * kReportPerGpuBytes});
+}
 
-  // --- peak: one plan made and simulated at a time (run/run_scenario.cpp).
-  // Planner-independent terms.
+// --- peak: one plan made and simulated at a time (run/run_scenario.cpp): the planner-independent
+// traffic, and the largest plan with its simulation.
+void add_plan_footprint(const Scenario& s, const FootprintCounts& c, RunFootprint& f) {
   // Traffic per GPU and level (cost/level_traffic.hpp, sent and received), never per GPU pair:
   // the reported forward and backward, each sparse group's (at most one group per GPU, summed
   // over the groups: N rows each way), the input AlltoAll's, and the plan statistics'; beside
@@ -157,20 +184,8 @@ RunFootprint run_footprint(const Scenario& s) {
   f.peak.push_back(
       {fmt::format("traffic per GPU and level while simulating: 8 views x {} GPUs x {} levels x 2 "
                    "x 8 B, 2 x {}^2 unit matrices, {}^2 node levels",
-                   count(n), count(levels), count(units), count(nodes)),
-       8 * n * levels * 2 * kMatrixEntryBytes + 2 * sq(units) * kMatrixEntryBytes + sq(nodes)});
-  // Tasks per GPU per iteration (sim/iteration_dag.cpp): training: 8 local tasks + AlltoAll
-  // forward and backward + MLP AllReduce members (+ replica syncs) + the dense optimizer's step
-  // (every DLRM has dense parameters); inference: 4 local + AlltoAll. Each adds one: the host's
-  // step when it takes time, the input AlltoAll (simulation.pipeline.input_alltoall, on by
-  // default), and the inputs' delivery on a preset with a frontend network (docs/model.md,
-  // "Data ingestion").
-  const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
-  const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
-  const double dense_optimizer = training ? 1 : 0;
-  const double host_step = host_iteration_s(s.cost) > 0 ? 1 : 0;
-  const double unreplicated_tasks_per_gpu =
-      (training ? 11 : 5) + dense_optimizer + host_step + input_a2a + delivery;
+                   count(c.n), count(levels), count(c.units), count(nodes)),
+       8 * c.n * levels * 2 * kMatrixEntryBytes + 2 * sq(c.units) * kMatrixEntryBytes + sq(nodes)});
   double largest_plan = 0;
   std::string largest_plan_what;
   for (std::size_t k = 0; k < reports_of(s); ++k) {
@@ -178,65 +193,64 @@ RunFootprint run_footprint(const Scenario& s) {
         k < s.placement.planners.size() ? s.placement.planners[k] : std::string();
     const PlanShapeBound bound = plan_shape_bound(planner, s);
     const double shards = bound.max_shards;
-    const double replicated_tables = bound.may_replicate ? t : 0;
+    const double replicated_tables = bound.may_replicate ? c.t : 0;
     const double tasks_per_gpu =
-        unreplicated_tasks_per_gpu + (training && bound.may_replicate ? 1 : 0);
-    const double tasks = iterations * n * tasks_per_gpu;
+        c.unreplicated_tasks_per_gpu + (c.training && bound.may_replicate ? 1 : 0);
+    const double tasks = c.iterations * c.n * tasks_per_gpu;
     const double blocks = bound.max_blocks_per_table;
     const double plan_bytes =
-        shards * kShardBytes + replicated_tables * n * 8 +  // serving map: N ids per set
-        tasks * (kTaskBytes + kCollectiveMemberBytes) + iterations * n * kIterationPerGpuBytes +
-        blocks * n * 8;  // TableIterationDraw::lookups_by_block_gpu of the largest table
+        shards * kShardBytes + replicated_tables * c.n * 8 +  // serving map: N ids per set
+        tasks * (kTaskBytes + kCollectiveMemberBytes) + c.iterations * c.n * kIterationPerGpuBytes +
+        blocks * c.n * 8;  // TableIterationDraw::lookups_by_block_gpu of the largest table
     if (plan_bytes > largest_plan) {
       largest_plan = plan_bytes;
       largest_plan_what = fmt::format(
           "plan '{}' and its simulation: ~{} shards, {} iterations x {} GPUs x {} tasks, draws of "
           "{} blocks x {} GPUs",
-          planner.empty() ? std::string("file:") : planner, count(shards), count(iterations),
-          count(n), count(tasks_per_gpu), count(blocks), count(n));
+          planner.empty() ? std::string("file:") : planner, count(shards), count(c.iterations),
+          count(c.n), count(tasks_per_gpu), count(blocks), count(c.n));
     }
   }
   if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});
+}
 
+// The network model's link samples and per-flow state (peak); returns the link samples.
+double add_network_footprint(const Scenario& s, const FootprintCounts& c, RunFootprint& f) {
   // The network model (sim/fair_share_network.cpp): a LinkSample (24 B) for each link whose
   // load changes when a collective starts or ends. Measured (docs/robustness.md): ~22 samples
   // per GPU per iteration and plan in training, on 32 and 128 GPUs of dgx-a100 (1 and 4 racks);
   // counted here as 4 links per GPU at each of the two ends of every collective (~40). The
   // per-flow model keeps one flow per GPU pair of an AlltoAll (~64 B with its path).
-  const double collectives_per_iteration = training ? 4 + (t > 0 ? 1 : 0) : 2;
+  const double collectives_per_iteration = c.training ? 4 + (c.t > 0 ? 1 : 0) : 2;
   const NetworkModelType& network = network_model(s.simulation.link_sharing).model;
   const double link_samples =
-      !network.shares_links() ? 0 : iterations * collectives_per_iteration * 2 * 4 * n;
+      !network.shares_links() ? 0 : c.iterations * collectives_per_iteration * 2 * 4 * c.n;
   if (link_samples > 0) {
     f.peak.push_back(
         {fmt::format("link utilisation samples: {} iterations x {} collectives x 2 x 4 x {} GPUs",
-                     count(iterations), count(collectives_per_iteration), count(n)),
+                     count(c.iterations), count(collectives_per_iteration), count(c.n)),
          link_samples * 24});
   }
   if (network.needs_pair_traffic()) {
     // One flow per GPU pair, and the pairs' matrices (pooled forward and backward, input) the
     // per-flow demands are built from.
     f.peak.push_back(
-        {fmt::format("per-flow network: {}^2 flows x 64 B, 3 x {}^2 x 8 B pair matrices", count(n),
-                     count(n)),
-         sq(n) * 64 + 3 * sq(n) * kMatrixEntryBytes});
+        {fmt::format("per-flow network: {}^2 flows x 64 B, 3 x {}^2 x 8 B pair matrices",
+                     count(c.n), count(c.n)),
+         sq(c.n) * 64 + 3 * sq(c.n) * kMatrixEntryBytes});
   }
-  // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
-  // link sample, for every plan of the run, kept until the file is written.
-  const double all_tasks = reports * iterations * n * unreplicated_tasks_per_gpu;
-  f.chrome_trace.push_back(
-      {fmt::format("Chrome trace text: {} plan(s) x {} iterations x {} GPUs x ~{} spans, and link "
-                   "samples",
-                   count(reports), count(iterations), count(n), count(unreplicated_tasks_per_gpu)),
-       all_tasks * 300 + reports * link_samples * 110});
+  return link_samples;
+}
 
+// The trace source's profiles (shared or peak) and a sampled trace's distinct-row set (peak).
+void add_trace_footprint(const Scenario& s, const FootprintCounts& c, RunFootprint& f) {
   // Trace source (trace/): sampled mode counts distinct rows of a table's global batch in a
   // TouchedRows set (2 slots per possible row, a power of two, 8 B each) and draws one GPU's
   // bags at a time; a recorded trace keeps a profile per table and counts one table's rows
   // while it is read.
   if (!s.workload.trace.file.empty()) {
-    f.peak.push_back({fmt::format("recorded trace profiles: {} tables", count(t)),
-                      t * recorded_profile_bytes() + recorded_builder_bytes()});
+    f.peak.push_back({fmt::format("recorded trace profiles: {} tables", count(c.t)),
+                      c.t * recorded_profile_bytes() + recorded_builder_bytes()});
   } else {
     // A synthetic trace's power-law profile per table, with the head index of the scattered
     // layout (32 B for each of up to 4096 hottest ranks); shared by the runs of a process.
@@ -244,13 +258,13 @@ RunFootprint run_footprint(const Scenario& s) {
     for (const auto& table : s.model.tables)
       profiles +=
           static_cast<double>(PowerLawProfile::memory_bytes(table, s.workload.trace.layout));
-    f.shared.push_back({fmt::format("synthetic trace profiles: {} tables", count(t)), profiles});
+    f.shared.push_back({fmt::format("synthetic trace profiles: {} tables", count(c.t)), profiles});
   }
   if (s.workload.trace.file.empty() && s.workload.trace.mode == TraceMode::sampled) {
     double largest_set = 0, largest_bags = 0;
     std::string which;
     for (const auto& table : s.model.tables) {
-      const double lookups = n * s.workload.batch_per_gpu * table.pooling.expected();
+      const double lookups = c.n * s.workload.batch_per_gpu * table.pooling.expected();
       const double distinct = std::min(lookups, static_cast<double>(table.rows));
       const double slots = std::exp2(std::ceil(std::log2(std::max(16.0, 2 * distinct))));
       if (slots * 8 > largest_set) {
@@ -264,13 +278,34 @@ RunFootprint run_footprint(const Scenario& s) {
         {fmt::format("sampled trace: distinct rows of table '{}' over a global batch", which),
          largest_set + largest_bags});
   }
+}
+
+}  // namespace
+
+RunFootprint run_footprint(const Scenario& s) {
+  RunFootprint f;
+  const FootprintCounts c = footprint_counts(s);
+  add_kept_footprint(s, c, f);
+  add_plan_footprint(s, c, f);
+  const double link_samples = add_network_footprint(s, c, f);
+  // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
+  // link sample, for every plan of the run, kept until the file is written.
+  const double all_tasks = c.reports * c.iterations * c.n * c.unreplicated_tasks_per_gpu;
+  f.chrome_trace.push_back(
+      {fmt::format("Chrome trace text: {} plan(s) x {} iterations x {} GPUs x ~{} spans, and link "
+                   "samples",
+                   count(c.reports), count(c.iterations), count(c.n),
+                   count(c.unreplicated_tasks_per_gpu)),
+       all_tasks * 300 + c.reports * link_samples * 110});
+
+  add_trace_footprint(s, c, f);
 
   // --- output: report.json and the CSVs rendered as text before `--out` writes them
   // (io/report_writer_output_dir.cpp): each matrix twice (JSON, CSV).
   f.output.push_back(
       {fmt::format("report files as text: {} report(s) x 2 matrices x 2 formats x {}^2 x {} B",
-                   count(reports), count(units), kMatrixEntryTextBytes),
-       reports * 4 * sq(units) * kMatrixEntryTextBytes});
+                   count(c.reports), count(c.units), kMatrixEntryTextBytes),
+       c.reports * 4 * sq(c.units) * kMatrixEntryTextBytes});
   return f;
 }
 
@@ -363,100 +398,6 @@ std::string human_bytes(double bytes) {
   if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
   if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
   return fmt::format("{:.0f} B", bytes);
-}
-
-namespace {
-
-double physical_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<double>(pages) * static_cast<double>(page);
-}
-
-// cgroup v2 memory.max, or v1 memory.limit_in_bytes; 0 when none (or "max").
-double cgroup_limit_bytes() {
-  for (const char* path :
-       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(path);
-    std::string text;
-    if (!(in >> text) || text == "max") continue;
-    double v = 0;
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec == std::errc() && v > 0 && v < 1e18) return v;
-  }
-  return 0;
-}
-
-}  // namespace
-
-MemoryLimit default_memory_limit() {
-  const double physical = physical_memory_bytes();
-  const double cgroup = cgroup_limit_bytes();
-  double machine = physical;
-  std::string what = "this machine's";
-  if (cgroup > 0 && (machine <= 0 || cgroup < machine)) {
-    machine = cgroup;
-    what = "this container's";
-  }
-  if (!(machine > 0)) return MemoryLimit{0, "no limit (the machine's memory is unknown)"};
-  return MemoryLimit{machine / 2,
-                     fmt::format("half of {} {:.1f} GiB", what, machine / 1073741824.0)};
-}
-
-MemoryLimit parse_memory_limit(std::string_view text, const std::string& flag) {
-  const auto fail = [&] {
-    return InputError(SourceLocation{}, flag, fmt::format("'{}' is not a memory size", text),
-                      "write e.g. 8G, 512M, 1.5T or a number of bytes; 0 or none for no limit");
-  };
-  std::string s;
-  for (char c : text) {
-    if (!std::isspace(static_cast<unsigned char>(c))) {
-      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  const std::string origin = fmt::format("{} {}", flag, text);
-  if (s == "0" || s == "none" || s == "unlimited") return MemoryLimit{0, origin};
-  double value = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || p == s.data() || !std::isfinite(value) || value < 0) throw fail();
-  std::string unit(p, static_cast<const char*>(s.data() + s.size()));
-  if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "8GB", "8GiB"
-  if (unit.size() == 2 && unit[1] == 'i') unit.pop_back();   // binary spelled out: the same
-  double scale = 1;
-  if (unit.empty()) {
-    scale = 1;
-  } else if (unit == "k") {
-    scale = 1024.0;
-  } else if (unit == "m") {
-    scale = 1024.0 * 1024;
-  } else if (unit == "g") {
-    scale = 1024.0 * 1024 * 1024;
-  } else if (unit == "t") {
-    scale = 1024.0 * 1024 * 1024 * 1024;
-  } else {
-    throw fail();
-  }
-  const double bytes = value * scale;
-  if (!(bytes >= 1) || !std::isfinite(bytes)) throw fail();
-  return MemoryLimit{bytes, origin};
-}
-
-void check_memory(const ResourceEstimate& estimate, const MemoryLimit& limit,
-                  const std::string& source) {
-  if (limit.bytes <= 0 || estimate.total_bytes <= limit.bytes) return;
-  std::string terms;
-  for (std::size_t i = 0; i < estimate.items.size() && i < 3; ++i) {
-    if (estimate.items[i].bytes < 0.01 * estimate.total_bytes) break;
-    terms += fmt::format("; {}: {}", estimate.items[i].what, human_bytes(estimate.items[i].bytes));
-  }
-  throw InputError(
-      SourceLocation{source}, "--max-memory",
-      fmt::format("the run would need about {} of memory, more than the limit of {} ({}){}",
-                  human_bytes(estimate.total_bytes), human_bytes(limit.bytes), limit.origin, terms),
-      "use fewer GPUs (cluster.nodes), planners, iterations or sweep points, fewer --jobs, "
-      "`trace: {mode: expected}`, or raise the limit with --max-memory (e.g. --max-memory " +
-          fmt::format("{:.0f}G", std::ceil(estimate.total_bytes * 1.25 / 1073741824.0)) + ")");
 }
 
 }  // namespace shardsim
