@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "shardsim/hw/level_table.hpp"
 
@@ -153,45 +154,48 @@ void SpreadTraffic::add_to_groups(LevelTraffic& out, double scale, bool reversed
   }
 }
 
-void SpreadTraffic::add_domain_pairs(LevelTraffic& out, double scale, bool reversed,
-                                     int requester_group) const {
-  const int d = cluster_->gpus_per_scale_up_domain();
+// The pairs (o, g) for g in [first(o), last(o)) one by one, at level(o, g).
+template <typename Range, typename Level>
+void SpreadTraffic::add_pair_range(LevelTraffic& out, double scale, bool reversed,
+                                   int requester_group, Range range, Level level) const {
   for (int o = 0; o < n_; ++o) {
     if (to_all_[o] == 0 && to_group_[o] == 0) continue;
-    const int base = o / d * d;
-    for (int g = base; g < base + d && g < n_; ++g) {
+    const auto [first, last] = range(o);
+    for (int g = first; g < last; ++g) {
       if (g == o) continue;
       if (requester_group >= 0 && group_of_[g] != requester_group) continue;
       double amount = to_all_[o];
       if (group_of_[g] == group_of_[o]) amount += to_group_[o];
       if (amount == 0) continue;
       if (reversed) {
-        out.add(g, o, 1, amount * scale);
+        out.add(g, o, level(g, o), amount * scale);
       } else {
-        out.add(o, g, 1, amount * scale);
+        out.add(o, g, level(o, g), amount * scale);
       }
     }
   }
 }
 
+void SpreadTraffic::add_domain_pairs(LevelTraffic& out, double scale, bool reversed,
+                                     int requester_group) const {
+  const int d = cluster_->gpus_per_scale_up_domain();
+  add_pair_range(
+      out, scale, reversed, requester_group,
+      [&](int o) {
+        return std::pair<int, int>{o / d * d, std::min(o / d * d + d, n_)};
+      },
+      [](int, int) { return 1; });
+}
+
 void SpreadTraffic::add_pairs(LevelTraffic& out, double scale, bool reversed,
                               int requester_group) const {
   const LevelTable levels(*cluster_);
-  for (int o = 0; o < n_; ++o) {
-    if (to_all_[o] == 0 && to_group_[o] == 0) continue;
-    for (int g = 0; g < n_; ++g) {
-      if (g == o) continue;
-      if (requester_group >= 0 && group_of_[g] != requester_group) continue;
-      double amount = to_all_[o];
-      if (group_of_[g] == group_of_[o]) amount += to_group_[o];
-      if (amount == 0) continue;
-      if (reversed) {
-        out.add(g, o, levels.level(g, o), amount * scale);
-      } else {
-        out.add(o, g, levels.level(o, g), amount * scale);
-      }
-    }
-  }
+  add_pair_range(
+      out, scale, reversed, requester_group,
+      [&](int) {
+        return std::pair<int, int>{0, n_};
+      },
+      [&](int a, int b) { return levels.level(a, b); });
 }
 
 void SpreadTraffic::add_to_units(ByteMatrix& out, const std::vector<int>& unit_of, int count,

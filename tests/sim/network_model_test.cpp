@@ -83,7 +83,9 @@ TEST(NetworkModels, InterferenceSlowsALinkThatSeveralFlowsShare) {
                std::invalid_argument);
 }
 
-TEST(NetworkModels, TheEngineRefusesDemandsUnderAModelWithoutFlows) {
+// A graph of one collective on GPUs 0 and 1 whose demand is 100 B over link 0 (and, with
+// `second`, another at the same time with the same demand).
+TaskGraph one_link_graph(bool second) {
   TaskGraph g;
   CollectiveDemand d;
   d.stages.push_back(CollectiveStage{});
@@ -93,6 +95,15 @@ TEST(NetworkModels, TheEngineRefusesDemandsUnderAModelWithoutFlows) {
   const std::vector<std::vector<int>> deps(2);
   g.add_collective(std::vector<int>{0, 1}, Stream::sparse_comm, Phase::alltoall_fwd, 1.0, 100.0,
                    deps, demand);
+  if (second) {
+    g.add_collective(std::vector<int>{0, 1}, Stream::dense_comm, Phase::mlp_allreduce, 1.0, 100.0,
+                     deps, demand);
+  }
+  return g;
+}
+
+TEST(NetworkModels, TheEngineRefusesDemandsUnderAModelWithoutFlows) {
+  const TaskGraph g = one_link_graph(false);
   const std::vector<double> capacity = {10.0};
   EXPECT_THROW(run_engine(g, 2, capacity, network_model("none").model), std::logic_error);
   const Timeline tl = run_engine(g, 2, capacity, network_model("aggregated").model);
@@ -102,17 +113,7 @@ TEST(NetworkModels, TheEngineRefusesDemandsUnderAModelWithoutFlows) {
 // Two collectives at once on one 10 B/s link (100 B each): fair sharing ends both at 20 s; under
 // interference (loss 0.3) the link delivers 8.5 B/s, so both end at 100 / 4.25 = 23.53 s.
 TEST(NetworkModels, TheEngineMovesConcurrentCollectivesThroughTheChosenModel) {
-  TaskGraph g;
-  CollectiveDemand d;
-  d.stages.push_back(CollectiveStage{});
-  const std::vector<int> link = {0};
-  d.stages.back().add_flow(100.0, link);
-  const int demand = g.add_demand(d);
-  const std::vector<std::vector<int>> deps(2);
-  g.add_collective(std::vector<int>{0, 1}, Stream::sparse_comm, Phase::alltoall_fwd, 1.0, 100.0,
-                   deps, demand);
-  g.add_collective(std::vector<int>{0, 1}, Stream::dense_comm, Phase::mlp_allreduce, 1.0, 100.0,
-                   deps, demand);
+  const TaskGraph g = one_link_graph(true);
   const std::vector<double> capacity = {10.0};
   CostParams cost;
   cost.interference_loss = 0.3;

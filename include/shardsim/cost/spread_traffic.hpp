@@ -44,6 +44,9 @@ class SpreadTraffic {
   void add_domain_pairs(LevelTraffic& out, double scale, bool reversed, int requester_group) const;
   // Clusters whose domains do not nest in their tier groups: every pair (O(GPUs²)).
   void add_pairs(LevelTraffic& out, double scale, bool reversed, int requester_group) const;
+  template <typename Range, typename Level>
+  void add_pair_range(LevelTraffic& out, double scale, bool reversed, int requester_group,
+                      Range range, Level level) const;
 
   const Cluster* cluster_;
   int n_ = 0;
