@@ -302,6 +302,25 @@ void read_fetch_overrides(const YamlValue& f, const DlrmModel& model, const Clus
 
 }  // namespace
 
+// Shards in the model's table order (a file may list tables in any order), each table's in the
+// order written, their locations and keys with them: the order the writer writes, so a plan reads
+// back as it was written.
+static void in_model_order(Plan& plan, PlanSource& source) {
+  std::vector<std::size_t> order(plan.shards.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return plan.shards[a].table < plan.shards[b].table;
+  });
+  const auto permute = [&](auto& v) {
+    if (v.size() != order.size()) return;
+    auto copy = v;
+    for (std::size_t i = 0; i < order.size(); ++i) v[i] = std::move(copy[order[i]]);
+  };
+  permute(plan.shards);
+  permute(source.shard_locations);
+  permute(source.shard_keys);
+}
+
 Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& cluster) {
   const std::string& file = root.file();
   if (root.is_null()) {
@@ -333,6 +352,7 @@ Plan read_plan(const YamlValue& root, const DlrmModel& model, const Cluster& clu
   source.table_locations.assign(model.tables.size(), SourceLocation{file, 0, 0});
   const PlanTableNames names = plan_table_names(model);
   read_plan_tables(root, model, names, plan, source);
+  in_model_order(plan, source);
   if (auto g = root.find("groups")) read_plan_groups(*g, plan, source);
   if (auto sv = root.find("sync")) read_peer_sync(*sv, plan);
   // Shards are validated before fetch overrides are resolved against them.

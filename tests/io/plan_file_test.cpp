@@ -108,6 +108,24 @@ tables:
 // bottom_mlp_gpu: the GPU that runs the bottom MLP for the global batch (Plan::bottom_mlp_gpu),
 // written only when set; a GPU the cluster lacks, sparse groups or a one-sided plan are errors
 // at its line.
+// Found by fuzz_plan: tables listed out of the model's order read in the model's order, as the
+// writer writes them, so the plan reads back shard for shard.
+TEST(PlanFile, TablesInAnyOrderReadInTheModelsOrder) {
+  const PlanFixture f(testing::hand_preset(4), 1, model_of({{100, 16}, {100, 16}, {100, 16}}));
+  const Plan p = from_text(
+      "format: shardsim-plan-1\ntables:\n  t2: [{gpu: 3}]\n  t0: [{gpu: 2}]\n  t1: [{gpu: 1}]\n",
+      f);
+  ASSERT_EQ(p.shards.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(p.shards[i].table, i);
+  EXPECT_EQ(p.shards[0].gpu, 2);
+  for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
+    const Plan again =
+        from_text(to_text(p, f, format), f, format == PlanFormat::json ? "p.json" : "p.yaml");
+    ASSERT_EQ(again.shards.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(key(again.shards[i]), key(p.shards[i]));
+  }
+}
+
 TEST(PlanFile, BottomMlpGpuRoundTripsAndIsChecked) {
   const PlanFixture f(testing::hand_preset(2), 1, model_of({{100, 16}}));
   const Plan p =
