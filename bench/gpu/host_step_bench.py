@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measures, on one NVIDIA GPU with PyTorch, the host time of one DLRM training step: what
-shardsim's cost file takes as `host_eager_iteration_s` and `host_graph_iteration_s` (GUESSes;
+shardsim's cost file fits `host_eager_step_s` and `host_embedding_op_s` to (one EmbeddingBag vs 26;
 docs/model.md, "Host overhead"). Runs on a lent GPU machine, never in CI.
 
 The model is DLRM's reference shape (Criteo Kaggle: 13 dense features, 26 tables of dim 64,

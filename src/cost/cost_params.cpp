@@ -2,6 +2,7 @@
 #include "shardsim/cost/cost_params.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <filesystem>
@@ -9,7 +10,9 @@
 #include <string_view>
 #include <variant>
 
+#include "shardsim/core/did_you_mean.hpp"
 #include "shardsim/core/embedded_configs.hpp"
+#include "shardsim/cost/host_framework.hpp"
 
 namespace shardsim {
 
@@ -37,15 +40,16 @@ struct Field {
   std::string_view name;
   std::variant<double CostParams::*, int CostParams::*, bool CostParams::*,
                CollectiveModelKind CostParams::*, HostLaunchMode CostParams::*,
-               NcclAlgorithm CostParams::*, NcclProtocolChoice CostParams::*>
+               NcclAlgorithm CostParams::*, NcclProtocolChoice CostParams::*,
+               std::string CostParams::*>
       member;
   Range range;
 };
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 59>& fields() {
-  static const std::array<Field, 59> kFields = {{
+const std::array<Field, 64>& fields() {
+  static const std::array<Field, 64> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -128,13 +132,25 @@ const std::array<Field, 59>& fields() {
       {"one_sided_overlap_fraction", &CostParams::one_sided_overlap_fraction,
        Range::fraction_closed},
       {"host_launch_mode", &CostParams::host_launch_mode, Range::choice},
-      {"host_eager_iteration_s", &CostParams::host_eager_iteration_s, Range::nonnegative},
+      {"host_framework", &CostParams::host_framework, Range::choice},
+      {"host_eager_step_s", &CostParams::host_eager_step_s, Range::nonnegative},
+      {"host_embedding_op_s", &CostParams::host_embedding_op_s, Range::nonnegative},
+      {"host_collective_call_s", &CostParams::host_collective_call_s, Range::nonnegative},
+      {"host_collective_peer_s", &CostParams::host_collective_peer_s, Range::nonnegative},
+      {"ddp_bucket_bytes", &CostParams::ddp_bucket_bytes, Range::positive},
       {"host_graph_iteration_s", &CostParams::host_graph_iteration_s, Range::nonnegative},
   }};
   return kFields;
 }
 
 void check_keys(const YamlValue& node) {
+  if (node.is_map() && node.has("host_eager_iteration_s")) {
+    throw node.get("host_eager_iteration_s")
+        .error("host_eager_iteration_s was replaced by a host model with several terms",
+               "host_eager_step_s is the framework's fixed step (2.57 ms), to which "
+               "host_embedding_op_s and host_collective_call_s add per op and call; set all "
+               "three to 0 to remove the host's step (docs/model.md, \"Host overhead\")");
+  }
   node.expect_keys({"file",
                     "repeat_lookup_hbm_fraction",
                     "index_bytes_per_lookup",
@@ -193,7 +209,12 @@ void check_keys(const YamlValue& node) {
                     "one_sided_scale_out_overhead_s",
                     "one_sided_overlap_fraction",
                     "host_launch_mode",
-                    "host_eager_iteration_s",
+                    "host_framework",
+                    "host_eager_step_s",
+                    "host_embedding_op_s",
+                    "host_collective_call_s",
+                    "host_collective_peer_s",
+                    "ddp_bucket_bytes",
                     "host_graph_iteration_s"});
 }
 
@@ -244,6 +265,20 @@ double read_double(const YamlValue& v, Range range) {
   throw std::logic_error("unhandled cost parameter range");
 }
 
+// `host_framework`: "auto" or a profile of configs/host/frameworks.yaml.
+std::string read_framework(const YamlValue& v) {
+  const std::string name = v.as_string();
+  const std::vector<std::string> choices = host_framework_choices();
+  for (const std::string& c : choices) {
+    if (c == name) return name;
+  }
+  const auto guess = did_you_mean(name, choices);
+  throw v.error(fmt::format("unknown host framework '{}'", name),
+                fmt::format("{}one of: {} (configs/host/frameworks.yaml)",
+                            guess ? fmt::format("did you mean '{}'? ", *guess) : "",
+                            fmt::join(choices, ", ")));
+}
+
 void read_field(const Field& f, const YamlValue& v, CostParams& out) {
   if (auto* dm = std::get_if<double CostParams::*>(&f.member)) {
     out.*(*dm) = read_double(v, f.range);
@@ -276,6 +311,10 @@ void read_field(const Field& f, const YamlValue& v, CostParams& out) {
   if (auto* hm = std::get_if<HostLaunchMode CostParams::*>(&f.member)) {
     out.*(*hm) = v.as_choice({"eager", "cuda_graphs"}) == "eager" ? HostLaunchMode::eager
                                                                   : HostLaunchMode::cuda_graphs;
+    return;
+  }
+  if (auto* sm = std::get_if<std::string CostParams::*>(&f.member)) {
+    out.*(*sm) = read_framework(v);
     return;
   }
   const std::uint64_t n = v.as_nonnegative_int();

@@ -14,6 +14,7 @@
 
 #include "run/planner_options.hpp"
 #include "shardsim/cost/cost_params.hpp"
+#include "shardsim/cost/host_step_cost.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/plan/memory.hpp"
 #include "shardsim/plan/plan.hpp"
@@ -148,7 +149,7 @@ FootprintCounts footprint_counts(const Scenario& s) {
   const double input_a2a = s.simulation.input_alltoall == InputAlltoall::none ? 0 : 1;
   const double delivery = s.cluster.preset.host.delivers_inputs() ? 1 : 0;
   const double dense_optimizer = c.training ? 1 : 0;
-  const double host_step = host_iteration_s(s.cost) > 0 ? 1 : 0;
+  const double host_step = host_step_modelled(s.cost) ? 1 : 0;
   c.unreplicated_tasks_per_gpu =
       (c.training ? 11 : 5) + dense_optimizer + host_step + input_a2a + delivery;
   return c;

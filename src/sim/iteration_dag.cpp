@@ -341,9 +341,10 @@ IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
   // The host's step (docs/model.md, "Host overhead"): it starts when the previous iteration has
   // ended on this GPU (the host waits for it) and runs while the GPU works; the next iteration
   // waits for it, so an iteration lasts at least the host's time.
-  if (const double host_s = host_iteration_s(in.cost); host_s > 0) {
+  if (!traffic.host_step_s_by_gpu.empty()) {
     for (int g = 0; g < n; ++g) {
-      e.set_last(e.local(g, Stream::host, Phase::host_step, host_s, e.barrier(g)));
+      e.set_last(
+          e.local(g, Stream::host, Phase::host_step, traffic.host_step_s_by_gpu[g], e.barrier(g)));
     }
   }
   if (in.workload.mode == Mode::training) {

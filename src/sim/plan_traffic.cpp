@@ -8,11 +8,13 @@
 #include <stdexcept>
 
 #include "shardsim/cost/collective_cost.hpp"
+#include "shardsim/cost/host_step_cost.hpp"
 #include "shardsim/cost/input_delivery_cost.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/cost/spread_traffic.hpp"
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/sim/network_model.hpp"
+#include "sim/host_work.hpp"
 
 namespace shardsim {
 
@@ -277,6 +279,7 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
   t.dense = dense_times(in);
   t.input_delivery_s =
       input_delivery(in.cluster, in.model, in.workload.batch_per_gpu, in.cost).time_s();
+  double dense_grad_bytes = 0;
   if (training) {
     // DDP's gradients (Neo §7.2), in the dense_grads format: QComms covers the embedding
     // traffic only (Neo §8.4 quantizes the AlltoAlls).
@@ -284,10 +287,16 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
     const std::uint64_t params =
         in.model.dense_parameter_count() -
         (in.plan.bottom_mlp_gpu >= 0 ? in.model.bottom_mlp_parameter_count() : 0);
-    const double bytes =
+    dense_grad_bytes =
         static_cast<double>(params) * bytes_per_element(in.model.dense_grad_precision);
     const std::vector<int> all = all_gpu_ids(n);
-    t.mlp_allreduce = share(in, t, all, network.allreduce_demand(in.cluster, all, bytes, in.cost));
+    t.mlp_allreduce =
+        share(in, t, all, network.allreduce_demand(in.cluster, all, dense_grad_bytes, in.cost));
+  }
+  if (host_step_modelled(in.cost)) {
+    const std::vector<HostWork> work = host_work_by_gpu(in, a, dense_grad_bytes);
+    t.host_step_s_by_gpu.resize(n);
+    for (int g = 0; g < n; ++g) t.host_step_s_by_gpu[g] = host_step_s(work[g], in.cost);
   }
   return t;
 }

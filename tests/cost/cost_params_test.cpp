@@ -53,7 +53,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 59u);
+  EXPECT_EQ(names.size(), 64u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
@@ -66,6 +66,7 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
                               : n == "nccl_protocol"             ? "ll128"
                               : n == "nccl_tree_size_correction" ? "false"
                               : n == "interference_loss"         ? "0.5"
+                              : n == "host_framework"            ? "oper"
                                                                  : "1";
     yaml += "  " + n + ": " + value + "\n";
   }
@@ -82,6 +83,37 @@ TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {
   EXPECT_EQ(p.nccl_algorithm, NcclAlgorithm::tree);
   EXPECT_EQ(p.nccl_protocol, NcclProtocolChoice::ll128);
   EXPECT_DOUBLE_EQ(p.interference_loss, 0.5);
+  EXPECT_EQ(p.host_framework, "oper");
+  EXPECT_DOUBLE_EQ(p.host_embedding_op_s, 1);
+}
+
+TEST(CostParams, HostFrameworkIsAutoOrAProfileName) {
+  EXPECT_EQ(default_cost_params().host_framework, "auto");
+  for (const char* name : {"auto", "torchrec", "oper", "pytorch"}) {
+    const CostParams p = apply_cost_overrides(
+        default_cost_params(), cost_node(std::string("cost:\n  host_framework: ") + name + "\n"));
+    EXPECT_EQ(p.host_framework, name);
+  }
+  try {
+    apply_cost_overrides(default_cost_params(), cost_node("cost:\n  host_framework: torchrex\n"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "cost.host_framework");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.hint().find("did you mean 'torchrec'"), std::string::npos) << e.hint();
+    EXPECT_NE(e.hint().find("configs/host/frameworks.yaml"), std::string::npos) << e.hint();
+  }
+}
+
+// The key of the one-constant host model names its replacement.
+TEST(CostParams, TheReplacedHostKeyNamesTheNewOnes) {
+  try {
+    apply_cost_overrides(default_cost_params(), cost_node("cost:\n  host_eager_iteration_s: 0\n"));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "cost.host_eager_iteration_s");
+    EXPECT_NE(e.hint().find("host_eager_step_s"), std::string::npos) << e.hint();
+  }
 }
 
 TEST(CostParams, OverridesChangeOnlyTheGivenKeys) {

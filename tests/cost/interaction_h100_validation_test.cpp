@@ -19,15 +19,15 @@
 namespace shardsim {
 namespace {
 
-struct Errors {
+struct InteractionErrors {
   std::vector<double> calibration, held_out;  // predicted / measured - 1, forward + backward
 };
 
-Errors interaction_errors() {
+InteractionErrors interaction_errors() {
   const GpuSpec gpu = builtin_preset("dgx-h100").gpu;
   const CostParams p = default_cost_params();
   const nlohmann::json data = test::kernel_data("h100_small_kernels.json");
-  Errors e;
+  InteractionErrors e;
   for (const auto& point : data.at("interaction")) {
     const Precision precision = point.at("precision") == "fp16" ? Precision::fp16 : Precision::fp32;
     const double batch = point.at("batch").get<double>();
@@ -51,7 +51,7 @@ double median_abs(std::vector<double> v) {
 // Today: held out median 13%, -36%...+16% (the fp16 points run at fewer bytes per second than
 // the fp32 ones, which one efficiency cannot follow); calibration median 16%.
 TEST(InteractionH100Validation, HeldOutBatchWithinFortyPercent) {
-  const Errors e = interaction_errors();
+  const InteractionErrors e = interaction_errors();
   ASSERT_EQ(e.calibration.size(), 12u);  // V 27/64/128 x d 64/128 x fp32/fp16
   ASSERT_EQ(e.held_out.size(), 12u);
   for (double x : e.held_out) EXPECT_LT(std::abs(x), 0.40);

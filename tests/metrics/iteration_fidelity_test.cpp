@@ -279,10 +279,10 @@ TEST(IterationFidelity, AnIterationLastsAtLeastTheHostsStep) {
   };
   const Report without = report(c);
   // A host step shorter than the GPU's work hides behind it.
-  c.cost.host_eager_iteration_s = 10e-6;
+  c.cost.host_eager_step_s = 10e-6;
   for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
   // A longer one sets the pace: every measured iteration lasts the host's step.
-  c.cost.host_eager_iteration_s = 100e-6;
+  c.cost.host_eager_step_s = 100e-6;
   for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, 100e-6, 1e-15);
   // The report: the GPUs' busy times do not count the host's, which the GPUs wait for (idle);
   // the breakdown shows the host step, exposed for the part the GPU's work does not cover.

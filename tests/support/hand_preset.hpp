@@ -40,7 +40,11 @@ inline CostParams hand_cost_params() {
   c.collective_launch_s = 0;
   c.collective_bandwidth_efficiency = 1.0;
   c.collective_model = CollectiveModelKind::ideal;
-  c.host_eager_iteration_s = 0;  // the hand calculations price the GPU's work only
+  // The hand calculations price the GPU's work only: no host step.
+  c.host_eager_step_s = 0;
+  c.host_embedding_op_s = 0;
+  c.host_collective_call_s = 0;
+  c.host_collective_peer_s = 0;
   // Round figures of the hand calculations; the defaults are fitted to an H100
   // (configs/cost/default.yaml) and judged by tests/cost/*_h100_validation_test.cpp.
   c.interaction_hbm_efficiency = 0.5;

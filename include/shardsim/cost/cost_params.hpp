@@ -151,19 +151,23 @@ struct CostParams {
 
   // --- The host (docs/model.md, "Host overhead") ---
   HostLaunchMode host_launch_mode = HostLaunchMode::eager;
-  // The host's time per iteration, per GPU process: the framework's training step (dispatching
-  // every op, the optimizer's bookkeeping, the synchronisation the AlltoAllv splits need).
-  // An iteration lasts at least this long. Eager: measured on H100 machines (a floor; docs/
-  // model.md, "Host overhead"); with CUDA graphs: GUESS.
-  double host_eager_iteration_s = 2.7e-3;
+  // Which profile of configs/host/frameworks.yaml says what the host issues per iteration:
+  // "auto" (oper for one-sided plans, torchrec otherwise) or a profile's name.
+  std::string host_framework = "auto";
+  // The host's time per iteration, per GPU process, eager (cost/host_step_cost.hpp):
+  //   host_eager_step_s + embedding ops · host_embedding_op_s
+  //   + collective calls · host_collective_call_s + their peers · host_collective_peer_s.
+  // The first two are fitted to eager PyTorch steps on H100 machines (one EmbeddingBag vs 26);
+  // the call cost is a GUESS; the per-peer cost is off (a mechanism without a sourced value).
+  double host_eager_step_s = 2.57e-3;
+  double host_embedding_op_s = 167e-6;
+  double host_collective_call_s = 20e-6;
+  double host_collective_peer_s = 0;
+  // PyTorch DDP's gradient bucket (bucket_cap_mb = 25): one AllReduce call per bucket.
+  double ddp_bucket_bytes = 26214400;
+  // With CUDA graphs: the whole step replayed by one launch (GUESS).
   double host_graph_iteration_s = 50e-6;
 };
-
-// The host's time per iteration in the configured launch mode.
-inline double host_iteration_s(const CostParams& p) {
-  return p.host_launch_mode == HostLaunchMode::cuda_graphs ? p.host_graph_iteration_s
-                                                           : p.host_eager_iteration_s;
-}
 
 // The CostParams field names, in configs/cost/default.yaml order (the keys of a `cost:` map).
 std::vector<std::string> cost_param_names();

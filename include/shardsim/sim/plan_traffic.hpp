@@ -47,6 +47,8 @@ struct PlanTraffic {
   DenseTimes dense;
   // Each batch's delivery to a GPU (docs/model.md, "Data ingestion"); 0: not modelled.
   double input_delivery_s = 0;
+  // The host's step on each GPU (docs/model.md, "Host overhead"); empty: not modelled.
+  std::vector<double> host_step_s_by_gpu;
   CommTraffic comm;                       // what the reports show, per iteration
   std::vector<double> link_capacity_Bps;  // bandwidth x collective efficiency, per link
 };

@@ -52,7 +52,7 @@ enum class Phase : std::uint8_t {
   dense_optimizer,              // the dense parameters' update, after their AllReduce
   embedding_replica_allreduce,  // gradients of data-parallel replicas, before the update
   embedding_replica_sync,       // 2D: weights + optimizer state across groups, after the update
-  host_step,                    // the host's time per iteration (CostParams host_iteration_s)
+  host_step,                    // the host's time per iteration (cost/host_step_cost.hpp)
   input_ingest,                 // the batch's inputs over the frontend network and PCIe
 };
 inline constexpr int kNumPhases = 17;
