@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "shardsim/plan/planner.hpp"
@@ -71,8 +72,20 @@ PlanShapeBound cuts_where_a_gpu_is_full(const PlanShapeInput& in) {
 }
 // Whole tables, or with `split_oversized` the tables above a GPU's share cut into at most
 // (bytes / share) + 1 ranges each: T + N shards, N ranges a table.
+// With `row_wise_above_bytes: B`, at most min(T, table_bytes / B) tables (all T when the bytes
+// are unknown) are cut into one range on each of the N GPUs.
 PlanShapeBound whole_or_oversized_split(const PlanShapeInput& in) {
-  return in.options.boolean("split_oversized") ? cuts_where_a_gpu_is_full(in) : whole_tables(in);
+  PlanShapeBound b =
+      in.options.boolean("split_oversized") ? cuts_where_a_gpu_is_full(in) : whole_tables(in);
+  const double above_bytes = in.options.number("row_wise_above_bytes");
+  if (above_bytes > 0) {
+    const double row_wise_tables =
+        in.table_bytes > 0 ? std::min(in.tables, std::floor(in.table_bytes / above_bytes))
+                           : in.tables;
+    b.max_shards += row_wise_tables * in.gpus;
+    b.max_blocks_per_table = in.gpus;
+  }
+  return b;
 }
 // A chunk ends by access carrying at least 1/(chunks_per_gpu N) of the lookups, or by memory
 // holding max_rows rows, at least half of its 1/chunks_per_gpu of a GPU's free bytes; plus each

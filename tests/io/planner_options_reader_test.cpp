@@ -101,7 +101,9 @@ TEST(PlannerOptionsReader, AnUnknownKeyListsThePlannersOptions) {
     EXPECT_EQ(e.key(), "placement.options.costt");
     EXPECT_EQ(e.problem(), "unknown planner option");
     EXPECT_EQ(e.hint(),
-              "did you mean 'cost'? options of this planner: cost, split_oversized, headroom, "
+              "did you mean 'cost'? options of this planner: cost, split_oversized, "
+              "row_wise_above_bytes, "
+              "headroom, "
               "communication, replica_sync");
   }
 }

@@ -60,6 +60,8 @@ TEST(PlanShapeBound, HoldsForEveryRegisteredPlanner) {
   }
   expect_within_bound(f, "oper", {{"threshold", 0.01}});
   expect_within_bound(f, "table_wise", {{"split_oversized", true}});  // cuts the two largest tables
+  expect_within_bound(f, "table_wise", {{"row_wise_above_bytes", 1e5}});  // the largest row-wise
+  expect_within_bound(f, "table_wise", {{"row_wise_above_bytes", 1e3}, {"split_oversized", true}});
   expect_within_bound(f, "access_greedy", {{"chunks_per_gpu", 64}});
   expect_within_bound(f, "access_greedy", {{"chunks_per_gpu", 4096}, {"headroom", 0.5}});
 }

@@ -136,6 +136,45 @@ TEST(TableWise, SplitOversizedCutsOnlyTheTableAboveTheShare) {
   }
 }
 
+// row_wise_above_bytes (docs/planners.md): tables storing more than B go row-wise over every
+// GPU, range i on GPU i, each range's activations serving every GPU's batch (2D paper §2.2:
+// they grow with the GPU count); the other tables stay whole and are packed as before.
+TEST(TableWise, RowWiseAboveBytesShardsOnlyTheLargeTablesOverEveryGpu) {
+  const Cluster c(testing::hand_preset(4), 1);
+  // t0: 8000 x 16 x 4 B = 512 KB + 32 KB of row-wise state = 544 KB; t1, t2: 68 KB each.
+  const DlrmModel m = model_with({{8000, 16}, {1000, 16}, {1000, 16}});
+  Workload w;
+  w.batch_per_gpu = 8;
+  const Plan p = run_planner("table_wise", c, m, w, {{"row_wise_above_bytes", 100e3}});
+  validate_plan(p, c, m, "test");
+  std::vector<int> big_gpus;
+  for (const Shard& s : p.shards) {
+    if (s.table == 0) {
+      EXPECT_EQ(s.kind, ShardKind::row_wise);
+      EXPECT_EQ(s.rows.end - s.rows.begin, 2000u);
+      EXPECT_EQ(s.rows.begin, 2000u * static_cast<std::uint64_t>(s.gpu));
+      big_gpus.push_back(s.gpu);
+    } else {
+      EXPECT_EQ(s.kind, ShardKind::table_wise);
+      EXPECT_EQ(s.rows.end - s.rows.begin, 1000u);
+    }
+  }
+  EXPECT_EQ(big_gpus, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(p.shards.size(), 6u);
+  // Each range holds the pooled output of the 4 GPUs' 32 samples: 32 x 16 dims; a whole table
+  // would hold the same on one GPU, so the row-wise table adds its buffer on every GPU.
+  const auto memory = plan_memory(p, c, m, w);
+  const auto whole = plan_memory(run_planner("table_wise", c, m, w), c, m, w);
+  double rw_total = 0, whole_total = 0;
+  for (const GpuMemory& g : memory) rw_total += g.total_bytes();
+  for (const GpuMemory& g : whole) whole_total += g.total_bytes();
+  EXPECT_GT(rw_total, whole_total);
+  // At or above every table's bytes, or 0 (the default), nothing changes.
+  const Plan off = run_planner("table_wise", c, m, w, {{"row_wise_above_bytes", 600e3}});
+  EXPECT_EQ(off.shards.size(), 3u);
+  EXPECT_EQ(run_planner("table_wise", c, m, w).shards.size(), 3u);
+}
+
 TEST(RowWise, EvenContiguousRangesCoverEveryRow) {
   const Cluster c(testing::hand_preset(4), 1);
   const DlrmModel m = model_with({{10, 16}, {3, 16}});
