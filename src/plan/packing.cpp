@@ -1,5 +1,7 @@
 #include "plan/packing.hpp"
 
+#include "plan/peer_sync_pricing.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -281,7 +283,8 @@ void pack_with_replica_sync(std::vector<PackItem> items, std::span<const double>
 }
 
 Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
-                          const NodeSplit& split, const std::string& planner, double headroom) {
+                          const NodeSplit& split, const std::string& planner, double headroom,
+                          bool cost_in_seconds) {
   const Cluster& cluster = ctx.cluster;
   MemoryBudget budget(ctx, headroom);
   LoadTracker loads(cluster.num_gpus());
@@ -290,12 +293,38 @@ Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_
   const int nodes = cluster.num_nodes();
   std::vector<std::vector<int>> node_gpus(static_cast<std::size_t>(nodes));
   for (int node = 0; node < nodes; ++node) node_gpus[node] = gpus_of_node(cluster, node);
+  // Per table: its shards' cost and replica-sync seconds, which do not depend on the node (the
+  // split cuts the same rows and columns on any node). The sync is 0 outside a sync-aware two_d.
+  std::vector<double> table_cost(ctx.model.tables.size(), 0.0);
+  std::vector<double> table_sync(ctx.model.tables.size(), 0.0);
+  double total_cost = 0, total_sync = 0;
+  for (std::size_t t : order) {
+    for (const PlacedShard& s : split(t, node_gpus[0])) {
+      table_cost[t] += s.cost;
+      table_sync[t] +=
+          peer_sync_time_s(ctx, t, s.shard.rows, s.shard.row_space, s.shard.cols.size());
+    }
+    total_cost += table_cost[t];
+    total_sync += table_sync[t];
+  }
+  const bool two_shares = total_sync > 0 && !cost_in_seconds;
+  const auto share = [](double v, double total) { return total > 0 ? v / total : 0.0; };
   std::vector<double> node_load(static_cast<std::size_t>(nodes), 0.0);
+  std::vector<double> node_sync(static_cast<std::size_t>(nodes), 0.0);
+  // The node's rank for table t: its load (cost, plus the sync when the cost is in seconds),
+  // or with a heuristic cost the larger of its two shares after taking t (pack_two_shares).
+  const auto key = [&](int node, std::size_t t) {
+    const auto i = static_cast<std::size_t>(node);
+    if (!two_shares) return node_load[i];
+    return std::max(share(node_load[i] + table_cost[t], total_cost),
+                    share(node_sync[i] + table_sync[t], total_sync));
+  };
   std::vector<int> node_order(static_cast<std::size_t>(nodes));
   for (std::size_t t : order) {
     for (int node = 0; node < nodes; ++node) node_order[node] = node;
     std::sort(node_order.begin(), node_order.end(), [&](int a, int b) {
-      return node_load[a] < node_load[b] || (node_load[a] == node_load[b] && a < b);
+      const double ka = key(a, t), kb = key(b, t);
+      return ka < kb || (ka == kb && a < b);
     });
     bool placed = false;
     double worst_bytes = 0;
@@ -330,10 +359,15 @@ Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_
       if (!fits) continue;
       for (const auto& [g, b] : need) budget.add(g, b);
       for (const PlacedShard& s : shards) {
-        loads.add(s.shard.gpu, s.cost);
-        node_load[node] += s.cost;
+        const double sync_s =
+            cost_in_seconds
+                ? peer_sync_time_s(ctx, t, s.shard.rows, s.shard.row_space, s.shard.cols.size())
+                : 0.0;
+        loads.add(s.shard.gpu, s.cost + sync_s);
+        node_load[node] += s.cost + sync_s;
         plan.shards.push_back(s.shard);
       }
+      node_sync[node] += table_sync[t];
       placed = true;
       break;
     }

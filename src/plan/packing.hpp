@@ -163,9 +163,16 @@ using NodeSplit =
 // its GPUs' loads; ties to the lower id) on whose GPUs all the shards of `split` fit; the shards
 // make the plan of `planner`, within the memory budget of `headroom`. Throws DoesNotFitError
 // naming the table when no node can take it. O(nodes · GPUs per node) per table in the worst
-// case.
+// case, plus a sort of the nodes per table.
+//
+// Inside a sync-aware two_d (PlanningContext::peer_sync, training), the replica sync of a
+// table's shards (plan/peer_sync_pricing.hpp) is balanced too, as pack_with_replica_sync does
+// for single GPUs: added to the load when `cost_in_seconds`, else kept as a second load and the
+// node chosen where the larger of its two shares (of all tables' cost, of all tables' sync)
+// after taking the table is smallest.
 Plan plan_tables_on_nodes(const PlanningContext& ctx, std::span<const std::size_t> order,
-                          const NodeSplit& split, const std::string& planner, double headroom);
+                          const NodeSplit& split, const std::string& planner, double headroom,
+                          bool cost_in_seconds = false);
 
 // The GPUs of `node`, in id order.
 std::vector<int> gpus_of_node(const Cluster& cluster, int node);

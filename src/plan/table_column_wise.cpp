@@ -37,7 +37,8 @@ class TableColumnWisePlanner final : public Planner {
       }
       return out;
     };
-    return plan_tables_on_nodes(ctx, order, split, name(), headroom_);
+    return plan_tables_on_nodes(ctx, order, split, name(), headroom_,
+                                cost_ == TableCost::estimated);
   }
 
  private:

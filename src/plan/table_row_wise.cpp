@@ -42,7 +42,8 @@ class TableRowWisePlanner final : public Planner {
       }
       return out;
     };
-    return plan_tables_on_nodes(ctx, order, split, name(), headroom_);
+    return plan_tables_on_nodes(ctx, order, split, name(), headroom_,
+                                cost_ == TableCost::estimated);
   }
 
  private:

@@ -260,7 +260,10 @@ TEST(PlanCommand, TwoDWarnsWhenItsInnerPlannerIgnoresTheSync) {
   };
   const std::string err = plan_err("--set placement.options.inner=row_wise");
   EXPECT_NE(err.find(warning), std::string::npos) << err;
-  EXPECT_NE(err.find("table_wise, column_wise, hybrid, torchrec"), std::string::npos) << err;
+  EXPECT_NE(
+      err.find("table_wise, column_wise, table_row_wise, table_column_wise, hybrid, torchrec"),
+      std::string::npos)
+      << err;
   EXPECT_EQ(plan_err("--set placement.options.inner=row_wise "
                      "--set placement.options.sync_aware=false")
                 .find("sync_aware"),
@@ -268,7 +271,8 @@ TEST(PlanCommand, TwoDWarnsWhenItsInnerPlannerIgnoresTheSync) {
   EXPECT_EQ(plan_err("--set placement.options.inner=row_wise --set workload.mode=inference")
                 .find("sync_aware"),
             std::string::npos);
-  for (const char* inner : {"table_wise", "column_wise", "hybrid", "torchrec"}) {
+  for (const char* inner :
+       {"table_wise", "column_wise", "table_row_wise", "table_column_wise", "hybrid", "torchrec"}) {
     EXPECT_EQ(plan_err(std::string("--set placement.options.inner=") + inner).find("sync_aware"),
               std::string::npos)
         << inner;

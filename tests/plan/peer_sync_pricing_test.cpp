@@ -163,6 +163,28 @@ TEST(PeerSyncPricing, HeuristicCostPlannersBalanceTheSyncAsASecondShare) {
   EXPECT_EQ(*std::max_element(cold_on_gpu.begin(), cold_on_gpu.end()), 4);
 }
 
+TEST(PeerSyncPricing, HierarchicalPlannersBalanceTheSyncPerNode) {
+  // The tables of HeuristicCostPlannersBalanceTheSyncAsASecondShare on 4 hosts x 4 GPUs, 2
+  // groups: a group is 4 nodes of 2 GPUs, and table_row_wise splits each table over one node's
+  // 2 GPUs. Unaware, the hot tables (cost 640) take nodes 0-2 and all four cold ones (cost 32)
+  // node 3, whose GPUs then hold half of each: 4 x 1e6 x 66 B. Aware, the node's larger share after
+  // taking a table decides: the first cold table goes to node 3 (sync share 1e6 / 4.6e6 = .217
+  // against .328 on a hot node), the next three to nodes 0-2 (.328 < .435): each GPU holds at
+  // most half a hot and half a cold table. table_column_wise cuts the same tables into two
+  // column blocks a node: the same bytes per GPU, 68 B a row each.
+  std::vector<testing::TableSpec> specs(3, testing::TableSpec{200000, 32, 20});
+  specs.insert(specs.end(), 4, testing::TableSpec{1000000, 32, 1});
+  const PlanFixture f(testing::hand_preset(4), 4, model_of(specs), 64);
+  for (const char* inner : {"table_row_wise", "table_column_wise"}) {
+    const double row_bytes = std::string(inner) == "table_row_wise" ? 132.0 / 2 : 68.0;
+    const Plan aware = f.valid_plan("two_d", {{"groups", 2}, {"inner", inner}});
+    const Plan unaware =
+        f.valid_plan("two_d", {{"groups", 2}, {"inner", inner}, {"sync_aware", false}});
+    EXPECT_NEAR(max_gpu_sync_bytes(f, unaware), 4 * 1e6 * row_bytes, 1) << inner;
+    EXPECT_NEAR(max_gpu_sync_bytes(f, aware), (1e6 + 2e5) * row_bytes, 1) << inner;
+  }
+}
+
 TEST(PeerSyncPricing, SyncAwareIsAnOptionOfTwoD) {
   const PlanFixture f = fixture();
   EXPECT_NO_THROW(f.valid_plan("two_d", {{"groups", 2}, {"sync_aware", false}}));
