@@ -28,7 +28,10 @@ std::vector<double> ecmp_uplink_ports(const Cluster& cluster) {
     }
     if (ports.empty()) ports.assign(static_cast<std::size_t>(topo.num_links()), 0.0);
     // The link's own ports (a rail switch's uplink is its rail's share of the group's).
-    const double port_Bps = tier_port_Bps(cluster.preset(), tier);
+    // Each port delivers what congestion leaves of its rate (TierSpec::congestion_loss).
+    const double port_Bps =
+        tier_port_Bps(cluster.preset(), tier) *
+        (1 - cluster.preset().tiers[static_cast<std::size_t>(tier)].congestion_loss);
     const double link_Bps = cluster.links()[static_cast<std::size_t>(l)].spec.bandwidth_Bps;
     ports[static_cast<std::size_t>(l)] = std::max(1.0, std::round(link_Bps / port_Bps));
   }

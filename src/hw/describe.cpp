@@ -235,6 +235,8 @@ std::string tiers_value(const HardwarePreset& p) {
         number(t.latency_s / units::us),
         t.load_balancing == LoadBalancing::ecmp ? "ecmp" : "adaptive");
     if (t.port_Bps > 0) out += fmt::format(", port_Gbitps: {}", number(to_Gbitps(t.port_Bps)));
+    if (t.congestion_loss > 0)
+      out += fmt::format(", congestion_loss: {}", number(t.congestion_loss));
     out += "}";
   }
   return out + "]";
@@ -255,10 +257,14 @@ void describe_tiers(const HardwarePreset& p, Lines& out) {
                                   ? fmt::format(", rail-optimised ({} rail switches a group)",
                                                 std::min(p.nics_per_node, p.gpus_per_node))
                                   : std::string();
+    const std::string congestion =
+        t.congestion_loss > 0
+            ? fmt::format(" after {:g}% lost to congestion", 100 * t.congestion_loss)
+            : std::string();
     const std::string uplink =
         k == top ? "top tier (no uplink)"
-                 : fmt::format("uplink {:g} Gbit/s ({:g} GB/s){}{}", to_Gbitps(up_Bps),
-                               up_Bps / units::GB, hashing, rails);
+                 : fmt::format("uplink {:g} Gbit/s ({:g} GB/s){}{}{}", to_Gbitps(up_Bps),
+                               up_Bps / units::GB, congestion, hashing, rails);
     const double nodes = static_cast<double>(tier_capacity_nodes(p, k));
     out.text(fmt::format(
         "  {:<10} fanout {} {}, oversubscription {:g}:1, latency {:g} us, {}, {} {:.0f} nodes "

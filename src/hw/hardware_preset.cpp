@@ -146,8 +146,8 @@ void read_host(HostSpec& host, const YamlValue& node, bool required) {
 std::vector<TierSpec> read_tiers(const YamlValue& node) {
   std::vector<TierSpec> tiers;
   for (const YamlValue& t : node.elements()) {
-    t.expect_keys(
-        {"name", "fanout", "oversubscription", "latency_us", "load_balancing", "port_Gbitps"});
+    t.expect_keys({"name", "fanout", "oversubscription", "latency_us", "load_balancing",
+                   "port_Gbitps", "congestion_loss"});
     TierSpec tier;
     tier.name = t.get("name").as_string();
     tier.fanout = read_count(t.get("fanout"), kMaxFanout);
@@ -162,6 +162,7 @@ std::vector<TierSpec> read_tiers(const YamlValue& node) {
     if (auto port = t.find("port_Gbitps")) {
       tier.port_Bps = port->as_positive_double() * units::gbit_per_s_to_Bps(1.0);
     }
+    if (auto loss = t.find("congestion_loss")) tier.congestion_loss = loss->as_nonnegative_double();
     tiers.push_back(std::move(tier));
   }
   return tiers;

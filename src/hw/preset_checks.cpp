@@ -137,7 +137,7 @@ void check_nics(const HardwarePreset& p, const PresetFail& fail) {
 }
 
 // `tiers:`: at least one, each with a unique, unreserved name, a fanout, oversubscription and
-// latency.
+// latency, and a congestion loss in [0, 1) below the top tier.
 void check_tiers(const std::vector<TierSpec>& tiers, const PresetFail& fail) {
   if (tiers.empty()) {
     throw fail("tiers", "at least one tier is required",
@@ -167,6 +167,15 @@ void check_tiers(const std::vector<TierSpec>& tiers, const PresetFail& fail) {
                  "downlink / uplink bandwidth: 1 is non-blocking, 4 means 4:1");
     }
     check_nonnegative(fail, t.latency_s, at + ".latency_us", "tier latency");
+    if (!(t.congestion_loss >= 0 && t.congestion_loss < 1)) {
+      throw fail(at + ".congestion_loss",
+                 fmt::format("expected a share in [0, 1), found {}", t.congestion_loss),
+                 "the share of the uplinks' bandwidth other traffic takes: 0.5 leaves half");
+    }
+    if (t.congestion_loss > 0 && i + 1 == tiers.size()) {
+      throw fail(at + ".congestion_loss", "the top tier has no uplinks to lose bandwidth on",
+                 "give congestion_loss to the tiers below it, whose uplinks reach it");
+    }
   }
 }
 

@@ -11,7 +11,11 @@
 
 namespace shardsim {
 
-double tier_uplink_Bps(const HardwarePreset& preset, int tier) {
+namespace {
+
+// The uplinks' built rate (before congestion): each tier's is sized on the built rate of the
+// tier below.
+double built_uplink_Bps(const HardwarePreset& preset, int tier) {
   if (tier < 0 || tier >= static_cast<int>(preset.tiers.size())) {
     throw std::out_of_range(fmt::format("tier {} of {}", tier, preset.tiers.size()));
   }
@@ -26,13 +30,20 @@ double tier_uplink_Bps(const HardwarePreset& preset, int tier) {
   return uplink_Bps;
 }
 
+}  // namespace
+
+double tier_uplink_Bps(const HardwarePreset& preset, int tier) {
+  return built_uplink_Bps(preset, tier) *
+         (1 - preset.tiers[static_cast<std::size_t>(tier)].congestion_loss);
+}
+
 double tier_port_Bps(const HardwarePreset& preset, int tier) {
   const TierSpec& t = preset.tiers.at(static_cast<std::size_t>(tier));
   return t.port_Bps > 0 ? t.port_Bps : preset.nic.bandwidth_Bps;
 }
 
 std::int64_t tier_uplink_ports(const HardwarePreset& preset, int tier) {
-  const double ports = std::round(tier_uplink_Bps(preset, tier) / tier_port_Bps(preset, tier));
+  const double ports = std::round(built_uplink_Bps(preset, tier) / tier_port_Bps(preset, tier));
   return ports < 1      ? 1
          : ports > 1e15 ? static_cast<std::int64_t>(1e15)
                         : static_cast<std::int64_t>(ports);

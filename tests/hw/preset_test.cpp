@@ -192,6 +192,23 @@ TEST(PresetParsing, LoadBalancingAndPortRateAreOptional) {
   EXPECT_EQ(tier_uplink_ports(hashed, 1), 4);  // 100 Gbit/s over 25 Gbit/s ports
 }
 
+// congestion_loss (docs/hardware.md, "Congestion"): the tier's uplinks deliver what other traffic
+// leaves; the tiers above are sized on the built rate and the ECMP ports stay the built ones.
+TEST(PresetParsing, CongestionLossTakesItsShareOfTheTiersUplinks) {
+  const HardwarePreset p = preset_from_yaml(replaced(
+      kSmallPresetYaml, "    latency_us: 2\n", "    latency_us: 2\n    congestion_loss: 0.75\n"));
+  EXPECT_DOUBLE_EQ(p.tiers[1].congestion_loss, 0.75);
+  EXPECT_DOUBLE_EQ(tier_uplink_Bps(p, 0), 6.25e9);              // rack: unchanged
+  EXPECT_DOUBLE_EQ(tier_uplink_Bps(p, 1), 4 * 6.25e9 / 2 / 4);  // pod: a quarter of 12.5e9
+  EXPECT_EQ(tier_uplink_ports(p, 1), 1);
+  // GPU 0 -> GPU 4 stays in pod 0 (the rack uplink, 6.25e9); GPU 1 -> GPU 17 crosses the pod
+  // uplinks, now the bottleneck (ClusterRoute in cluster_test.cpp for the idle fabric).
+  const Cluster c(p, 16);
+  EXPECT_DOUBLE_EQ(c.route(0, 4).bottleneck_Bps, 6.25e9);
+  EXPECT_DOUBLE_EQ(c.route(1, 17).bottleneck_Bps, 3.125e9);
+  EXPECT_EQ(preset_from_yaml(kSmallPresetYaml).tiers[1].congestion_loss, 0);
+}
+
 TEST(GpuSpec, PeakFlopsPerPrecision) {
   const HardwarePreset p = preset_from_yaml(kSmallPresetYaml);
   EXPECT_DOUBLE_EQ(p.gpu.peak_flops(Precision::fp32), 10e12);
@@ -372,7 +389,13 @@ INSTANTIATE_TEST_SUITE_P(
                       "latency_us: 2\n    load_balancing: ecm\n", "tiers[1].load_balancing",
                       "did you mean 'ecmp'"},
         BadPresetCase{"zero_port_rate", "latency_us: 2\n", "latency_us: 2\n    port_Gbitps: 0\n",
-                      "tiers[1].port_Gbitps", "positive"}),
+                      "tiers[1].port_Gbitps", "positive"},
+        BadPresetCase{"congestion_loss_of_one", "latency_us: 2\n",
+                      "latency_us: 2\n    congestion_loss: 1\n", "tiers[1].congestion_loss",
+                      "[0, 1)"},
+        BadPresetCase{"congestion_loss_on_the_top_tier", "latency_us: 4\n",
+                      "latency_us: 4\n    congestion_loss: 0.2\n", "tiers[2].congestion_loss",
+                      "top tier"}),
     [](const ::testing::TestParamInfo<BadPresetCase>& info) { return info.param.label; });
 
 TEST(BadPresetCrossField, MultiHostDomainNeedsNvswitch) {

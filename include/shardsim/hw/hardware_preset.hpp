@@ -25,6 +25,10 @@ struct TierSpec {
   double latency_s = 0;         // added per traversal of this tier's switch
   LoadBalancing load_balancing = LoadBalancing::adaptive;  // over this tier's uplinks
   double port_Bps = 0;  // one uplink port, per direction; 0 = the NIC's bandwidth
+  // The share of this tier's uplink bandwidth that other traffic takes (other jobs, incast
+  // noise): the uplinks deliver (1 - congestion_loss) of their rate to the run. 0 (an idle
+  // fabric) unless the preset or an override says otherwise (docs/hardware.md, "Congestion").
+  double congestion_loss = 0;
 };
 
 // The host a node's GPUs sit in, for tables kept outside HBM (FBGEMM's UVM and UVM-caching
