@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/repeated_sum.hpp"
 #include "shardsim/hw/level_table.hpp"
 
 namespace shardsim {
@@ -69,6 +70,11 @@ LevelTraffic LevelTraffic::transposed() const {
     }
   }
   return t;
+}
+
+void LevelTraffic::add_received_repeated(int gpu, int level, double bytes, std::uint64_t times) {
+  double& r = received_[index(gpu, level)];
+  r = repeated_sum(r, bytes, times);
 }
 
 double LevelTraffic::sent_from(int gpu, int from) const {

@@ -2,10 +2,14 @@
 #include "shardsim/sim/iteration_draw.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
+#include "core/repeated_sum.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
 #include "sim/one_sided_iteration.hpp"
+#include "sim/uniform_gather.hpp"
 
 namespace shardsim {
 
@@ -18,23 +22,37 @@ struct ShardDraw {
 };
 
 // GPU g sends its indices of each block of table t (and one offset per bag) to the GPU serving
-// it: the input AlltoAll.
+// it: the input AlltoAll. A block with one server, when every GPU draws alike, goes through
+// `gather` (by containers, bit for bit the pairs' sums) while it is set; the first block that
+// cannot flushes it and clears it, and every block after goes pair by pair.
 void add_input_traffic(const SimulationInputs& in, const PlanAnalysis& a, std::size_t t,
                        const TableIterationDraw& draw, const LevelTable& levels,
-                       IterationDraw& out) {
+                       UniformGather*& gather, IterationDraw& out) {
   const int n = in.cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
   const auto& shards = in.plan.shards;
   const ServingMap& serving = a.serving;
   const bool per_flow = in.network().needs_pair_traffic();
   const double offsets = in.workload.batch_per_gpu * in.cost.offset_bytes_per_output;
   for (std::size_t k : a.blocks.sets_of_table[t]) {
-    const double* lookups = draw.lookups_by_block_gpu.data() + a.blocks.block_of_set[k] * n;
+    const std::size_t b = a.blocks.block_of_set[k];
     const bool one_server = serving.single_server(k);
     int owner = shards[serving.sets[k].shards.front()].gpu;
+    if (gather != nullptr) {
+      if (one_server && draw.uniform) {
+        gather->add(out.input_traffic.front(), owner,
+                    draw.uniform_lookups_by_block[b] * in.cost.index_bytes_per_lookup + offsets);
+        continue;
+      }
+      gather->flush(out.input_traffic.front());
+      gather = nullptr;
+    }
     for (int g = 0; g < n; ++g) {
       if (!one_server) owner = shards[serving.server(k, g)].gpu;
       if (owner == g) continue;
-      const double bytes = lookups[g] * in.cost.index_bytes_per_lookup + offsets;
+      const double bytes =
+          draw.lookups(b, static_cast<std::size_t>(g), un) * in.cost.index_bytes_per_lookup +
+          offsets;
       const auto grp = static_cast<std::size_t>(serving.group_of[static_cast<std::size_t>(g)]);
       // Levels are symmetric: the owner's row of the node table serves every g.
       out.input_traffic[grp].add(g, owner, levels.row_of(owner)[levels.node_of(g)], bytes);
@@ -55,14 +73,20 @@ void add_shard_work(const SimulationInputs& in, const PlanAnalysis& a, std::size
     const std::size_t b = a.blocks.block_of_set[k];
     if (set.shards.size() == 1) {
       const std::size_t s = set.shards.front();
-      for (int g = 0; g < n; ++g) sd.lookups[s] += draw.lookups_by_block_gpu[b * n + g];
+      if (draw.uniform) {
+        // Every GPU's lookups of the block, added one GPU at a time as the loop below does.
+        sd.lookups[s] = repeated_sum(sd.lookups[s], draw.uniform_lookups_by_block[b],
+                                     static_cast<std::uint64_t>(n));
+      } else {
+        for (int g = 0; g < n; ++g) sd.lookups[s] += draw.lookups_by_block_gpu[b * n + g];
+      }
       sd.distinct[s] = draw.distinct_by_block[b];
       continue;
     }
     for (std::size_t s : set.shards) served_table_lookups[s] = 0;
     for (int g = 0; g < n; ++g) {
       const std::size_t s = serving.server(k, g);
-      sd.lookups[s] += draw.lookups_by_block_gpu[b * n + g];
+      sd.lookups[s] += draw.lookups(b, static_cast<std::size_t>(g), static_cast<std::size_t>(n));
       served_table_lookups[s] += table_lookups_by_gpu[g];
     }
     // A replica serving only some GPUs touches the distinct rows of their lookups only.
@@ -84,18 +108,38 @@ ShardDraw draw_tables(const SimulationInputs& in, const PlanAnalysis& a, const L
   sd.distinct.assign(in.plan.shards.size(), 0.0);
   std::vector<double> table_lookups_by_gpu(n);
   std::vector<double> served_table_lookups(in.plan.shards.size());
+  // One group and no pair matrices: single-server blocks gather by containers (issue 59).
+  std::optional<UniformGather> uniform_gather;
+  UniformGather* gather = nullptr;
+  const bool one_group = std::all_of(a.serving.group_of.begin(), a.serving.group_of.end(),
+                                     [](int grp) { return grp == 0; });
+  if (out.inputs && out.input_traffic.size() == 1 && one_group &&
+      !in.network().needs_pair_traffic()) {
+    uniform_gather.emplace(in.cluster);
+    if (uniform_gather->nested()) gather = &*uniform_gather;
+  }
   for (std::size_t t = 0; t < a.blocks.of_table.size(); ++t) {
     const auto& blocks = a.blocks.of_table[t];
     if (blocks.empty()) continue;  // a table the plan does not place (validated elsewhere)
+    // Expected mode: one value per block, not blocks x GPUs copies of it (issue 59).
     const TableIterationDraw draw =
-        in.trace.draw(t, iteration, n, in.workload.batch_per_gpu, blocks);
-    std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      for (int g = 0; g < n; ++g) table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+        in.trace.compact_draw(t, iteration, n, in.workload.batch_per_gpu, blocks);
+    if (draw.uniform) {
+      double table_lookups = 0;  // one GPU's, summed over the blocks in their order
+      for (double l : draw.uniform_lookups_by_block) table_lookups += l;
+      std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), table_lookups);
+    } else {
+      std::fill(table_lookups_by_gpu.begin(), table_lookups_by_gpu.end(), 0.0);
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        for (int g = 0; g < n; ++g) {
+          table_lookups_by_gpu[g] += draw.lookups_by_block_gpu[b * n + g];
+        }
+      }
     }
-    if (out.inputs) add_input_traffic(in, a, t, draw, levels, out);
+    if (out.inputs) add_input_traffic(in, a, t, draw, levels, gather, out);
     add_shard_work(in, a, t, draw, table_lookups_by_gpu, served_table_lookups, memo, sd);
   }
+  if (gather != nullptr) gather->flush(out.input_traffic.front());
   return sd;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "shardsim/core/log.hpp"
 #include "trace/row_blocks.hpp"
@@ -100,8 +101,22 @@ TableIterationDraw SyntheticTraceSource::draw(std::size_t table, int iteration, 
   if (workload_.trace.mode == TraceMode::sampled) {
     split_sampled(t, iteration, num_gpus, samples_per_gpu, blocks, out);
   } else {
-    split_expected(t, num_gpus, samples_per_gpu, blocks, out);
+    split_expected(t, num_gpus, samples_per_gpu, blocks, false, out);
   }
+  return out;
+}
+
+TableIterationDraw SyntheticTraceSource::compact_draw(std::size_t table, int iteration,
+                                                      int num_gpus, std::uint32_t samples_per_gpu,
+                                                      std::span<const RowBlock> blocks) const {
+  if (workload_.trace.mode != TraceMode::expected) {
+    return draw(table, iteration, num_gpus, samples_per_gpu, blocks);
+  }
+  const Table& t = table_at(table);
+  if (num_gpus < 1) throw std::invalid_argument("trace source: num_gpus must be >= 1");
+  TableIterationDraw out;
+  out.distinct_by_block.assign(blocks.size(), 0.0);
+  split_expected(t, num_gpus, samples_per_gpu, blocks, true, out);
   return out;
 }
 
@@ -148,15 +163,20 @@ std::vector<double> SyntheticTraceSource::uniform_lookups_by_block(
 
 void SyntheticTraceSource::split_expected(const Table& t, int num_gpus,
                                           std::uint32_t samples_per_gpu,
-                                          std::span<const RowBlock> blocks,
+                                          std::span<const RowBlock> blocks, bool uniform,
                                           TableIterationDraw& out) const {
   const BlockIndex index(blocks, t.profile->num_rows());  // validates the partition
   const std::size_t num_blocks = blocks.size();
   const auto gpus = static_cast<std::size_t>(num_gpus);
-  const std::vector<double> per_gpu = expected_block_lookups(t, samples_per_gpu, blocks, index);
-  for (std::size_t b = 0; b < num_blocks; ++b) {
-    std::fill_n(out.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * gpus), gpus,
-                per_gpu[b]);
+  std::vector<double> per_gpu = expected_block_lookups(t, samples_per_gpu, blocks, index);
+  if (uniform) {
+    out.uniform = true;
+    out.uniform_lookups_by_block = std::move(per_gpu);
+  } else {
+    for (std::size_t b = 0; b < num_blocks; ++b) {
+      std::fill_n(out.lookups_by_block_gpu.begin() + static_cast<std::ptrdiff_t>(b * gpus), gpus,
+                  per_gpu[b]);
+    }
   }
   // Under unique_in_bag a bag of L rows counts as nu(L) independent draws: L_total · nu / L̄.
   const bool unique = workload_.trace.unique_in_bag;

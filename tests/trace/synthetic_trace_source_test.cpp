@@ -122,6 +122,40 @@ TEST(SyntheticTrace, UniformLookupsByBlockAreOneGpusDraw) {
                std::logic_error);
 }
 
+TEST(SyntheticTrace, CompactDrawIsTheDrawWithoutItsGpuCopies) {
+  // Expected mode: one value per block (uniform), bit for bit every GPU's entry of draw(), and
+  // the same distinct rows; sampled mode: draw() itself, blocks x GPUs.
+  DlrmModel model;
+  model.tables = {table(100'000, 1.05, lognormal(15, 0.5))};
+  for (bool unique : {false, true}) {
+    Workload w = workload(HotRowLayout::scattered, TraceMode::expected);
+    w.trace.unique_in_bag = unique;
+    const SyntheticTraceSource source(model, w);
+    for (std::uint64_t count : {1, 7}) {
+      const auto blocks = equal_blocks(100'000, count);
+      const auto d = source.draw(0, 2, 6, 512, blocks);
+      const auto c = source.compact_draw(0, 2, 6, 512, blocks);
+      EXPECT_FALSE(d.uniform);
+      ASSERT_TRUE(c.uniform);
+      EXPECT_TRUE(c.lookups_by_block_gpu.empty());
+      ASSERT_EQ(c.uniform_lookups_by_block.size(), blocks.size());
+      EXPECT_EQ(c.distinct_by_block, d.distinct_by_block);
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        for (std::size_t g = 0; g < 6; ++g) {
+          EXPECT_EQ(c.lookups(b, g, 6), d.lookups_by_block_gpu[b * 6 + g]);
+          EXPECT_EQ(d.lookups(b, g, 6), d.lookups_by_block_gpu[b * 6 + g]);
+        }
+      }
+    }
+  }
+  const SyntheticTraceSource sampled(model, workload(HotRowLayout::scattered, TraceMode::sampled));
+  const auto blocks = equal_blocks(100'000, 3);
+  const auto c = sampled.compact_draw(0, 1, 4, 256, blocks);
+  EXPECT_FALSE(c.uniform);
+  EXPECT_EQ(c.lookups_by_block_gpu, sampled.draw(0, 1, 4, 256, blocks).lookups_by_block_gpu);
+  EXPECT_THROW(sampled.compact_draw(0, 1, 0, 256, blocks), std::invalid_argument);
+}
+
 TEST(SyntheticTrace, DeterministicAndIndependentOfCallOrder) {
   DlrmModel model;
   model.tables = {table(100'000, 1.05, lognormal(10, 0.5)), table(5000, 0.8, fixed(2))};

@@ -4,6 +4,7 @@
 // instead of O(N²). Levels as in hw/cluster.hpp (1 = scale-up domain, 2 + k = lowest common
 // switch at tier k). On a direct NVLink mesh, where each pair has its own link, the bytes of
 // every pair inside a scale-up domain are kept too (N x GPUs per domain).
+#include <cstdint>
 #include <vector>
 
 #include "shardsim/core/byte_matrix.hpp"
@@ -36,6 +37,9 @@ class LevelTraffic {
   // `gpu` sends, or receives, at `level` >= 1. Not for the pairs inside a direct-mesh domain.
   void add_sent(int gpu, int level, double bytes) { sent_[index(gpu, level)] += bytes; }
   void add_received(int gpu, int level, double bytes) { received_[index(gpu, level)] += bytes; }
+  // add_received `times` times over, each addition rounded as a loop of them rounds it
+  // (core/repeated_sum.hpp), in O(log) steps: a uniform gather's bytes at one level.
+  void add_received_repeated(int gpu, int level, double bytes, std::uint64_t times);
   LevelTraffic& operator+=(const LevelTraffic& other);
   // The same pairs in the other direction (gradients back to the owners).
   LevelTraffic transposed() const;

@@ -52,6 +52,10 @@ class SyntheticTraceSource final : public TraceSource {
   std::vector<double> uniform_lookups_by_block(std::size_t table, int iteration, int num_gpus,
                                                std::uint32_t samples_per_gpu,
                                                std::span<const RowBlock> blocks) const override;
+  // Expected mode: the uniform form (one value per block); sampled mode: draw().
+  TableIterationDraw compact_draw(std::size_t table, int iteration, int num_gpus,
+                                  std::uint32_t samples_per_gpu,
+                                  std::span<const RowBlock> blocks) const override;
   // Expected mode's draws are expectations: the same every iteration, and for every GPU.
   bool same_draw_every_iteration() const override {
     return workload_.trace.mode == TraceMode::expected;
@@ -72,8 +76,10 @@ class SyntheticTraceSource final : public TraceSource {
   std::vector<double> expected_block_lookups(const Table& t, std::uint32_t samples_per_gpu,
                                              std::span<const RowBlock> blocks,
                                              const BlockIndex& index) const;
+  // Fills out.distinct_by_block and either form of the lookups (`uniform`: one per block).
   void split_expected(const Table& t, int num_gpus, std::uint32_t samples_per_gpu,
-                      std::span<const RowBlock> blocks, TableIterationDraw& out) const;
+                      std::span<const RowBlock> blocks, bool uniform,
+                      TableIterationDraw& out) const;
   void split_sampled(const Table& t, int iteration, int num_gpus, std::uint32_t samples_per_gpu,
                      std::span<const RowBlock> blocks, TableIterationDraw& out) const;
 

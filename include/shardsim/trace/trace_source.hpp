@@ -22,9 +22,19 @@ struct RowBlock {
 // The lookups of one table in one iteration, as the iteration builder consumes them.
 struct TableIterationDraw {
   // lookups_by_block_gpu[b * num_gpus + g]: lookups from GPU g's local batch landing in block b.
+  // Empty when `uniform`.
   std::vector<double> lookups_by_block_gpu;
   // distinct rows of block b touched by the whole global batch.
   std::vector<double> distinct_by_block;
+  // Every GPU's batch sends the same lookups to each block (TraceSource::compact_draw):
+  // uniform_lookups_by_block[b] for every GPU, the GPU dimension implicit (issue 59).
+  bool uniform = false;
+  std::vector<double> uniform_lookups_by_block;
+
+  // The lookups from GPU g's batch landing in block b, in either form.
+  double lookups(std::size_t block, std::size_t gpu, std::size_t num_gpus) const {
+    return uniform ? uniform_lookups_by_block[block] : lookups_by_block_gpu[block * num_gpus + gpu];
+  }
 };
 
 class TraceSource {
@@ -44,6 +54,14 @@ class TraceSource {
   virtual std::vector<double> uniform_lookups_by_block(std::size_t table, int iteration,
                                                        int num_gpus, std::uint32_t samples_per_gpu,
                                                        std::span<const RowBlock> blocks) const;
+  // draw()'s lookups and distinct rows; when same_draw_for_every_gpu() may come in the uniform
+  // form (one value per block, TableIterationDraw::uniform) instead of blocks x GPUs copies. The
+  // default is draw().
+  virtual TableIterationDraw compact_draw(std::size_t table, int iteration, int num_gpus,
+                                          std::uint32_t samples_per_gpu,
+                                          std::span<const RowBlock> blocks) const {
+    return draw(table, iteration, num_gpus, samples_per_gpu, blocks);
+  }
   // Whether draw() returns the same for every iteration (then a simulation draws once per plan).
   virtual bool same_draw_every_iteration() const { return false; }
   // Whether draw() gives every GPU the same lookups of each block (then one-sided plans keep one
