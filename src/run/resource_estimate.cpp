@@ -189,6 +189,8 @@ void add_plan_footprint(const Scenario& s, const FootprintCounts& c, RunFootprin
        8 * c.n * levels * 2 * kMatrixEntryBytes + 2 * sq(c.units) * kMatrixEntryBytes + sq(nodes)});
   double largest_plan = 0;
   std::string largest_plan_what;
+  const bool uniform_draws =
+      s.workload.trace.file.empty() && s.workload.trace.mode == TraceMode::expected;
   for (std::size_t k = 0; k < reports_of(s); ++k) {
     const std::string planner =
         k < s.placement.planners.size() ? s.placement.planners[k] : std::string();
@@ -199,17 +201,22 @@ void add_plan_footprint(const Scenario& s, const FootprintCounts& c, RunFootprin
         c.unreplicated_tasks_per_gpu + (c.training && bound.may_replicate ? 1 : 0);
     const double tasks = c.iterations * c.n * tasks_per_gpu;
     const double blocks = bound.max_blocks_per_table;
+    // A synthetic expected-mode trace draws one value per block (TraceSource::compact_draw: the
+    // GPU dimension implicit); sampled and recorded traces one per block and GPU.
+    const double draw_entries = uniform_draws ? blocks : blocks * c.n;
     const double plan_bytes =
         shards * kShardBytes + replicated_tables * c.n * 8 +  // serving map: N ids per set
         tasks * (kTaskBytes + kCollectiveMemberBytes) + c.iterations * c.n * kIterationPerGpuBytes +
-        blocks * c.n * 8;  // TableIterationDraw::lookups_by_block_gpu of the largest table
+        draw_entries * 8;  // TableIterationDraw's lookups of the largest table
     if (plan_bytes > largest_plan) {
       largest_plan = plan_bytes;
       largest_plan_what = fmt::format(
           "plan '{}' and its simulation: ~{} shards, {} iterations x {} GPUs x {} tasks, draws of "
-          "{} blocks x {} GPUs",
+          "{} blocks{}",
           planner.empty() ? std::string("file:") : planner, count(shards), count(c.iterations),
-          count(c.n), count(tasks_per_gpu), count(blocks), count(c.n));
+          count(c.n), count(tasks_per_gpu), count(blocks),
+          uniform_draws ? std::string(" (one value each: expected mode)")
+                        : fmt::format(" x {} GPUs", count(c.n)));
     }
   }
   if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});
