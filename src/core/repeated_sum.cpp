@@ -1,5 +1,5 @@
 // Repeated floating-point addition in O(binades) steps (core/repeated_sum.hpp).
-#include "core/repeated_sum.hpp"
+#include "shardsim/core/repeated_sum.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/repeated_sum.hpp"
+#include "shardsim/core/repeated_sum.hpp"
 #include "shardsim/hw/level_table.hpp"
 
 namespace shardsim {

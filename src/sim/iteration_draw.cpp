@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/repeated_sum.hpp"
+#include "shardsim/core/repeated_sum.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/sim/network_model.hpp"
 #include "sim/one_sided_iteration.hpp"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/repeated_sum.hpp"
+#include "shardsim/core/repeated_sum.hpp"
 
 namespace shardsim {
 

@@ -1,4 +1,4 @@
-#include "core/repeated_sum.hpp"
+#include "shardsim/core/repeated_sum.hpp"
 
 #include <gtest/gtest.h>
 
