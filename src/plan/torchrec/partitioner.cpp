@@ -56,11 +56,17 @@ void assign(Devices& d, int rank, const ShardEstimate& s) {
 class RankOrder {
  public:
   RankOrder(const Devices& d, int local) : local_(local) {
-    // Built from sorted keys (linear): one per proposal, thousands of ranks.
+    // Built from sorted keys (linear): one per proposal, thousands of ranks. Listed by
+    // (rank % L, rank), they are already sorted when every rank's perf total is the same (a
+    // proposal's start, uniform options only): then no sort (issue 59: 16,384 ranks a proposal).
     std::vector<Key> keys;
     keys.reserve(d.perf.size());
-    for (int r = 0; r < static_cast<int>(d.perf.size()); ++r) keys.push_back(key(d, r));
-    std::sort(keys.begin(), keys.end());
+    const int ranks = static_cast<int>(d.perf.size());
+    const int stride = local_ > 0 ? local_ : 1;
+    for (int i = 0; i < stride; ++i) {
+      for (int r = i; r < ranks; r += stride) keys.push_back(key(d, r));
+    }
+    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
     order_ = std::set<Key>(keys.begin(), keys.end());
   }
   int pick(const Devices& d, const ShardEstimate& shard) const {
