@@ -111,6 +111,16 @@ TEST(ResourceEstimate, SampledTracesCountTheDistinctRowSet) {
   }
 }
 
+TEST(ResourceEstimate, ExpectedDrawsAreOneValuePerBlock) {
+  // row_wise on 16 GPUs cuts a table into 16 blocks. An expected-mode draw keeps one value per
+  // block (TraceSource::compact_draw): 16 x 8 B; a sampled one one per block and GPU: 16 x 16 x
+  // 8 B. Nothing else of the plan's term depends on the trace's mode.
+  const double expected = item(run_footprint(tiny(2, "row_wise")).peak, "plan 'row_wise'");
+  const double sampled =
+      item(run_footprint(tiny(2, "row_wise", "  trace: {mode: sampled}")).peak, "plan 'row_wise'");
+  EXPECT_EQ(sampled - expected, 16.0 * 16 * 8 - 16.0 * 8);
+}
+
 TEST(ResourceEstimate, SyntheticTracesCountEveryTablesProfile) {
   // Scattered rows (the default): each table's profile with a head index of min(rows, 4096)
   // ranks; a 1000 x 16 and a 5000 x 32 table: 1000 + 4096 head ranks at 32 B.
@@ -157,7 +167,7 @@ TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
   const double t8 = item(run_footprint(tiny(1)).peak, "plan 'table_wise'");
   const double t16 = item(run_footprint(tiny(2)).peak, "plan 'table_wise'");
   // The difference between 16 and 8 GPUs: 8 more GPUs x 12 iterations x 14 tasks and their
-  // per-GPU iteration data, plus 8 more entries in the draw of one block: linear in N.
+  // per-GPU iteration data (the expected-mode draw of one block is one value): linear in N.
   const double t24 = item(run_footprint(tiny(3)).peak, "plan 'table_wise'");
   EXPECT_NEAR(t24 - t16, t16 - t8, 1e-6);
   EXPECT_GT(t16 - t8, 8.0 * 12 * 14 * 100);  // at least 100 B a task
