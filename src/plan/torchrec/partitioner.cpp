@@ -53,32 +53,59 @@ void assign(Devices& d, int rank, const ShardEstimate& s) {
 // The device rule over every rank, as TorchRec's min-heap keeps it: ranks ordered by (perf
 // total, rank % L, rank); the first with room wins, the same rank as pick_device. `local` 0:
 // (perf total, rank), v0.3.2's sorted(devices, key=perf).
+//
+// Kept in two parts (issue 59: one order per proposal, 16,384 ranks, thousands of proposals):
+// the ranks whose perf has not changed since the order was made, a sorted array built once (at a
+// proposal's start every rank has the same perf, so it is the fixed (rank % L, rank) order and
+// needs no sort), and the ranks changed since, a small ordered set. `pick` walks both in key
+// order; a rank leaves the array for good on its first change (perf only grows).
 class RankOrder {
  public:
   RankOrder(const Devices& d, int local) : local_(local) {
-    // Built from sorted keys (linear): one per proposal, thousands of ranks. Listed by
-    // (rank % L, rank), they are already sorted when every rank's perf total is the same (a
-    // proposal's start, uniform options only): then no sort (issue 59: 16,384 ranks a proposal).
-    std::vector<Key> keys;
-    keys.reserve(d.perf.size());
     const int ranks = static_cast<int>(d.perf.size());
     const int stride = local_ > 0 ? local_ : 1;
+    base_.reserve(d.perf.size());
     for (int i = 0; i < stride; ++i) {
-      for (int r = i; r < ranks; r += stride) keys.push_back(key(d, r));
+      for (int r = i; r < ranks; r += stride) base_.push_back(key(d, r));
     }
-    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
-    order_ = std::set<Key>(keys.begin(), keys.end());
+    if (!std::is_sorted(base_.begin(), base_.end())) std::sort(base_.begin(), base_.end());
+    position_.resize(d.perf.size());
+    for (std::size_t i = 0; i < base_.size(); ++i) {
+      position_[static_cast<std::size_t>(std::get<2>(base_[i]))] = i;
+    }
+    moved_.assign(d.perf.size(), 0);
   }
   int pick(const Devices& d, const ShardEstimate& shard) const {
-    for (const Key& k : order_) {
-      const int r = std::get<2>(k);
+    std::size_t i = head_;
+    auto it = changed_.begin();
+    while (true) {
+      while (i < base_.size() && moved_[static_cast<std::size_t>(std::get<2>(base_[i]))]) ++i;
+      const bool base_left = i < base_.size();
+      if (!base_left && it == changed_.end()) return -1;
+      int r = 0;
+      if (base_left && (it == changed_.end() || base_[i] < *it)) {
+        r = std::get<2>(base_[i++]);
+      } else {
+        r = std::get<2>(*it++);
+      }
       if (d.fits(r, shard)) return r;
     }
-    return -1;
   }
   // Call around every change of rank r's perf.
-  void remove(const Devices& d, int r) { order_.erase(key(d, r)); }
-  void insert(const Devices& d, int r) { order_.insert(key(d, r)); }
+  void remove(const Devices& d, int r) {
+    const auto u = static_cast<std::size_t>(r);
+    if (moved_[u]) {
+      changed_.erase(key(d, r));
+      return;
+    }
+    moved_[u] = 1;
+    if (position_[u] == head_) {
+      while (head_ < base_.size() && moved_[static_cast<std::size_t>(std::get<2>(base_[head_]))]) {
+        ++head_;
+      }
+    }
+  }
+  void insert(const Devices& d, int r) { changed_.insert(key(d, r)); }
 
  private:
   using Key = std::tuple<double, int, int>;
@@ -86,7 +113,11 @@ class RankOrder {
     return {d.perf[static_cast<std::size_t>(r)].total_s(), local_ > 0 ? r % local_ : 0, r};
   }
   int local_;
-  std::set<Key> order_;
+  std::vector<Key> base_;              // unchanged ranks, in key order
+  std::vector<std::size_t> position_;  // rank -> index in base_
+  std::vector<char> moved_;            // 1: the rank left base_ (it is in changed_ or removed)
+  std::size_t head_ = 0;               // base_[..head_) have all moved
+  std::set<Key> changed_;
 };
 
 // Hosts in ascending order of their ranks' summed perf totals, ties by host index (TorchRec's
