@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "shardsim/core/precision.hpp"
+#include "shardsim/core/repeated_sum.hpp"
 
 namespace shardsim::torchrec {
 
@@ -220,6 +221,24 @@ void add_uvm_storage(const TableTerms& t, const Params& p, ComputeKernel kernel,
   s.ddr_bytes = ddr_tensor + std::ceil(ddr_tensor * t.optimizer_multiplier);
 }
 
+// The option's sums and maxima over its shards, summed shard by shard in order: a run's equal
+// values are added as that loop adds them (repeated_sum), bit for bit.
+void set_totals(ShardingOption& o) {
+  o.total_perf_s = o.max_shard_perf_s = 0;
+  o.total_hbm_bytes = o.max_shard_hbm_bytes = 0;
+  o.total_ddr_bytes = o.max_shard_ddr_bytes = 0;
+  for (const ShardList::Run& run : o.shards.runs()) {
+    const ShardEstimate& sh = run.shard;
+    const std::uint64_t n = run.end - run.first;
+    o.total_perf_s = repeated_sum(o.total_perf_s, sh.perf.total_s(), n);
+    o.max_shard_perf_s = std::max(o.max_shard_perf_s, sh.perf.total_s());
+    o.total_hbm_bytes = repeated_sum(o.total_hbm_bytes, sh.hbm_bytes, n);
+    o.max_shard_hbm_bytes = std::max(o.max_shard_hbm_bytes, sh.hbm_bytes);
+    o.total_ddr_bytes = repeated_sum(o.total_ddr_bytes, sh.ddr_bytes, n);
+    o.max_shard_ddr_bytes = std::max(o.max_shard_ddr_bytes, sh.ddr_bytes);
+  }
+}
+
 }  // namespace
 
 std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel& model,
@@ -281,13 +300,12 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
       switch (type) {
         case ShardingType::data_parallel: {
           const Perf perf = dp_perf(t, p, rows, tab.dim);
-          for (int r = 0; r < p.world_size; ++r) {
-            ShardEstimate s{{0, tab.rows}, {0, tab.dim}, perf, 0, 0, 0};
-            s.input_bytes = std::ceil(t.lookups * kIndexBytes);
-            s.output_bytes = std::ceil(t.outputs * tab.dim * out_elem);
-            add_storage(t, p, rows * tab.dim * elem, s);
-            o.shards.push_back(s);
-          }
+          // The same replica on every rank: estimated once.
+          ShardEstimate s{{0, tab.rows}, {0, tab.dim}, perf, 0, 0, 0};
+          s.input_bytes = std::ceil(t.lookups * kIndexBytes);
+          s.output_bytes = std::ceil(t.outputs * tab.dim * out_elem);
+          add_storage(t, p, rows * tab.dim * elem, s);
+          o.shards.append_copies(s, static_cast<std::size_t>(p.world_size));
           break;
         }
         case ShardingType::table_wise: {
@@ -328,21 +346,14 @@ std::vector<ShardingOption> enumerate_options(std::size_t table, const DlrmModel
           break;
         }
       }
-      for (const ShardEstimate& sh : o.shards) {
-        o.total_perf_s += sh.perf.total_s();
-        o.max_shard_perf_s = std::max(o.max_shard_perf_s, sh.perf.total_s());
-        o.total_hbm_bytes += sh.hbm_bytes;
-        o.max_shard_hbm_bytes = std::max(o.max_shard_hbm_bytes, sh.hbm_bytes);
-        o.total_ddr_bytes += sh.ddr_bytes;
-        o.max_shard_ddr_bytes = std::max(o.max_shard_ddr_bytes, sh.ddr_bytes);
-      }
-      for (std::size_t s = 0; s < o.shards.size(); ++s) {
-        const ShardEstimate& sh = o.shards[s];
+      set_totals(o);
+      for (const ShardList::Run& run : o.shards.runs()) {
+        const ShardEstimate& sh = run.shard;
         if (!o.storage_runs.empty() && o.storage_runs.back().hbm_bytes == sh.hbm_bytes &&
             o.storage_runs.back().ddr_bytes == sh.ddr_bytes) {
-          o.storage_runs.back().end = s + 1;
+          o.storage_runs.back().end = run.end;
         } else {
-          o.storage_runs.push_back({s, s + 1, sh.hbm_bytes, sh.ddr_bytes});
+          o.storage_runs.push_back({run.first, run.end, sh.hbm_bytes, sh.ddr_bytes});
         }
       }
       out.push_back(std::move(o));
@@ -379,14 +390,14 @@ void add_replica_sync(ShardingOption& o,
     for (double v : sync) sum += v;
     std::fill(sync.begin(), sync.end(), sum / static_cast<double>(sync.size()));
   }
-  o.total_perf_s = 0;
-  o.max_shard_perf_s = 0;
+  ShardList synced;
   for (std::size_t s = 0; s < o.shards.size(); ++s) {
-    ShardEstimate& sh = o.shards[s];
+    ShardEstimate sh = o.shards[s];
     sh.perf.replica_sync_s = sync[s];
-    o.total_perf_s += sh.perf.total_s();
-    o.max_shard_perf_s = std::max(o.max_shard_perf_s, sh.perf.total_s());
+    synced.push_back(sh);
   }
+  o.shards = std::move(synced);
+  set_totals(o);
 }
 
 }  // namespace shardsim::torchrec

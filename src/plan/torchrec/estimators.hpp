@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/torchrec/shard_list.hpp"
 #include "shardsim/model/dlrm_model.hpp"
 #include "shardsim/model/workload.hpp"
 #include "shardsim/plan/plan.hpp"
@@ -109,6 +110,7 @@ struct Perf {
   double total_s() const {
     return fwd_compute_s + bwd_compute_s + fwd_comms_s + bwd_comms_s + replica_sync_s;
   }
+  bool operator==(const Perf&) const = default;
   Perf& operator+=(const Perf& o) {
     fwd_compute_s += o.fwd_compute_s;
     fwd_comms_s += o.fwd_comms_s;
@@ -130,14 +132,16 @@ struct ShardEstimate {
   double input_bytes = 0;
   double output_bytes = 0;
   double ddr_bytes = 0;  // host memory (the UVM kernels' tables and optimizer state)
+  bool operator==(const ShardEstimate&) const = default;
 };
+using ShardList = RunList<ShardEstimate>;  // plan/torchrec/shard_list.hpp
 
 // One sharding option of one table: a sharding type with one compute kernel (DP: dense).
 struct ShardingOption {
   std::size_t table = 0;
   ShardingType type = ShardingType::table_wise;
   ComputeKernel kernel = ComputeKernel::fused;
-  std::vector<ShardEstimate> shards;
+  ShardList shards;
   // Over the shards, set by enumerate_options: the sum of their perf totals, the largest, and
   // their summed and largest HBM and DDR.
   double total_perf_s = 0;
