@@ -2,6 +2,7 @@
 #include "plan/torchrec/partitioner.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <set>
 #include <tuple>
@@ -57,8 +58,9 @@ void assign(Devices& d, int rank, const ShardEstimate& s) {
 // Kept in two parts (issue 59: one order per proposal, 16,384 ranks, thousands of proposals):
 // the ranks whose perf has not changed since the order was made, a sorted array built once (at a
 // proposal's start every rank has the same perf, so it is the fixed (rank % L, rank) order and
-// needs no sort), and the ranks changed since, a small ordered set. `pick` walks both in key
-// order; a rank leaves the array for good on its first change (perf only grows).
+// needs no sort), and the ranks changed since. `pick` walks both in key
+// order; a rank leaves the array for good on its first change (perf only grows). The set is a
+// heap with lazy deletion: the smallest key is the answer unless that rank is full.
 class RankOrder {
  public:
   RankOrder(const Devices& d, int local) : local_(local) {
@@ -74,16 +76,33 @@ class RankOrder {
       position_[static_cast<std::size_t>(std::get<2>(base_[i]))] = i;
     }
     moved_.assign(d.perf.size(), 0);
+    in_changed_.assign(d.perf.size(), 0);
+    changed_perf_.assign(d.perf.size(), 0.0);
   }
-  int pick(const Devices& d, const ShardEstimate& shard) const {
+  // The first rank in key order with room for `shard`, -1 if none.
+  int pick(const Devices& d, const ShardEstimate& shard) {
+    // Usually the smallest key has room: the base array's first unchanged rank or the heap's top.
+    while (!changed_.empty() && !valid(changed_.front())) pop();
+    const bool base_left = head_ < base_.size();
+    if (base_left || !changed_.empty()) {
+      const bool from_base = base_left && (changed_.empty() || base_[head_] < changed_.front());
+      const int r = std::get<2>(from_base ? base_[head_] : changed_.front());
+      if (d.fits(r, shard)) return r;
+    }
+    // Otherwise walk both in key order: the heap's valid entries sorted.
+    std::vector<Key> changed;
+    for (const Key& k : changed_) {
+      if (valid(k)) changed.push_back(k);
+    }
+    std::sort(changed.begin(), changed.end());
     std::size_t i = head_;
-    auto it = changed_.begin();
+    auto it = changed.begin();
     while (true) {
       while (i < base_.size() && moved_[static_cast<std::size_t>(std::get<2>(base_[i]))]) ++i;
-      const bool base_left = i < base_.size();
-      if (!base_left && it == changed_.end()) return -1;
+      const bool left = i < base_.size();
+      if (!left && it == changed.end()) return -1;
       int r = 0;
-      if (base_left && (it == changed_.end() || base_[i] < *it)) {
+      if (left && (it == changed.end() || base_[i] < *it)) {
         r = std::get<2>(base_[i++]);
       } else {
         r = std::get<2>(*it++);
@@ -92,10 +111,11 @@ class RankOrder {
     }
   }
   // Call around every change of rank r's perf.
-  void remove(const Devices& d, int r) {
+  void remove(const Devices&, int r) {
     const auto u = static_cast<std::size_t>(r);
     if (moved_[u]) {
-      changed_.erase(key(d, r));
+      in_changed_[u] = 0;  // its heap entry goes stale
+      --valid_;
       return;
     }
     moved_[u] = 1;
@@ -105,19 +125,54 @@ class RankOrder {
       }
     }
   }
-  void insert(const Devices& d, int r) { changed_.insert(key(d, r)); }
+  void insert(const Devices& d, int r) {
+    const auto u = static_cast<std::size_t>(r);
+    const Key k = key(d, r);
+    in_changed_[u] = 1;
+    changed_perf_[u] = std::get<0>(k);
+    ++valid_;
+    changed_.push_back(k);
+    std::push_heap(changed_.begin(), changed_.end(), std::greater<>());
+    if (changed_.size() > 4 * valid_ + 64) compact();
+  }
 
  private:
   using Key = std::tuple<double, int, int>;
   Key key(const Devices& d, int r) const {
     return {d.perf[static_cast<std::size_t>(r)].total_s(), local_ > 0 ? r % local_ : 0, r};
   }
+  // A heap entry is its rank's current key (equal entries may repeat: harmless to pick).
+  bool valid(const Key& k) const {
+    const auto u = static_cast<std::size_t>(std::get<2>(k));
+    return in_changed_[u] && changed_perf_[u] == std::get<0>(k);
+  }
+  void pop() {
+    std::pop_heap(changed_.begin(), changed_.end(), std::greater<>());
+    changed_.pop_back();
+  }
+  // Drops stale and repeated entries.
+  void compact() {
+    std::vector<Key> kept;
+    for (const Key& k : changed_) {
+      if (valid(k)) kept.push_back(k);
+    }
+    std::sort(kept.begin(), kept.end());
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    changed_ = std::move(kept);  // a sorted array is a min-heap
+    std::make_heap(changed_.begin(), changed_.end(), std::greater<>());
+  }
+
   int local_;
   std::vector<Key> base_;              // unchanged ranks, in key order
   std::vector<std::size_t> position_;  // rank -> index in base_
   std::vector<char> moved_;            // 1: the rank left base_ (it is in changed_ or removed)
   std::size_t head_ = 0;               // base_[..head_) have all moved
-  std::set<Key> changed_;
+  // The changed ranks: a min-heap of keys with stale entries dropped lazily; in_changed_ and
+  // changed_perf_ tell a rank's current entry.
+  std::vector<Key> changed_;
+  std::vector<char> in_changed_;
+  std::vector<double> changed_perf_;
+  std::size_t valid_ = 0;
 };
 
 // Hosts in ascending order of their ranks' summed perf totals, ties by host index (TorchRec's
