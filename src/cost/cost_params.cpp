@@ -48,8 +48,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 64>& fields() {
-  static const std::array<Field, 64> kFields = {{
+const std::array<Field, 67>& fields() {
+  static const std::array<Field, 67> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -139,6 +139,9 @@ const std::array<Field, 64>& fields() {
       {"host_collective_peer_s", &CostParams::host_collective_peer_s, Range::nonnegative},
       {"ddp_bucket_bytes", &CostParams::ddp_bucket_bytes, Range::positive},
       {"host_graph_iteration_s", &CostParams::host_graph_iteration_s, Range::nonnegative},
+      {"uvm_fault_batch_s", &CostParams::uvm_fault_batch_s, Range::nonnegative},
+      {"uvm_fault_batch_count", &CostParams::uvm_fault_batch_count, Range::at_least_one},
+      {"uvm_page_bytes", &CostParams::uvm_page_bytes, Range::positive},
   }};
   return kFields;
 }
@@ -215,7 +218,10 @@ void check_keys(const YamlValue& node) {
                     "host_collective_call_s",
                     "host_collective_peer_s",
                     "ddp_bucket_bytes",
-                    "host_graph_iteration_s"});
+                    "host_graph_iteration_s",
+                    "uvm_fault_batch_s",
+                    "uvm_fault_batch_count",
+                    "uvm_page_bytes"});
 }
 
 double read_double(const YamlValue& v, Range range) {

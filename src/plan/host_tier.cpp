@@ -25,6 +25,14 @@ HostTierShard shard_traffic(const Shard& sh, double served_gpus, const DlrmModel
   if (!(h.lookups > 0)) return h;
   h.distinct_rows =
       std::min(h.lookups, profile.expected_distinct(sh.rows, sh.row_space, table_lookups));
+  // UVM faults: the host pages of the distinct rows the forward reads from host memory (all
+  // of them for uvm, the misses for uvm_caching), once an iteration; the backward touches the
+  // same pages, already mapped.
+  const auto add_faults = [&](double rows_read) {
+    h.uvm_faults = uvm_pages_touched(rows_read, static_cast<double>(sh.rows.size()), row_bytes,
+                                     cost.uvm_page_bytes);
+    h.uvm_fault_s = uvm_fault_s(h.uvm_faults, cost);
+  };
   if (sh.storage.kind == StorageKind::uvm) {
     h.fetched_rows =
         h.distinct_rows + (h.lookups - h.distinct_rows) * cost.repeat_lookup_hbm_fraction;
@@ -33,6 +41,7 @@ HostTierShard shard_traffic(const Shard& sh, double served_gpus, const DlrmModel
       h.h2d_backward_bytes = h.distinct_rows * (row_bytes + state_bytes);
       h.d2h_backward_bytes = h.distinct_rows * (row_bytes + state_bytes);
     }
+    add_faults(h.distinct_rows);
     return h;
   }
   const double cache_rows =
@@ -51,6 +60,7 @@ HostTierShard shard_traffic(const Shard& sh, double served_gpus, const DlrmModel
   }
   h.fetched_rows = std::clamp(h.fetched_rows, 0.0, h.distinct_rows);
   h.h2d_forward_bytes = h.fetched_rows * row_bytes;
+  add_faults(h.fetched_rows);
   if (training) {
     h.h2d_backward_bytes = h.distinct_rows * state_bytes;
     h.d2h_backward_bytes = h.fetched_rows * row_bytes + h.distinct_rows * state_bytes;
@@ -96,10 +106,11 @@ std::vector<GpuHostLink> host_link_by_gpu(const Plan& plan, const HostTierTraffi
     g.h2d_forward_bytes += scale * h.h2d_forward_bytes;
     g.h2d_backward_bytes += scale * h.h2d_backward_bytes;
     g.d2h_backward_bytes += scale * h.d2h_backward_bytes;
+    g.uvm_fault_s += scale * h.uvm_fault_s;
   }
   const HostSpec& host = cluster.preset().host;
   for (GpuHostLink& g : out) {
-    g.forward_s = host_link_s(g.h2d_forward_bytes, 0, host);
+    g.forward_s = host_link_s(g.h2d_forward_bytes, 0, host) + g.uvm_fault_s;
     g.backward_s = host_link_s(g.h2d_backward_bytes, g.d2h_backward_bytes, host);
   }
   return out;

@@ -103,7 +103,7 @@ void add_host_tier_cost(const PlanningContext& ctx, const Shard& shard, double s
                                           ctx.trace.profile(shard.table), ctx.cost_params());
   const double link_Bps = ctx.cluster.preset().host.link.bandwidth_Bps;
   if (!(link_Bps > 0)) return;
-  cost.fwd_compute_s += h.h2d_forward_bytes / link_Bps;
+  cost.fwd_compute_s += h.h2d_forward_bytes / link_Bps + h.uvm_fault_s;
   cost.bwd_compute_s += std::max(h.h2d_backward_bytes, h.d2h_backward_bytes) / link_Bps;
 }
 

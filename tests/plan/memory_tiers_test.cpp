@@ -225,6 +225,35 @@ TEST(MemoryTiers, HostTrafficOfUvmAndLruCacheUnderUniformAccess) {
   EXPECT_TRUE(host_tier_traffic(p, served, m, w, trace, cost).empty());
 }
 
+TEST(MemoryTiers, UvmFaultsAreOffByDefaultAndAddToTheForward) {
+  const std::uint64_t rows = 100000;
+  const DlrmModel m = tables({rows}, 16, 10);  // 64 B rows: 64 to a 4 KiB page, 1563 pages
+  const testing::UniformTrace trace({rows}, {10});
+  Workload w;
+  w.batch_per_gpu = 100;
+  Plan p;
+  p.shards = {whole_table_shard(0, rows, 16)};
+  p.shards[0].gpu = 0;
+  p.shards[0].storage.kind = StorageKind::uvm;
+  const std::vector<double> served = {2};  // 2000 lookups
+  CostParams cost = default_cost_params();
+  const HostTierTraffic off = host_tier_traffic(p, served, m, w, trace, cost);
+  const double d = off.shards[0].distinct_rows;
+  const double pages = std::ceil(100000.0 / 64);
+  const double faults = pages * (1 - std::pow(1 - 1 / pages, d));
+  EXPECT_NEAR(off.shards[0].uvm_faults, faults, 1e-6 * faults);  // counted even when off
+  EXPECT_EQ(off.shards[0].uvm_fault_s, 0.0);
+  cost.uvm_fault_batch_s = 50e-6;
+  const HostTierTraffic on = host_tier_traffic(p, served, m, w, trace, cost);
+  EXPECT_NEAR(on.shards[0].uvm_fault_s, faults / 256 * 50e-6, 1e-15);
+  // The GPU's forward waits for the bytes and the faults; the backward for the bytes only.
+  const Cluster c(preset_with_host(1, 1e12), 1);
+  const auto link_off = host_link_by_gpu(p, off, c);
+  const auto link_on = host_link_by_gpu(p, on, c);
+  EXPECT_NEAR(link_on[0].forward_s - link_off[0].forward_s, faults / 256 * 50e-6, 1e-15);
+  EXPECT_EQ(link_on[0].backward_s, link_off[0].backward_s);
+}
+
 }  // namespace memory_tiers_test
 }  // namespace shardsim
 

@@ -167,6 +167,15 @@ struct CostParams {
   double ddp_bucket_bytes = 26214400;
   // With CUDA graphs: the whole step replayed by one launch (GUESS).
   double host_graph_iteration_s = 50e-6;
+
+  // --- UVM page faults (docs/model.md, "Memory tiers"; docs/notes/model-memory.md) ---
+  // Where a shard in host memory is reached by demand paging rather than mapped reads, each
+  // host page its fetched rows touch faults once an iteration, and the driver services the
+  // faults in batches: time = faults / uvm_fault_batch_count x uvm_fault_batch_s, added to the
+  // GPU's forward host-link time. uvm_fault_batch_s = 0 (the default) turns it off.
+  double uvm_fault_batch_s = 0;        // one serviced batch of faults (off: no sourced value)
+  double uvm_fault_batch_count = 256;  // nvidia-uvm's uvm_perf_fault_batch_count default
+  double uvm_page_bytes = 4096;        // the host page a fault maps (x86-64 base page)
 };
 
 // The CostParams field names, in configs/cost/default.yaml order (the keys of a `cost:` map).

@@ -34,6 +34,8 @@ struct HostTierShard {
   double h2d_forward_bytes = 0;   // host -> GPU in the forward
   double h2d_backward_bytes = 0;  // host -> GPU in the backward (optimizer state)
   double d2h_backward_bytes = 0;  // GPU -> host in the backward (write-back, optimizer state)
+  double uvm_faults = 0;          // host pages the forward's fetched rows touch (uvm_pages_touched)
+  double uvm_fault_s = 0;         // their service time (uvm_fault_s; 0 when the cost is off)
 };
 
 struct HostTierTraffic {
@@ -49,8 +51,9 @@ struct GpuHostLink {
   double h2d_forward_bytes = 0;
   double h2d_backward_bytes = 0;
   double d2h_backward_bytes = 0;
-  double forward_s = 0;   // host_link_s(h2d forward, 0)
-  double backward_s = 0;  // host_link_s(h2d backward, d2h backward)
+  double uvm_fault_s = 0;  // its shards' UVM fault service time, in the forward
+  double forward_s = 0;    // host_link_s(h2d forward, 0) + uvm_fault_s
+  double backward_s = 0;   // host_link_s(h2d backward, d2h backward)
   double total_bytes() const { return h2d_forward_bytes + h2d_backward_bytes + d2h_backward_bytes; }
 };
 // Each shard's expected bytes times `lookup_scale[s]` (its drawn lookups over the expected ones;
