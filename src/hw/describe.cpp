@@ -158,10 +158,27 @@ void describe_gpu(const HardwarePreset& p, Lines& out) {
             "gpu.kernel_launch_us", number(g.kernel_launch_s / units::us));
   out.value("  L2 cache", fmt::format("{:g} MiB", g.l2_bytes / units::MiB), "gpu.l2_MiB",
             number(g.l2_bytes / units::MiB));
-  out.value("  reserved memory",
-            fmt::format("{:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,
-                        (g.hbm_capacity_bytes - p.reserved_memory_bytes) / units::GiB),
-            "reserved_memory_GiB", number(p.reserved_memory_bytes / units::GiB));
+  const ReservedMemory& r = p.reserved;
+  if (!r.decomposed) {
+    out.value("  reserved memory",
+              fmt::format("{:g} GiB (usable {:g} GiB)", p.reserved_memory_bytes / units::GiB,
+                          (g.hbm_capacity_bytes - p.reserved_memory_bytes) / units::GiB),
+              "reserved_memory_GiB", number(p.reserved_memory_bytes / units::GiB));
+    return;
+  }
+  out.text(fmt::format("  {:<19} {:g} GiB (usable {:g} GiB), of which:", "reserved memory",
+                       p.reserved_memory_bytes / units::GiB,
+                       (g.hbm_capacity_bytes - p.reserved_memory_bytes) / units::GiB));
+  out.value("    CUDA context", fmt::format("{:g} GiB", r.cuda_context_bytes / units::GiB),
+            "reserved_memory.cuda_context_GiB", number(r.cuda_context_bytes / units::GiB));
+  out.value("    NCCL buffers", fmt::format("{:g} GiB", r.nccl_buffers_bytes / units::GiB),
+            "reserved_memory.nccl_buffers_GiB", number(r.nccl_buffers_bytes / units::GiB));
+  out.value("    fragmentation",
+            fmt::format("{:g} GiB ({:g} of HBM)",
+                        r.fragmentation_bytes(g.hbm_capacity_bytes) / units::GiB,
+                        r.allocator_fragmentation_fraction),
+            "reserved_memory.allocator_fragmentation_fraction",
+            number(r.allocator_fragmentation_fraction));
 }
 
 void describe_host(const HostSpec& host, Lines& out) {

@@ -168,12 +168,57 @@ std::vector<TierSpec> read_tiers(const YamlValue& node) {
   return tiers;
 }
 
+// The reserved HBM (docs/hardware.md, "Reserved memory"): a plain total, `reserved_memory_GiB`,
+// or its parts, `reserved_memory:`, never both in one map. In a preset file one of them is
+// required and the parts all are; an override may give a subset of the parts only where the
+// preset already has them (otherwise all three), and a plain total there replaces the parts.
+void read_reserved_memory(HardwarePreset& p, const YamlValue& root, bool required) {
+  const auto total = root.find("reserved_memory_GiB");
+  const auto parts = root.find("reserved_memory");
+  if (total && parts) {
+    throw parts->error("both reserved_memory and reserved_memory_GiB are given",
+                       "give one: reserved_memory_GiB is the plain total, reserved_memory its "
+                       "parts (cuda_context_GiB, nccl_buffers_GiB, "
+                       "allocator_fragmentation_fraction)");
+  }
+  if (required && !total && !parts) {
+    throw root.error("missing required key reserved_memory (or reserved_memory_GiB)",
+                     "give the parts, reserved_memory: {cuda_context_GiB, nccl_buffers_GiB, "
+                     "allocator_fragmentation_fraction}, or a plain total reserved_memory_GiB");
+  }
+  if (total) {
+    p.reserved = ReservedMemory{};
+    p.reserved_memory_bytes = total->as_nonnegative_double() * units::GiB;
+  }
+  if (parts) {
+    parts->expect_keys(
+        {"cuda_context_GiB", "nccl_buffers_GiB", "allocator_fragmentation_fraction"});
+    const bool all = required || !p.reserved.decomposed;
+    field(*parts, "cuda_context_GiB", all, [&](const YamlValue& v) {
+      p.reserved.cuda_context_bytes = v.as_nonnegative_double() * units::GiB;
+    });
+    field(*parts, "nccl_buffers_GiB", all, [&](const YamlValue& v) {
+      p.reserved.nccl_buffers_bytes = v.as_nonnegative_double() * units::GiB;
+    });
+    field(*parts, "allocator_fragmentation_fraction", all, [&](const YamlValue& v) {
+      const double f = v.as_nonnegative_double();
+      if (!(f < 1)) {
+        throw v.error(fmt::format("expected a share of HBM in [0, 1), found {}", f),
+                      "the share of each GPU's HBM the caching allocator loses to "
+                      "fragmentation, e.g. 0.05");
+      }
+      p.reserved.allocator_fragmentation_fraction = f;
+    });
+    p.reserved.decomposed = true;
+  }
+}
+
 // Reads the keys of a preset map into `p`. With `required`, every key of the schema except the
 // optional ones must be present (a preset file); otherwise any subset (overrides).
 void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
   root.expect_keys({"name", "description", "gpu", "gpus_per_node", "scale_up_kind", "scale_up",
                     "scale_up_domain_nodes", "nics_per_node", "nic", "scale_out_layout", "tiers",
-                    "reserved_memory_GiB", "host", "nccl_protocol"});
+                    "reserved_memory_GiB", "reserved_memory", "host", "nccl_protocol"});
   field(root, "name", required, [&](const YamlValue& v) { p.name = v.as_string(); });
   field(root, "description", false, [&](const YamlValue& v) { p.description = v.as_string(); });
   field(root, "gpu", required, [&](const YamlValue& v) { read_gpu(p.gpu, v, required); });
@@ -200,15 +245,16 @@ void read_preset(HardwarePreset& p, const YamlValue& root, bool required) {
           [&](const YamlValue& e) { p.nic_efficiency = e.as_positive_double(); });
   });
   field(root, "tiers", required, [&](const YamlValue& v) { p.tiers = read_tiers(v); });
-  field(root, "reserved_memory_GiB", required, [&](const YamlValue& v) {
-    p.reserved_memory_bytes = v.as_nonnegative_double() * units::GiB;
-  });
+  read_reserved_memory(p, root, required);
   // Optional in a preset file: a preset without it keeps every table in HBM.
   field(root, "host", false, [&](const YamlValue& v) { read_host(p.host, v, required); });
   // Optional: what the cluster's network plugin forces on NCCL (docs/hardware.md).
   field(root, "nccl_protocol", false, [&](const YamlValue& v) {
     p.network_forces_simple_protocol = v.as_choice({"auto", "simple"}) == "simple";
   });
+  // The parts' total, after any override of the HBM the fragmentation share is taken of.
+  if (p.reserved.decomposed)
+    p.reserved_memory_bytes = p.reserved.total_bytes(p.gpu.hbm_capacity_bytes);
 }
 
 // Locates `key` (relative, dotted, with [i] indices) under `root` as far as it exists, for the

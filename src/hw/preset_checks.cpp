@@ -181,13 +181,30 @@ void check_tiers(const std::vector<TierSpec>& tiers, const PresetFail& fail) {
 
 // The reserved HBM, and `host:` (memory, link, frontend network) when given.
 void check_memory(const HardwarePreset& p, const PresetFail& fail) {
-  check_nonnegative(fail, p.reserved_memory_bytes, "reserved_memory_GiB", "reserved memory");
+  const ReservedMemory& r = p.reserved;
+  if (r.decomposed) {
+    check_nonnegative(fail, r.cuda_context_bytes, "reserved_memory.cuda_context_GiB",
+                      "CUDA context memory");
+    check_nonnegative(fail, r.nccl_buffers_bytes, "reserved_memory.nccl_buffers_GiB",
+                      "NCCL buffer memory");
+    if (!(r.allocator_fragmentation_fraction >= 0 && r.allocator_fragmentation_fraction < 1)) {
+      throw fail("reserved_memory.allocator_fragmentation_fraction",
+                 fmt::format("expected a share of HBM in [0, 1), found {}",
+                             r.allocator_fragmentation_fraction),
+                 "the share of each GPU's HBM the caching allocator loses to fragmentation");
+    }
+  }
+  const std::string key = r.decomposed ? "reserved_memory" : "reserved_memory_GiB";
+  check_nonnegative(fail, p.reserved_memory_bytes, key, "reserved memory");
   if (p.reserved_memory_bytes >= p.gpu.hbm_capacity_bytes) {
     throw fail(
-        "reserved_memory_GiB",
+        key,
         fmt::format("reserved memory {:.3f} GiB leaves nothing of the {:.3f} GiB HBM",
                     p.reserved_memory_bytes / units::GiB, p.gpu.hbm_capacity_bytes / units::GiB),
-        "reserved memory must be smaller than hbm_capacity_GiB");
+        r.decomposed ? "its parts (cuda_context_GiB + nccl_buffers_GiB + "
+                       "allocator_fragmentation_fraction x HBM) must be smaller than "
+                       "hbm_capacity_GiB"
+                     : "reserved memory must be smaller than hbm_capacity_GiB");
   }
   if (p.host.present()) {
     check_positive(fail, p.host.memory_bytes_per_node, "host.memory_GiB", "host memory");

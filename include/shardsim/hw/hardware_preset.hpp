@@ -47,6 +47,25 @@ struct HostSpec {
   bool delivers_inputs() const { return frontend_Bps > 0; }
 };
 
+// The HBM a GPU keeps from tables, by part (`reserved_memory:` in a preset; docs/hardware.md,
+// docs/notes/model-memory.md "Reserved memory"). A preset gives either these parts or a plain
+// total (`reserved_memory_GiB`); `decomposed` says which. The total is
+// HardwarePreset::reserved_memory_bytes either way.
+struct ReservedMemory {
+  bool decomposed = false;
+  double cuda_context_bytes = 0;  // the CUDA context: driver state and loaded kernels
+  double nccl_buffers_bytes = 0;  // NCCL's per-connection staging buffers
+  // The PyTorch caching allocator's fragmentation (blocks cached but not reusable), as a share
+  // of the GPU's HBM: [0, 1).
+  double allocator_fragmentation_fraction = 0;
+  double fragmentation_bytes(double hbm_capacity_bytes) const {
+    return allocator_fragmentation_fraction * hbm_capacity_bytes;
+  }
+  double total_bytes(double hbm_capacity_bytes) const {
+    return cuda_context_bytes + nccl_buffers_bytes + fragmentation_bytes(hbm_capacity_bytes);
+  }
+};
+
 struct HardwarePreset {
   std::string name;
   std::string description;
@@ -72,6 +91,7 @@ struct HardwarePreset {
   bool rail_optimized = false;
   std::vector<TierSpec> tiers;       // bottom (rack) to top
   double reserved_memory_bytes = 0;  // framework/runtime memory per GPU not available to tables
+  ReservedMemory reserved;           // its parts, where the preset gives them (reserved_memory:)
   HostSpec host;                     // optional: host memory and the GPUs' links to it
   // `nccl_protocol: simple` (docs/hardware.md): the cluster's network plugin restricts NCCL to
   // the Simple protocol, as it would set NCCL_PROTO=simple (aws-ofi-nccl on p4d/p4de, whose EFA
