@@ -101,6 +101,28 @@ void FairShareNetwork::update(double now) {
   ++epoch_;
   for (std::size_t k = 0; k < dirty_.size(); ++k) solve_component(now, dirty_[k]);
   dirty_.clear();
+  compact_due();
+}
+
+void FairShareNetwork::push_due(const Due& d) {
+  due_.push_back(d);
+  std::push_heap(due_.begin(), due_.end(), Later{});
+}
+
+void FairShareNetwork::pop_due() {
+  std::pop_heap(due_.begin(), due_.end(), Later{});
+  due_.pop_back();
+}
+
+bool FairShareNetwork::is_live(const Due& d) const {
+  const Flow& f = flows_[static_cast<std::size_t>(d.flow)];
+  return f.active && f.version == d.version;
+}
+
+void FairShareNetwork::compact_due() {
+  if (due_.size() <= 2 * static_cast<std::size_t>(active_) + 1024) return;
+  std::erase_if(due_, [this](const Due& d) { return !is_live(d); });
+  std::make_heap(due_.begin(), due_.end(), Later{});
 }
 
 bool FairShareNetwork::solve_single_link(double now, int link) {
@@ -121,7 +143,7 @@ bool FairShareNetwork::solve_single_link(double now, int link) {
     f.updated_s = now;
     f.rate = share;
     ++f.version;
-    due_.push(Due{now + f.remaining / f.rate, id, f.version});
+    push_due(Due{now + f.remaining / f.rate, id, f.version});
   }
   const double sum = share * static_cast<double>(on_link.size());
   if (sum != link_rate_[l]) {
@@ -221,7 +243,7 @@ void FairShareNetwork::reschedule_component(double now) {
     if (f.rate == old_rate_[k] && f.rate > 0) continue;
     ++f.version;
     const double t = f.rate > 0 ? now + f.remaining / f.rate : kInf;
-    due_.push(Due{t, id, f.version});
+    push_due(Due{t, id, f.version});
   }
 }
 
@@ -241,21 +263,20 @@ void FairShareNetwork::sample_component_links(double now) {
 
 double FairShareNetwork::next_completion_s() {
   while (!due_.empty()) {
-    const Due& d = due_.top();
-    const Flow& f = flows_[static_cast<std::size_t>(d.flow)];
-    if (f.active && f.version == d.version) return d.time_s;
-    due_.pop();  // stale: the flow finished or its rate changed since
+    const Due& d = due_.front();
+    if (is_live(d)) return d.time_s;
+    pop_due();  // stale: the flow finished or its rate changed since
   }
   return kInf;
 }
 
 void FairShareNetwork::complete_due(double now, std::vector<int>& tags) {
   const double horizon = due_horizon(now);
-  while (!due_.empty() && due_.top().time_s <= horizon) {
-    const Due d = due_.top();
-    due_.pop();
+  while (!due_.empty() && due_.front().time_s <= horizon) {
+    const Due d = due_.front();
+    pop_due();
+    if (!is_live(d)) continue;
     Flow& f = flows_[static_cast<std::size_t>(d.flow)];
-    if (!f.active || f.version != d.version) continue;
     f.active = false;
     f.rate = 0;
     f.remaining = 0;

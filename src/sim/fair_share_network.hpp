@@ -10,9 +10,9 @@
 // Only the connected component of the flow/link graph around a change is recomputed, so a
 // collective aggregated to one flow per link costs O(flows on the link) per change.
 // Utilisation (the summed rate over the capacity) is recorded per link at every change.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <queue>
 #include <span>
 #include <vector>
 
@@ -48,6 +48,9 @@ class FairShareNetwork final : public NetworkModel {
   // The current rate of a flow id (0 when finished), for tests.
   double rate_Bps(int flow) const { return flows_[static_cast<std::size_t>(flow)].rate; }
   int last_flow_id() const { return static_cast<int>(flows_.size()) - 1; }
+  // Entries in the completion heap, stale ones included (for tests: at most 2 · active + 1024
+  // after update()).
+  std::size_t pending_entries() const { return due_.size(); }
   // Utilisation changes, in time order (one sample per link whose summed rate changed).
   const std::vector<LinkSample>& samples() const { return samples_; }
   std::vector<LinkSample> take_samples() override { return std::move(samples_); }
@@ -96,6 +99,10 @@ class FairShareNetwork final : public NetworkModel {
   void fill_component();
   void reschedule_component(double now);
   void sample_component_links(double now);
+  void push_due(const Due& d);
+  void pop_due();
+  bool is_live(const Due& d) const;
+  void compact_due();
 
   std::vector<double> capacity_;
   double interference_loss_ = 0;
@@ -105,7 +112,12 @@ class FairShareNetwork final : public NetworkModel {
   std::vector<int> flow_links_;
   std::vector<int> flow_link_pos_;  // parallel to flow_links_: the flow's index on that link
   std::vector<int> free_flow_ids_;  // finished ids, reused (multi-link slots are not)
-  std::priority_queue<Due, std::vector<Due>, Later> due_;
+  // Pending completions, a binary heap under Later with lazy deletion: a rate change pushes a
+  // new entry and leaves the old one stale. When stale entries outnumber the live ones the heap
+  // is rebuilt from the live ones (compact_due), so a link whose k flows are rescheduled at each
+  // completion costs O(k) pushes, not O(k) pops of stale entries later as well. Live entries
+  // are unique in (time, flow), so the order completions come out in does not change.
+  std::vector<Due> due_;
   std::vector<int> dirty_;
   std::vector<std::uint32_t> link_mark_;  // epoch stamps for the component search
   std::vector<std::uint32_t> flow_mark_;

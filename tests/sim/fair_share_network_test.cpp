@@ -38,6 +38,31 @@ TEST(FairShareNetwork, FlowsOnOneLinkSplitItEvenlyAndSpeedUpWhenOneEnds) {
   EXPECT_EQ(net.next_completion_s(), std::numeric_limits<double>::infinity());
 }
 
+TEST(FairShareNetwork, ManyFlowsOnOneLinkEndInSizeOrderWithABoundedHeap) {
+  // k flows of 1, 2, ..., k bytes on one 1 B/s link (processor sharing): flow j ends when the
+  // k − j + 1 flows still there have each moved one more byte,
+  //   T_j = T_(j−1) + (k − j + 1).
+  // Every completion reschedules every other flow, k²/2 pushes in all; the stale entries are
+  // dropped (compact_due), so the heap stays near the live flows.
+  const int k = 2000;
+  FairShareNetwork net({1.0});
+  for (int j = 1; j <= k; ++j) net.add_flow(0, ids({0}), j, j);
+  net.update(0);
+  double expected_s = 0;
+  std::vector<int> tags;
+  for (int j = 1; j <= k; ++j) {
+    expected_s += k - j + 1;
+    const double t = net.next_completion_s();
+    ASSERT_NEAR(t, expected_s, 1e-9 * expected_s) << "flow " << j;
+    tags.clear();
+    net.complete_due(t, tags);
+    net.update(t);
+    ASSERT_EQ(tags, ids({j}));
+    ASSERT_LE(net.pending_entries(), 2 * static_cast<std::size_t>(net.active_flows()) + 1024);
+  }
+  EXPECT_EQ(net.active_flows(), 0);
+}
+
 TEST(FairShareNetwork, ProgressiveFillingOfTheClassicExample) {
   // Bertsekas & Gallager's example shape: link A (1 B/s) carries flows a, b, c; link B (2 B/s)
   // carries c and d. A's fair share 1/3 is the smallest, so a, b, c get 1/3; B has 2 − 1/3
