@@ -36,9 +36,9 @@ Candidate CandidateBuilder::table_row_wise(std::size_t t) const {
               {{0, dim(t)}}, ShardKind::row_wise, &table_row_wise_peers_);
 }
 
-Candidate CandidateBuilder::row_wise(std::size_t t) const {
+Candidate CandidateBuilder::row_wise(std::size_t t, bool keep_parts) const {
   Candidate c = make(Scheme::row_wise, t, row_ranges(t, static_cast<std::uint64_t>(n_)),
-                     {{0, dim(t)}}, ShardKind::row_wise);
+                     {{0, dim(t)}}, ShardKind::row_wise, nullptr, keep_parts);
   for (std::size_t i = 0; i < c.parts.size(); ++i) c.parts[i].shard.gpu = static_cast<int>(i);
   return c;
 }
@@ -85,9 +85,10 @@ CandidateBuilder::Ranges CandidateBuilder::row_ranges(std::size_t t, std::uint64
 
 Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ranges,
                                  const std::vector<ColRange>& cols, ShardKind kind,
-                                 const ServedPeers* peers) const {
+                                 const ServedPeers* peers, bool keep_parts) const {
   Candidate c;
   c.scheme = scheme;
+  c.summary_only = !keep_parts;
   const bool whole = ranges.rows.size() == 1 && cols.size() == 1;
   for (const RowRange& r : ranges.rows) {
     // One profile query per row range; its column blocks differ only in width.
@@ -99,11 +100,18 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
       add_host_tier_cost(ctx_, sh, n_, cost);
       // Under two_d with `sync_aware`, the replica sync this shard adds to its GPU.
       const double sync_s = peer_sync_time_s(ctx_, t, r, ranges.space, col.size());
-      c.parts.push_back(Part{sh, cost.total_s() + sync_s, cost.input_comm_s,
-                             budget_.shard_bytes(sh, n_), static_cast<double>(n_)});
+      const Part part{sh, cost.total_s() + sync_s, cost.input_comm_s, budget_.shard_bytes(sh, n_),
+                      static_cast<double>(n_)};
+      if (keep_parts) {
+        c.parts.push_back(part);
+      } else {  // summarise's sums, part by part in the same order
+        c.total_s += part.cost_s;
+        c.max_part_s = std::max(c.max_part_s, part.cost_s);
+        c.max_part_bytes = std::max(c.max_part_bytes, part.bytes);
+      }
     }
   }
-  summarise(c);
+  if (keep_parts) summarise(c);
   return c;
 }
 

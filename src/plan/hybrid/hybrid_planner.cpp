@@ -147,7 +147,7 @@ Candidates HybridPlanner::candidates(const PlanningContext& ctx, const MemoryBud
     for (const Candidate& x : all.of_table[t]) {
       good = good || (x.max_part_bytes <= empty_bytes && x.max_part_s <= lower);
     }
-    if (!good) all.of_table[t].push_back(build.row_wise(t));
+    if (!good) all.of_table[t].push_back(build.row_wise(t, /*keep_parts=*/false));
   }
   all.lower_bound_s = lower;
   return all;
@@ -183,7 +183,9 @@ void HybridPlanner::place_table(std::size_t t, const std::vector<Candidate>& c, 
                                 hybrid::Rule rule) const {
   Shortfall closest;
   auto attempt = [&](const Candidate& x) {
-    const auto miss = hybrid::try_place(x, ctx, budget, loads, plan, rule);
+    const auto miss = x.summary_only
+                          ? hybrid::try_place(build.row_wise(t), ctx, budget, loads, plan, rule)
+                          : hybrid::try_place(x, ctx, budget, loads, plan, rule);
     if (!miss) return true;
     if (closest.gpu < 0 || miss->needed_bytes - budget.capacity_bytes() <
                                closest.needed_bytes - budget.capacity_bytes()) {
