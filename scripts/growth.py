@@ -9,12 +9,15 @@ three axes, each with the other two fixed:
   tables      30 .. 1000 tables, 2048 GPUs, 10 iterations (from ~3000 tables on, this scenario's
               dense model no longer fits a GPU)
   iterations  5 .. 40 measured iterations, 1024 GPUs, 1000 tables
+  scale       4096 .. 65,536 GPUs (512 .. 8192 nodes) of bench/scenarios/hybrid-65536.yaml
+              (2000 tables, batch 64 a GPU, 5 iterations, a fourth tier), issue 59's target;
+              two_d there keeps groups of 1024 GPUs
 
 for the planners table_wise, hybrid and two_d (4 groups, hybrid inside). Each point prints wall
 time, user CPU, peak RSS (of that process alone), the plan's shard count and whether it fits in
 memory (an unfit plan is reported without a simulation, so it is left out of the fits); each axis
 ends with the fitted growth exponent (least squares of log time on log size, and of log time on
-log shards, where the shard counts span at least a decade). Needs python3 (standard library only).
+log shards, where the shard counts span at least a decade, and of log peak RSS on log size). Needs python3 (standard library only).
 
   scripts/growth.py [--shardsim PATH] [--axis gpus|tables|iterations]... [--planner P]...
                     [--quick] [--markdown]
@@ -38,13 +41,17 @@ AXES = {
     # pooled vector) and activations no longer fit a GPU, whatever the planner.
     "tables": [30, 100, 300, 1000],
     "iterations": [5, 10, 20, 40],
+    "scale": [4096, 8192, 16384, 32768, 65536],
 }
-QUICK = {"gpus": [64, 256], "tables": [100, 300], "iterations": [5, 10]}
+QUICK = {"gpus": [64, 256], "tables": [100, 300], "iterations": [5, 10], "scale": [4096, 8192]}
 FIXED = {"gpus": 4096, "tables": 1000, "iterations": 10}
-FIXED_BY_AXIS = {"tables": {"gpus": 2048}, "iterations": {"gpus": 1024}}
+FIXED_BY_AXIS = {"tables": {"gpus": 2048}, "iterations": {"gpus": 1024},
+                 "scale": {"tables": 2000, "iterations": 5}}
+SCENARIO_BY_AXIS = {"scale": "bench/scenarios/hybrid-65536.yaml"}
+VARIABLE = {"scale": "gpus"}  # the point's key an axis varies (else the axis' own name)
 
 
-def overrides(planner, gpus, tables, iterations):
+def overrides(planner, gpus, tables, iterations, axis=None):
     sets = [
         f"placement.planner={planner}",
         f"cluster.nodes={gpus // 8}",
@@ -52,14 +59,16 @@ def overrides(planner, gpus, tables, iterations):
         f"workload.iterations={iterations}",
     ]
     if planner == "two_d":
-        sets.append("placement.options={groups: 4, inner: hybrid}")
+        groups = "group_size: 1024" if axis == "scale" else "groups: 4"
+        sets.append(f"placement.options={{{groups}, inner: hybrid}}")
     return sets
 
 
-def run_point(shardsim, planner, gpus, tables, iterations):
+def run_point(shardsim, planner, gpus, tables, iterations, axis=None):
     """One process: (wall s, user s, peak RSS bytes, shards, fits in memory, exit code)."""
-    cmd = [shardsim, "run", SCENARIO, "--quiet", "--format", "json", "--max-memory", "0"]
-    for s in overrides(planner, gpus, tables, iterations):
+    cmd = [shardsim, "run", SCENARIO_BY_AXIS.get(axis, SCENARIO), "--quiet", "--format", "json",
+           "--max-memory", "0"]
+    for s in overrides(planner, gpus, tables, iterations, axis):
         cmd += ["--set", s]
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
@@ -115,17 +124,18 @@ def main():
     for axis in axes:
         print(f"\n### {axis} (the others: "
               + ", ".join(f"{k} {v}" for k, v in {**FIXED, **FIXED_BY_AXIS.get(axis, {})}.items()
-                          if k != axis) + ")\n")
+                          if k != VARIABLE.get(axis, axis)) + ")\n")
         if args.markdown:
             print(f"| planner | {axis} | shards | fits | wall s | user s | peak RSS MB | exit |")
             print("|---|---|---|---|---|---|---|---|")
         summary = []
         for planner in planners:
-            xs, walls, shard_counts = [], [], []
+            xs, walls, rsss, shard_counts = [], [], [], []
             for size in sizes[axis]:
-                point = {**FIXED, **FIXED_BY_AXIS.get(axis, {}), axis: size}
+                point = {**FIXED, **FIXED_BY_AXIS.get(axis, {}), VARIABLE.get(axis, axis): size}
                 wall, user, rss, shards, fits, code = run_point(
-                    args.shardsim, planner, point["gpus"], point["tables"], point["iterations"])
+                    args.shardsim, planner, point["gpus"], point["tables"], point["iterations"],
+                    axis)
                 line = (planner, size, shards if shards is not None else "-",
                         {True: "yes", False: "no"}.get(fits, "-"), f"{wall:.2f}",
                         f"{user:.2f}", f"{rss / 1e6:.0f}", code)
@@ -137,16 +147,18 @@ def main():
                 if code == 0 and fits:  # an unfit plan is not simulated: not the same work
                     xs.append(size)
                     walls.append(wall)
+                    rsss.append(rss)
                     shard_counts.append(shards)
             # Against shards only where they span a decade (else the fit is noise).
             spans = (None not in shard_counts and len(shard_counts) > 1
                      and max(shard_counts) >= 10 * min(shard_counts))
             summary.append((planner, slope(xs, walls),
-                            slope(shard_counts, walls) if spans else None))
+                            slope(shard_counts, walls) if spans else None, slope(xs, rsss)))
         print()
-        for planner, e_size, e_shards in summary:
+        for planner, e_size, e_shards, e_rss in summary:
             print(f"- {planner}: wall time ~ {axis}^{fmt_exp(e_size)}"
-                  + (f", ~ shards^{fmt_exp(e_shards)}" if axis != "iterations" else ""))
+                  + (f", ~ shards^{fmt_exp(e_shards)}" if axis != "iterations" else "")
+                  + f"; peak RSS ~ {axis}^{fmt_exp(e_rss)}")
 
 
 if __name__ == "__main__":
