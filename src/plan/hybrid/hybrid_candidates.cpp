@@ -102,27 +102,23 @@ Candidate CandidateBuilder::make(Scheme scheme, std::size_t t, const Ranges& ran
       const double sync_s = peer_sync_time_s(ctx_, t, r, ranges.space, col.size());
       const Part part{sh, cost.total_s() + sync_s, cost.input_comm_s, budget_.shard_bytes(sh, n_),
                       static_cast<double>(n_)};
-      if (keep_parts) {
-        c.parts.push_back(part);
-      } else {  // summarise's sums, part by part in the same order
-        c.total_s += part.cost_s;
-        c.max_part_s = std::max(c.max_part_s, part.cost_s);
-        c.max_part_bytes = std::max(c.max_part_bytes, part.bytes);
-      }
+      count(c, part);
+      if (keep_parts) c.parts.push_back(part);
     }
   }
-  if (keep_parts) summarise(c);
   return c;
 }
 
+void CandidateBuilder::count(Candidate& c, const Part& p) {
+  // A replicated part counts once per GPU, added as often (the same sum as one part per GPU).
+  const int copies = c.every_gpu > 0 ? c.every_gpu : 1;
+  for (int k = 0; k < copies; ++k) c.total_s += p.cost_s;
+  c.max_part_s = std::max(c.max_part_s, p.cost_s);
+  c.max_part_bytes = std::max(c.max_part_bytes, p.bytes);
+}
+
 void CandidateBuilder::summarise(Candidate& c) {
-  for (const Part& p : c.parts) {
-    // A replicated part counts once per GPU, added as often (the same sum as one part per GPU).
-    const int copies = c.every_gpu > 0 ? c.every_gpu : 1;
-    for (int k = 0; k < copies; ++k) c.total_s += p.cost_s;
-    c.max_part_s = std::max(c.max_part_s, p.cost_s);
-    c.max_part_bytes = std::max(c.max_part_bytes, p.bytes);
-  }
+  for (const Part& p : c.parts) count(c, p);
 }
 
 }  // namespace shardsim::hybrid

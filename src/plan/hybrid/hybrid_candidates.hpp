@@ -74,6 +74,8 @@ class CandidateBuilder {
   Candidate make(Scheme scheme, std::size_t t, const Ranges& ranges,
                  const std::vector<ColRange>& cols, ShardKind kind,
                  const ServedPeers* peers = nullptr, bool keep_parts = true) const;
+  // Adds one part to c's total_s, max_part_s and max_part_bytes; summarise, every part in order.
+  static void count(Candidate& c, const Part& p);
   static void summarise(Candidate& c);
   const AllReduceTimes& allreduce_over_all_gpus() const;
 
