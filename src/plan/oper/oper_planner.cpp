@@ -122,15 +122,21 @@ int emit_shards(const PlanningContext& ctx, const std::vector<Partition>& parts,
   });
   // Reserved up front: a partition copied to every GPU is n shards, and growing a vector of
   // millions of shards by doubling copies them all again (16,384 GPUs: 17 M shards, 1.2 GB).
+  // A copied partition that continues the previous one merges with it below, so it adds none:
+  // counting n for each would reserve (prefix partitions) x n shards.
   std::size_t upper = plan.shards.size();
-  for (std::size_t p = 0; p < parts.size(); ++p) {
+  const Partition* last_copied = nullptr;
+  for (std::size_t p : order) {
+    const Partition& part = parts[p];
     if (placement.on_every_gpu(p)) {
-      upper += static_cast<std::size_t>(n);
-    } else if (placement.fetch[p].empty()) {
-      upper += 1;
-    } else {
-      upper += placement.holders(p, n).size();
+      const bool merges = last_copied != nullptr && last_copied->table == part.table &&
+                          last_copied->ranks.end == part.ranks.begin;
+      if (!merges) upper += static_cast<std::size_t>(n);
+      last_copied = &part;
+      continue;
     }
+    last_copied = nullptr;
+    upper += placement.fetch[p].empty() ? 1 : placement.holders(p, n).size();
   }
   plan.shards.reserve(upper);
   bool last_single = false;      // the last shard is a partition held by its owner alone
