@@ -104,8 +104,10 @@ Scenario load_one(const std::optional<std::string>& text, const std::string& fil
 
 std::vector<Report> run_request(const RunRequest& request, int jobs, bool timings) {
   const ScenarioRuns runs = load_runs(request);
-  check_runs(runs.scenarios, RunShape{jobs, false}, ResourceLimits{}, request.path);
-  return run_all(runs, RunSettings{jobs, timings, {}});
+  RunSettings settings{jobs, timings, {}};
+  settings.plan_guard =
+      check_runs(runs.scenarios, RunShape{jobs, false}, ResourceLimits{}, request.path);
+  return run_all(runs, settings);
 }
 
 std::string plan_text(const Plan& plan, const Scenario& sc, const Cluster& cluster,

@@ -168,12 +168,14 @@ int finish(const CommonFlags& f, const std::vector<Report>& reports) {
 int cmd_run(const CommonFlags& f, const std::string& path, const std::string& trace_out) {
   const RunRequest request = request_of(f, path, SweepUse::ignore);
   const ScenarioRuns runs = load_runs(request);
-  check_runs(runs.scenarios, RunShape{1, !f.out_dir.empty(), !trace_out.empty()}, request.limits,
-             source_of(runs));
+  const PlanGuard guard =
+      check_runs(runs.scenarios, RunShape{1, !f.out_dir.empty(), !trace_out.empty()},
+                 request.limits, source_of(runs));
   check_decision_flags(f, runs);
   // Every output refused before anything is simulated (docs/robustness.md, "Outputs").
   check_out_dir(f, report_count(runs.scenarios.front()));
   RunSettings settings{1, f.timings, {}};
+  settings.plan_guard = guard;
   ChromeTrace trace;  // --trace-out (src/io/chrome_trace_writer.cpp)
   if (!trace_out.empty()) {
     check_trace_out(trace_out, f.force);
@@ -212,7 +214,8 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, Dis
   check_resume(f, resume);
   const RunRequest request = request_of(f, path, SweepUse::require);
   const ScenarioRuns runs = load_runs(request);
-  check_runs(runs.scenarios, RunShape{jobs, !f.out_dir.empty()}, request.limits, source_of(runs));
+  const PlanGuard guard = check_runs(runs.scenarios, RunShape{jobs, !f.out_dir.empty()},
+                                     request.limits, source_of(runs));
   check_decision_flags(f, runs);
   std::size_t reports = 0;
   for (const Scenario& s : runs.scenarios) reports += report_count(s);
@@ -220,6 +223,7 @@ int cmd_sweep(CommonFlags f, const std::string& path, int jobs, bool resume, Dis
   check_out_dir(f, reports);
   std::optional<CheckpointDir> points;
   RunSettings settings{jobs, f.timings, {}};
+  settings.plan_guard = guard;
   if (!f.out_dir.empty()) {
     points.emplace(f.out_dir, resume);
     const std::size_t stale = resume ? points->remove_stale_temporaries() : 0;

@@ -69,12 +69,16 @@ FileRuns run_over_ranks(const std::vector<std::string>& paths, const ScenarioRun
   FileRuns out;
   std::vector<ScenarioRuns> files;
   std::exception_ptr load_error;
+  // One second look for every file's plans on rank 0: the most any file's check counted besides
+  // a run's peak (the other ranks load and check their runs themselves).
+  PlanGuard guard;
   for (const std::string& path : paths) {
     try {
       const RunRequest request = scenario_file_request(path, options);
       ScenarioRuns runs = load_runs(request);
-      check_runs(runs.scenarios, RunShape{options.jobs, options.renders_reports}, options.limits,
-                 path);
+      const PlanGuard g = check_runs(
+          runs.scenarios, RunShape{options.jobs, options.renders_reports}, options.limits, path);
+      if (guard.limit.bytes <= 0 || g.other_bytes > guard.other_bytes) guard = g;
       files.push_back(std::move(runs));
       out.seeds.push_back(request.seeds);
     } catch (...) {
@@ -84,6 +88,7 @@ FileRuns run_over_ranks(const std::vector<std::string>& paths, const ScenarioRun
   }
   RunSettings settings{options.jobs, options.record_timings, {}};
   settings.executor = &job.executor(options.jobs);
+  settings.plan_guard = guard;
   out.reports = run_all_sets(files, settings);
   if (load_error) std::rethrow_exception(load_error);
   return out;

@@ -189,7 +189,7 @@ int PlanCommand::run() const {
   if (!sc.sweep.empty()) {
     log_warn("{}: has a sweep block; `plan` ignores it", sc.source);
   }
-  check_runs({&sc, 1}, RunShape{}, limits, sc.source);
+  const PlanGuard guard = check_runs({&sc, 1}, RunShape{}, limits, sc.source);
   // What the model is, printed after the plans (docs/report.md "Model summary"), with the
   // resource guard's estimate of shardsim's own memory that check_runs just checked.
   const ModelSummary summary =
@@ -200,6 +200,7 @@ int PlanCommand::run() const {
   const ScenarioPlanner planner(sc);
   const Cluster& cluster = planner.cluster();
   const std::vector<NamedPlan> plans = make_named_plans(sc, planner, f.planner);
+  for (const NamedPlan& p : plans) check_plan(sc, p.plan, guard);  // before their analyses
   if (!f.out.empty() && plans.size() != 1) {
     throw InputError(SourceLocation{sc.source}, "--out",
                      fmt::format("the scenario gives {} plans; --out writes one", plans.size()),

@@ -105,9 +105,21 @@ PlanShapeBound rank_chunks(const PlanShapeInput& in) {
   return {chunks, chunks, false};
 }
 // One option a table: at most one shard on every GPU (row-wise, data-parallel), or the column
-// blocks of a table.
+// blocks of a table. Far above most plans (its options are kept as runs while it plans,
+// plan/torchrec/shard_list.hpp), so the rest is checked with the plan.
 PlanShapeBound torchrec_shards(const PlanShapeInput& in) {
-  return {std::max(in.tables * in.gpus, in.column_blocks), in.gpus, true};
+  PlanShapeBound b{std::max(in.tables * in.gpus, in.column_blocks), in.gpus, true};
+  b.checked_after_planning = true;
+  return b;
+}
+// Any table may end up row-wise over all GPUs (hybrid's fallback; a cheapest part on a large
+// cluster) or in data-parallel replicas, and two_d's inner planner may do so in each group: the
+// worst case, which most models' plans are far below (hybrid-65536: 67,535 shards of 131 M), so
+// the guard checks the rest of the plan's memory with the plan itself.
+PlanShapeBound any_table_anywhere(const PlanShapeInput& in) {
+  PlanShapeBound b = worst_case_shape(in);
+  b.checked_after_planning = true;
+  return b;
 }
 // One shard a table, plus one a halving (at most `steps` <= 1000 of them).
 PlanShapeBound tables_and_halvings(const PlanShapeInput& in) {
@@ -158,7 +170,7 @@ const std::vector<PlannerInfo>& planner_registry() {
        shape::rank_chunks},
       {"hybrid",
        "per table TW / CW / TWRW / RW / DP by the cost model, packed greedily (TorchRec-like)",
-       hybrid_planner_options(), with_common(make_hybrid_planner), worst_case_shape, true},
+       hybrid_planner_options(), with_common(make_hybrid_planner), shape::any_table_anywhere, true},
       {"oper",
        "fine-grained partitions by access and footprint, balanced, hot ones duplicated (OPER "
        "§4)",
@@ -180,7 +192,7 @@ const std::vector<PlannerInfo>& planner_registry() {
       {"two_d",
        "2D sparse parallelism: M groups of T/M GPUs, each a replica sharded by an inner planner, "
        "synchronised across groups (2D paper §3)",
-       two_d_planner_options(), with_common(make_two_d_planner), worst_case_shape},
+       two_d_planner_options(), with_common(make_two_d_planner), shape::any_table_anywhere},
   };
   return registry;
 }

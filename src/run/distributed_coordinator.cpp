@@ -54,6 +54,7 @@ void Coordinator::start_local(int jobs) {
 }
 
 void Coordinator::simulate(std::span<const RunTask> tasks, bool record_timings,
+                           const PlanGuard& guard,
                            const std::function<void(std::size_t, std::vector<Report>)>& finished) {
   Batch batch;
   batch.total = tasks.size();
@@ -66,8 +67,12 @@ void Coordinator::simulate(std::span<const RunTask> tasks, bool record_timings,
     std::lock_guard lock(m_);
     if (loop_error_) std::rethrow_exception(loop_error_);
     for (std::size_t k = 0; k < tasks.size(); ++k) {
-      jobs[k] =
-          Job{&batch, k, &tasks[k], estimated_run_work(*tasks[k].scenario), record_timings, -1};
+      jobs[k] = Job{.batch = &batch,
+                    .k = k,
+                    .task = &tasks[k],
+                    .estimate = estimated_run_work(*tasks[k].scenario),
+                    .record_timings = record_timings,
+                    .guard = &guard};
       pending_.push_back(&jobs[k]);
     }
     // Longest first; ties in the order given.
@@ -164,8 +169,8 @@ void Coordinator::local_worker() {
     std::optional<std::vector<Report>> reports;
     std::exception_ptr error;
     try {
-      reports =
-          run_scenario(*job->task->scenario, RunOptions{job->task->label, job->record_timings, {}});
+      reports = run_scenario(*job->task->scenario,
+                             RunOptions{job->task->label, job->record_timings, {}, *job->guard});
     } catch (...) {
       error = std::current_exception();
     }

@@ -32,7 +32,7 @@ class Coordinator final : public RunExecutor {
 
   // Runs `tasks` over the ranks, longest first; `finished` takes each run's reports on this
   // thread. Throws the error of the lowest failed run, or of a message that could not be taken.
-  void simulate(std::span<const RunTask> tasks, bool record_timings,
+  void simulate(std::span<const RunTask> tasks, bool record_timings, const PlanGuard& guard,
                 const std::function<void(std::size_t, std::vector<Report>)>& finished) override;
 
  private:
@@ -44,7 +44,8 @@ class Coordinator final : public RunExecutor {
     const RunTask* task = nullptr;
     double estimate = 0;
     bool record_timings = false;
-    int rank = -1;  // where it runs; -1: not handed out
+    const PlanGuard* guard = nullptr;  // rank 0's runs; the other ranks load their own
+    int rank = -1;                     // where it runs; -1: not handed out
   };
   struct Batch {
     std::size_t total = 0;

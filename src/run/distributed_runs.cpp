@@ -14,6 +14,7 @@
 
 #include "run/distributed_coordinator.hpp"
 #include "run/distributed_worker.hpp"
+#include "shardsim/run/resource_guard.hpp"
 #include "shardsim/run/run_scenario.hpp"
 
 namespace shardsim {
@@ -34,6 +35,7 @@ RunLoader run_loader_of(std::size_t requests, std::function<RunRequest(std::size
   struct Documents {
     std::once_flag once;
     std::vector<RunDocument> runs;
+    ResourceLimits limits;  // the request's (--max-memory on this rank's command line)
     std::exception_ptr error;
   };
   auto docs = std::make_shared<std::vector<Documents>>(requests);
@@ -43,7 +45,9 @@ RunLoader run_loader_of(std::size_t requests, std::function<RunRequest(std::size
       Documents& d = (*docs)[f];
       std::call_once(d.once, [&] {
         try {
-          d.runs = run_documents(request_of(f));
+          const RunRequest request = request_of(f);
+          d.limits = request.limits;
+          d.runs = run_documents(request);
         } catch (...) {
           d.error = std::current_exception();
         }
@@ -51,7 +55,10 @@ RunLoader run_loader_of(std::size_t requests, std::function<RunRequest(std::size
       if (d.error) std::rethrow_exception(d.error);
       if (run - first < d.runs.size()) {
         const RunDocument& r = d.runs[static_cast<std::size_t>(run - first)];
-        return LoadedRun{load_scenario_at_point(r.document, r.label), r.label};
+        Scenario scenario = load_scenario_at_point(r.document, r.label);
+        PlanGuard guard = check_runs(std::span<const Scenario>(&scenario, 1), RunShape{}, d.limits,
+                                     scenario.source);
+        return LoadedRun{std::move(scenario), r.label, std::move(guard)};
       }
       first += d.runs.size();
     }

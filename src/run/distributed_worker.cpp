@@ -166,8 +166,8 @@ class Worker {
             "every rank must read the same scenario, preset and cost files (a shared file "
             "system) and run the same command line");
       }
-      const std::vector<Report> reports =
-          run_scenario(loaded.scenario, RunOptions{task.label, task.record_timings, {}});
+      const std::vector<Report> reports = run_scenario(
+          loaded.scenario, RunOptions{task.label, task.record_timings, {}, loaded.plan_guard});
       return encode_message(ResultMessage{
           task.run, encode_point_checkpoint(loaded.scenario.hashes, task.label, reports)});
     } catch (...) {

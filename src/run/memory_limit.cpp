@@ -93,7 +93,7 @@ MemoryLimit parse_memory_limit(std::string_view text, const std::string& flag) {
 }
 
 void check_memory(const ResourceEstimate& estimate, const MemoryLimit& limit,
-                  const std::string& source) {
+                  const std::string& source, const std::string& subject) {
   if (limit.bytes <= 0 || estimate.total_bytes <= limit.bytes) return;
   std::string terms;
   for (std::size_t i = 0; i < estimate.items.size() && i < 3; ++i) {
@@ -102,7 +102,7 @@ void check_memory(const ResourceEstimate& estimate, const MemoryLimit& limit,
   }
   throw InputError(
       SourceLocation{source}, "--max-memory",
-      fmt::format("the run would need about {} of memory, more than the limit of {} ({}){}",
+      fmt::format("{} would need about {} of memory, more than the limit of {} ({}){}", subject,
                   human_bytes(estimate.total_bytes), human_bytes(limit.bytes), limit.origin, terms),
       "use fewer GPUs (cluster.nodes), planners, iterations or sweep points, fewer --jobs, "
       "`trace: {mode: expected}`, or raise the limit with --max-memory (e.g. --max-memory " +

@@ -173,9 +173,49 @@ void add_kept_footprint(const Scenario& s, const FootprintCounts& c, RunFootprin
                     c.reports * c.n * kReportPerGpuBytes});
 }
 
+// The plan's term of the peak: the plan `planner` makes (empty: the plan file) with its shape
+// `shape` (its planner's bound, or the made plan's own), and its simulation.
+MemoryItem plan_term(const Scenario& s, const FootprintCounts& c, const std::string& planner,
+                     const PlanShapeBound& shape, bool made) {
+  const bool uniform_draws =
+      s.workload.trace.file.empty() && s.workload.trace.mode == TraceMode::expected;
+  const double shards = shape.max_shards;
+  const double replicated_tables =
+      shape.may_replicate ? std::min(c.t, shape.max_replicated_tables) : 0;
+  const double tasks_per_gpu =
+      c.unreplicated_tasks_per_gpu + (c.training && shape.may_replicate ? 1 : 0);
+  const double tasks = c.iterations * c.n * tasks_per_gpu;
+  const double graph_bytes =
+      tasks * (kTaskBytes + kCollectiveMemberBytes) + c.iterations * c.n * kIterationPerGpuBytes;
+  const std::string name = planner.empty() ? std::string("file:") : planner;
+  if (!made && shape.checked_after_planning) {
+    // Before planning, a loose bound counts the plan as it is made (its Shard records); the
+    // per-shard arrays, serving maps and draws are counted by check_plan from the plan's shape.
+    return {fmt::format("plan '{}' while it is made: at most {} shards x {} B (the rest checked "
+                        "with the plan); {} iterations x {} GPUs x {} tasks",
+                        name, count(shards), sizeof(Shard), count(c.iterations), count(c.n),
+                        count(tasks_per_gpu)),
+            shards * static_cast<double>(sizeof(Shard)) + graph_bytes};
+  }
+  const double blocks = shape.max_blocks_per_table;
+  // A synthetic expected-mode trace draws one value per block (TraceSource::compact_draw: the
+  // GPU dimension implicit); sampled and recorded traces one per block and GPU.
+  const double draw_entries = uniform_draws ? blocks : blocks * c.n;
+  const double bytes = shards * kShardBytes + replicated_tables * c.n * 8 +  // serving map: N ids
+                       graph_bytes + draw_entries * 8;  // TableIterationDraw of the largest table
+  return {fmt::format("plan '{}' and its simulation: {}{} shards, {} iterations x {} GPUs x {} "
+                      "tasks, draws of {} blocks{}",
+                      name, made ? "" : "~", count(shards), count(c.iterations), count(c.n),
+                      count(tasks_per_gpu), count(blocks),
+                      uniform_draws ? std::string(" (one value each: expected mode)")
+                                    : fmt::format(" x {} GPUs", count(c.n))),
+          bytes};
+}
+
 // --- peak: one plan made and simulated at a time (run/run_scenario.cpp): the planner-independent
-// traffic, and the largest plan with its simulation.
-void add_plan_footprint(const Scenario& s, const FootprintCounts& c, RunFootprint& f) {
+// traffic, and the largest plan with its simulation (or the plan `made`, once it exists).
+void add_plan_footprint(const Scenario& s, const FootprintCounts& c, const MadePlan* made,
+                        RunFootprint& f) {
   // Traffic per GPU and level (cost/level_traffic.hpp, sent and received), never per GPU pair:
   // the reported forward and backward, each sparse group's (at most one group per GPU, summed
   // over the groups: N rows each way), the input AlltoAll's, and the plan statistics'; beside
@@ -187,39 +227,18 @@ void add_plan_footprint(const Scenario& s, const FootprintCounts& c, RunFootprin
                    "x 8 B, 2 x {}^2 unit matrices, {}^2 node levels",
                    count(c.n), count(levels), count(c.units), count(nodes)),
        8 * c.n * levels * 2 * kMatrixEntryBytes + 2 * sq(c.units) * kMatrixEntryBytes + sq(nodes)});
-  double largest_plan = 0;
-  std::string largest_plan_what;
-  const bool uniform_draws =
-      s.workload.trace.file.empty() && s.workload.trace.mode == TraceMode::expected;
+  if (made != nullptr) {
+    f.peak.push_back(plan_term(s, c, made->planner, made->shape, true));
+    return;
+  }
+  MemoryItem largest{"", 0};
   for (std::size_t k = 0; k < reports_of(s); ++k) {
     const std::string planner =
         k < s.placement.planners.size() ? s.placement.planners[k] : std::string();
-    const PlanShapeBound bound = plan_shape_bound(planner, s);
-    const double shards = bound.max_shards;
-    const double replicated_tables = bound.may_replicate ? c.t : 0;
-    const double tasks_per_gpu =
-        c.unreplicated_tasks_per_gpu + (c.training && bound.may_replicate ? 1 : 0);
-    const double tasks = c.iterations * c.n * tasks_per_gpu;
-    const double blocks = bound.max_blocks_per_table;
-    // A synthetic expected-mode trace draws one value per block (TraceSource::compact_draw: the
-    // GPU dimension implicit); sampled and recorded traces one per block and GPU.
-    const double draw_entries = uniform_draws ? blocks : blocks * c.n;
-    const double plan_bytes =
-        shards * kShardBytes + replicated_tables * c.n * 8 +  // serving map: N ids per set
-        tasks * (kTaskBytes + kCollectiveMemberBytes) + c.iterations * c.n * kIterationPerGpuBytes +
-        draw_entries * 8;  // TableIterationDraw's lookups of the largest table
-    if (plan_bytes > largest_plan) {
-      largest_plan = plan_bytes;
-      largest_plan_what = fmt::format(
-          "plan '{}' and its simulation: ~{} shards, {} iterations x {} GPUs x {} tasks, draws of "
-          "{} blocks{}",
-          planner.empty() ? std::string("file:") : planner, count(shards), count(c.iterations),
-          count(c.n), count(tasks_per_gpu), count(blocks),
-          uniform_draws ? std::string(" (one value each: expected mode)")
-                        : fmt::format(" x {} GPUs", count(c.n)));
-    }
+    MemoryItem term = plan_term(s, c, planner, plan_shape_bound(planner, s), false);
+    if (term.bytes > largest.bytes) largest = std::move(term);
   }
-  if (largest_plan > 0) f.peak.push_back({largest_plan_what, largest_plan});
+  if (largest.bytes > 0) f.peak.push_back(std::move(largest));
 }
 
 // The network model's link samples and per-flow state (peak); returns the link samples.
@@ -290,11 +309,11 @@ void add_trace_footprint(const Scenario& s, const FootprintCounts& c, RunFootpri
 
 }  // namespace
 
-RunFootprint run_footprint(const Scenario& s) {
+RunFootprint run_footprint(const Scenario& s, const MadePlan* made) {
   RunFootprint f;
   const FootprintCounts c = footprint_counts(s);
   add_kept_footprint(s, c, f);
-  add_plan_footprint(s, c, f);
+  add_plan_footprint(s, c, made, f);
   const double link_samples = add_network_footprint(s, c, f);
   // `run --trace-out` (io/chrome_trace_writer.cpp): ~300 B of JSON per task span, ~110 B per
   // link sample, for every plan of the run, kept until the file is written.
@@ -368,6 +387,7 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   // The trace text is copied once more into the file stream's buffer: counted once.
   const double trace_total = shape.writes_chrome_trace ? chrome_trace : 0;
   e.total_bytes = kept + peak + shared + out_total + trace_total;
+  e.run_peak_bytes = feet[largest].peak_bytes();
 
   // Items: one run's terms when there is one run; otherwise summed kept terms by kind, the
   // largest run's peak terms scaled by the runs in flight and the largest shared terms by the

@@ -3,18 +3,39 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "shardsim/core/log.hpp"
 
 namespace shardsim {
 
-void check_runs(std::span<const Scenario> runs, const RunShape& shape, const ResourceLimits& limits,
-                const std::string& source) {
+PlanGuard check_runs(std::span<const Scenario> runs, const RunShape& shape,
+                     const ResourceLimits& limits, const std::string& source) {
   const MemoryLimit& limit = limits.memory;
   const ResourceEstimate e = estimate_memory(runs, shape);
   log_debug("estimated memory of {} run(s): {} (limit {}: {})", runs.size(),
             human_bytes(e.total_bytes), limit.bytes > 0 ? human_bytes(limit.bytes) : "none",
             limit.origin);
   check_memory(e, limit, source);
+  return PlanGuard{limit, source, e.total_bytes - e.run_peak_bytes};
+}
+
+void check_plan(const Scenario& scenario, const Plan& plan, const PlanGuard& guard) {
+  if (guard.limit.bytes <= 0) return;
+  const MadePlan made{plan.planner, plan_shape_of(plan)};
+  const RunFootprint f = run_footprint(scenario, &made);
+  ResourceEstimate e;
+  e.total_bytes = guard.other_bytes + f.peak_bytes();
+  e.items = f.peak;
+  e.items.push_back(
+      {"the reports kept, the trace profiles and any other runs at once", guard.other_bytes});
+  std::stable_sort(e.items.begin(), e.items.end(),
+                   [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
+  log_debug("estimated memory with the plan of '{}' ({} shards): {} (limit {})", plan.planner,
+            plan.shards.size(), human_bytes(e.total_bytes), human_bytes(guard.limit.bytes));
+  check_memory(e, guard.limit, guard.source,
+               fmt::format("once its plan '{}' is made ({} shards), the run", plan.planner,
+                           plan.shards.size()));
 }
 
 LoadingGuard::LoadingGuard(std::size_t total, const ResourceLimits& limits, std::string source)

@@ -28,6 +28,7 @@ std::vector<Report> simulate_plans(const Scenario& scenario, const ScenarioPlann
 
   // A valid plan: memory, plan statistics, then the simulation (unless it does not fit).
   auto simulate_plan = [&](const Plan& plan) {
+    check_plan(scenario, plan, options.plan_guard);  // before its analysis allocates
     const SimulationInputs inputs{cluster, scenario.model, scenario.workload,  plan,
                                   trace,   scenario.cost,  scenario.simulation};
     // Computed once: memory, serving map, syncs and one-sided traffic for the statistics, the

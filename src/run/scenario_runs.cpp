@@ -163,7 +163,7 @@ std::vector<std::vector<Report>> run_all_sets(std::span<const ScenarioRuns> sets
     total += runs.size();
   }
   log_resume(total, tasks.size());
-  settings.executor->simulate(tasks, settings.record_timings,
+  settings.executor->simulate(tasks, settings.record_timings, settings.plan_guard,
                               [&](std::size_t k, std::vector<Report> reports) {
                                 const ScenarioRuns& runs = sets[set_of[k]];
                                 const std::size_t i = run_in_set[k];
@@ -194,8 +194,9 @@ std::vector<Report> run_all(const ScenarioRuns& runs, const RunSettings& setting
   parallel_for(to_run.size(), settings.jobs, [&](std::size_t k) {
     const std::size_t i = to_run[k];
     throw_if_cancelled();  // a stop request (the Python module's Ctrl-C) before each run
-    results[i] = run_scenario(runs.scenarios[i], RunOptions{runs.labels[i], settings.record_timings,
-                                                            settings.on_simulated});
+    results[i] =
+        run_scenario(runs.scenarios[i], RunOptions{runs.labels[i], settings.record_timings,
+                                                   settings.on_simulated, settings.plan_guard});
     if (settings.store != nullptr) {
       settings.store->store(runs.scenarios[i], runs.labels[i], results[i]);
     }
@@ -245,8 +246,10 @@ RunRequest scenario_file_request(const std::string& path, const ScenarioRunOptio
 std::vector<Report> run_scenario_file(const std::string& path, const ScenarioRunOptions& options) {
   const RunRequest request = scenario_file_request(path, options);
   const ScenarioRuns runs = load_runs(request);
-  check_runs(runs.scenarios, RunShape{options.jobs, options.renders_reports}, options.limits, path);
-  return run_all(runs, RunSettings{options.jobs, options.record_timings, {}});
+  RunSettings settings{options.jobs, options.record_timings, {}};
+  settings.plan_guard = check_runs(runs.scenarios, RunShape{options.jobs, options.renders_reports},
+                                   options.limits, path);
+  return run_all(runs, settings);
 }
 
 }  // namespace shardsim

@@ -153,8 +153,10 @@ RunLoader sizing_run_loader(const SizingRequest& request) {
     if (p >= inputs->in->docs.size() || nodes < 1) {
       throw std::runtime_error(fmt::format("rank 0 handed out probe {}, which is not one", run));
     }
-    return LoadedRun{probe_scenario(*inputs->in, p, nodes),
-                     probe_label(inputs->in->names[p], nodes)};
+    Scenario sc = probe_scenario(*inputs->in, p, nodes);
+    PlanGuard guard =
+        check_runs(std::span<const Scenario>(&sc, 1), RunShape{}, request.limits, sc.source);
+    return LoadedRun{std::move(sc), probe_label(inputs->in->names[p], nodes), std::move(guard)};
   };
 }
 
@@ -208,8 +210,8 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
       throw InputError(SourceLocation{sc.source}, "placement.planner",
                        "`size` needs at least one planner", "add placement.planner");
     }
-    check_runs(std::span<const Scenario>(&sc, 1), RunShape{request.jobs, false}, request.limits,
-               sc.source);
+    const PlanGuard guard = check_runs(std::span<const Scenario>(&sc, 1),
+                                       RunShape{request.jobs, false}, request.limits, sc.source);
     if (request.store != nullptr) {
       if (std::optional<std::vector<Report>> kept = request.store->load(sc, label)) {
         log_debug("size: {} taken from its checkpoint", label);
@@ -220,11 +222,11 @@ ScenarioSizing size_scenario(const SizingRequest& request) {
     log_debug("size: probing {}", label);
     std::vector<Report> reports;
     if (request.executor == nullptr) {
-      reports = run_scenario(sc, RunOptions{label, false, {}});
+      reports = run_scenario(sc, RunOptions{label, false, {}, guard});
     } else {
       const RunTask task{probe_run(request, p, nodes), &sc, label};
       request.executor->simulate(
-          std::span<const RunTask>(&task, 1), false,
+          std::span<const RunTask>(&task, 1), false, guard,
           [&](std::size_t, std::vector<Report> r) { reports = std::move(r); });
     }
     if (request.store != nullptr) request.store->store(sc, label, reports);

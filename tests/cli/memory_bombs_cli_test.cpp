@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "io/scenario_test_helpers.hpp"
 #include "support/cli_run.hpp"
@@ -140,6 +141,34 @@ TEST(MemoryBombs, TwoThousandListedTablesStillValidateUnderTheLimit) {
   const Measured r =
       run_measured("validate " + ws.write("ok.yaml", listed_tables(2000)) + " --max-memory 100M");
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(MemoryBombs, APlanOverTheLimitIsRefusedOnceMadeBeforeItIsSimulated) {
+  // hybrid's bound is T x N shards (checked after planning, run/resource_guard.hpp): before
+  // planning the guard counts their records alone; with only row_wise allowed the plan is that
+  // bound, and its simulation's per-shard arrays, counted once the plan exists, pass a limit just
+  // above the first estimate. 202 tables on 64 x 8 GPUs: 103,424 shards, ~14 MB more.
+  const testing::Workspace ws("shardsim_plan_guard");
+  std::vector<std::string> lines = test::tiny_lines();
+  lines[3] = "  nodes: 64";
+  lines[11] = "  generate: {count: 200, rows: 100000, dim: 16, pooling: 1}\n" + lines[11];
+  lines[16] = "  planner: hybrid\n  options: {schemes: [row_wise]}";
+  const std::string text = test::join_lines(lines);
+  const std::string file = ws.write("rw.yaml", text);
+  const testing::Result v = testing::run("validate " + file + " --format json");
+  ASSERT_EQ(v.code, 0) << v.err;
+  const std::string key = "\"estimated_memory_bytes\": ";
+  const std::size_t at = v.out.find(key);
+  ASSERT_NE(at, std::string::npos) << v.out;
+  const double before = std::stod(v.out.substr(at + key.size()));
+  const auto limit = [](double bytes) { return std::to_string(static_cast<long long>(bytes)); };
+  const Measured refused =
+      run_measured("run " + file + " --quiet --max-memory " + limit(before + 1e6));
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("plan 'hybrid' and its simulation: 103424 shards"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("rw.yaml"), std::string::npos) << refused.err;
+  EXPECT_EQ(run_measured("run " + file + " --quiet --max-memory " + limit(before + 30e6)).code, 0);
 }
 
 }  // namespace

@@ -44,6 +44,19 @@ void expect_within_bound(const PlanFixture& f, const std::string& planner,
   if (!bound.may_replicate) {
     for (const auto& [key, count] : holders) EXPECT_EQ(count, 1) << "a replica";
   }
+  // The plan's own shape (the guard's second look) counts what the loops above count.
+  const PlanShapeBound shape = plan_shape_of(plan);
+  EXPECT_EQ(shape.max_shards, static_cast<double>(plan.shards.size()));
+  std::size_t most_blocks = 0;
+  for (const auto& [table, ranges] : blocks) most_blocks = std::max(most_blocks, ranges.size());
+  EXPECT_EQ(shape.max_blocks_per_table, static_cast<double>(most_blocks));
+  std::set<std::size_t> replicated;
+  for (const auto& [key, count] : holders) {
+    if (count > 1) replicated.insert(std::get<0>(key));
+  }
+  EXPECT_EQ(shape.max_replicated_tables, static_cast<double>(replicated.size()));
+  EXPECT_LE(shape.max_shards, bound.max_shards);
+  EXPECT_LE(shape.max_blocks_per_table, bound.max_blocks_per_table);
 }
 
 TEST(PlanShapeBound, HoldsForEveryRegisteredPlanner) {

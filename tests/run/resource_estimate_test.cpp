@@ -9,6 +9,8 @@
 #include "io/scenario_test_helpers.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/model/embedding_table.hpp"
+#include "shardsim/plan/plan.hpp"
+#include "shardsim/run/resource_guard.hpp"
 #include "shardsim/trace/power_law_profile.hpp"
 #include "support/power_law_table.hpp"
 
@@ -288,6 +290,71 @@ TEST(ResourceEstimate, RefusalNamesEstimateLimitTermsAndHint) {
     EXPECT_NE(msg.find("GPUs"), std::string::npos) << msg;
     EXPECT_NE(msg.find("cluster.nodes"), std::string::npos) << msg;
   }
+}
+
+TEST(ResourceEstimate, LooseBoundsCountThePlanRecordsAndTheRestWithThePlan) {
+  // hybrid's bound (T x N, checked after planning): before planning its term holds the plan's
+  // Shard records only; once the plan exists its shape replaces the bound and the per-shard
+  // arrays, serving map and draws are counted. 2 tables on 64 x 8 = 512 GPUs.
+  const Scenario s = tiny(64, "hybrid");
+  const RunFootprint before = run_footprint(s);
+  // The task graph's share, as data_parallel's term has it (replicas too: T x N shards, a
+  // serving map of N ids a table, one block a table).
+  const double kShard = sizeof(Shard) + 3 * 8 + 40 + 64;
+  const double tasks_etc =
+      item(run_footprint(tiny(64, "data_parallel")).peak, "plan 'data_parallel'") - 1024 * kShard -
+      2.0 * 512 * 8 - 8;
+  EXPECT_EQ(item(before.peak, "plan 'hybrid' while it is made: at most 1024 shards"),
+            1024.0 * sizeof(Shard) + tasks_etc);
+  // A made plan of two whole tables, one of them replicated on two GPUs: 3 shards, one block a
+  // table, one replicated table (its serving map: 512 ids).
+  Plan plan;
+  plan.planner = "hybrid";
+  plan.shards = {whole_table_shard(0, 1000, 16), whole_table_shard(1, 5000, 32),
+                 whole_table_shard(1, 5000, 32)};
+  plan.shards[2].gpu = 1;
+  plan.shards[2].replica = 1;
+  const PlanShapeBound shape = plan_shape_of(plan);
+  EXPECT_EQ(shape.max_shards, 3);
+  EXPECT_EQ(shape.max_blocks_per_table, 1);
+  EXPECT_EQ(shape.max_replicated_tables, 1);
+  EXPECT_TRUE(shape.may_replicate);
+  const MadePlan made{plan.planner, shape};
+  const double with_plan =
+      item(run_footprint(s, &made).peak, "plan 'hybrid' and its simulation: 3");
+  EXPECT_EQ(with_plan, 3 * kShard + 1.0 * 512 * 8 + tasks_etc + 1 * 8);
+}
+
+TEST(ResourceGuard, ChecksEachPlanWithItsOwnShape) {
+  // Refused before planning on the bound: nothing; after planning on the plan: a plan far larger
+  // than the bound's pre-plan count would be (every table cut into a million row ranges).
+  const Scenario s = tiny(1, "hybrid");
+  const ResourceEstimate e = estimate_memory({&s, 1}, RunShape{});
+  const ResourceLimits limits{MemoryLimit{e.total_bytes * 1.01, "--max-memory T"}};
+  const PlanGuard guard = check_runs({&s, 1}, RunShape{}, limits, "tiny.yaml");
+  EXPECT_DOUBLE_EQ(guard.other_bytes, e.total_bytes - e.run_peak_bytes);
+  Plan small;
+  small.planner = "hybrid";
+  small.shards = {whole_table_shard(0, 1000, 16), whole_table_shard(1, 5000, 32)};
+  EXPECT_NO_THROW(check_plan(s, small, guard));
+  Plan big = small;
+  big.shards.clear();
+  for (std::uint64_t r = 0; r < 1000000; ++r) {
+    Shard sh = whole_table_shard(1, 5000000, 32, ShardKind::row_wise);
+    sh.rows = {5 * r, 5 * r + 5};
+    big.shards.push_back(sh);
+  }
+  try {
+    check_plan(s, big, guard);
+    ADD_FAILURE() << "a plan over the limit";
+  } catch (const InputError& err) {
+    const std::string msg = err.what();
+    EXPECT_EQ(err.key(), "--max-memory");
+    EXPECT_NE(msg.find("plan 'hybrid' and its simulation: 1e+06 shards"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(--max-memory T)"), std::string::npos) << msg;
+  }
+  // No limit: no second look.
+  EXPECT_NO_THROW(check_plan(s, big, PlanGuard{}));
 }
 
 TEST(ResourceEstimate, HumanBytes) {

@@ -22,10 +22,12 @@
 
 namespace shardsim {
 
-// What a worker rank simulates for run `run` (RunTask::run): the scenario and its sweep label.
+// What a worker rank simulates for run `run` (RunTask::run): the scenario, its sweep label, and
+// the resource guard's second look at its plans (check_runs of this run alone on this rank).
 struct LoadedRun {
   Scenario scenario;
   std::string label;
+  PlanGuard plan_guard{};
 };
 // Loads run `run`; may be called from several threads at once. Bad input throws InputError.
 using RunLoader = std::function<LoadedRun(std::uint64_t run)>;

@@ -61,10 +61,18 @@ struct ResourceEstimate {
   // largest run times the runs in flight, the largest shared terms times the sets held at once,
   // output text summed over runs.
   std::vector<MemoryItem> items;
+  double run_peak_bytes = 0;  // the largest run's peak, once (in total_bytes x runs in flight)
 };
 
-// The footprint of one run of `scenario` (all its planners and its plan file).
-RunFootprint run_footprint(const Scenario& scenario);
+// A plan that exists: its planner's name (empty: the plan file) and its shape (plan_shape_of).
+struct MadePlan {
+  std::string planner;
+  PlanShapeBound shape;
+};
+
+// The footprint of one run of `scenario` (all its planners and its plan file), or with `made`
+// the footprint while that plan is simulated: its term from the plan's own shape.
+RunFootprint run_footprint(const Scenario& scenario, const MadePlan* made = nullptr);
 
 // The estimate for running `runs` (one entry per sweep point x seed) with `shape`.
 ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape& shape);
@@ -85,11 +93,11 @@ MemoryLimit default_memory_limit();
 // Anything else is an InputError naming `flag`.
 MemoryLimit parse_memory_limit(std::string_view text, const std::string& flag = "--max-memory");
 
-// Throws InputError (exit 2) when `estimate` exceeds `limit`: the message names the estimate,
-// the limit and where it came from, the largest terms, and a hint (fewer GPUs, planners,
-// iterations or jobs; trace mode expected; or a higher --max-memory).
+// Throws InputError (exit 2) when `estimate` exceeds `limit`: the message names what (`subject`)
+// would need the estimate, the limit and where it came from, the largest terms, and a hint
+// (fewer GPUs, planners, iterations or jobs; trace mode expected; or a higher --max-memory).
 void check_memory(const ResourceEstimate& estimate, const MemoryLimit& limit,
-                  const std::string& source);
+                  const std::string& source, const std::string& subject = "the run");
 
 // Renders a byte count for messages: "1.07 GB" (decimal units, as the fit errors).
 std::string human_bytes(double bytes);

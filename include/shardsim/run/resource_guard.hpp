@@ -8,6 +8,7 @@
 
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/io/sweep.hpp"
+#include "shardsim/plan/plan.hpp"
 #include "shardsim/run/resource_estimate.hpp"
 
 namespace shardsim {
@@ -17,10 +18,25 @@ struct ResourceLimits {
   std::size_t max_points = kDefaultMaxSweepPoints;  // most sweep points one scenario expands to
 };
 
+// The guard's second look, once a plan exists (check_plan): the limit, and what check_runs counted
+// besides one run's peak (the reports kept, the profiles, the other runs in flight).
+struct PlanGuard {
+  MemoryLimit limit{0, ""};  // 0: no second look
+  std::string source;
+  double other_bytes = 0;
+};
+
 // Estimates the memory of `runs` (one scenario per sweep point x seed) and refuses (InputError,
-// exit code 2) above the limit. `source` names the scenario file in the message.
-void check_runs(std::span<const Scenario> runs, const RunShape& shape, const ResourceLimits& limits,
-                const std::string& source);
+// exit code 2) above the limit. `source` names the scenario file in the message. Returns the
+// second look for the runs' plans (RunOptions::plan_guard).
+PlanGuard check_runs(std::span<const Scenario> runs, const RunShape& shape,
+                     const ResourceLimits& limits, const std::string& source);
+
+// Once `plan` exists for `scenario`: the run's
+// estimate with the plan's term from its own shape (plan_shape_of) in place of its planner's
+// bound, refused as check_runs refuses. Planners with a loose bound (hybrid, two_d) are counted
+// before planning by their plan's records alone and fully only here.
+void check_plan(const Scenario& scenario, const Plan& plan, const PlanGuard& guard);
 
 // While the runs of a big sweep are loaded: refuses as soon as the scenarios loaded so far,
 // projected to all `total` runs, would exceed the limit on their own (so that a million points

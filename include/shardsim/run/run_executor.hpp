@@ -11,6 +11,7 @@
 
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/metrics/report.hpp"
+#include "shardsim/run/resource_guard.hpp"
 
 namespace shardsim {
 
@@ -26,11 +27,12 @@ struct RunTask {
 class RunExecutor {
  public:
   virtual ~RunExecutor() = default;
-  // Simulates every task (run_scenario with `record_timings`) and calls finished(k, reports) on
+  // Simulates every task (run_scenario with `record_timings`; each plan checked by `guard`, or by
+  // the guard of the rank that loads the task for itself) and calls finished(k, reports) on
   // the calling thread as task k ends, in any order. A failing task throws as a loop over the
   // tasks in order would: the error of the lowest failing k, once every task before it has
   // ended (tasks after it may be skipped). May be called from several threads at once.
-  virtual void simulate(std::span<const RunTask> tasks, bool record_timings,
+  virtual void simulate(std::span<const RunTask> tasks, bool record_timings, const PlanGuard& guard,
                         const std::function<void(std::size_t, std::vector<Report>)>& finished) = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "shardsim/io/scenario.hpp"
 #include "shardsim/metrics/report.hpp"
 #include "shardsim/plan/plan.hpp"
+#include "shardsim/run/resource_guard.hpp"
 #include "shardsim/sim/simulation.hpp"
 
 namespace shardsim {
@@ -18,6 +19,9 @@ struct RunOptions {
   bool record_timings = false;  // put wall-clock planning time into the reports
   // Called with every simulated plan (e.g. to write its Chrome trace); may be empty.
   std::function<void(const SimulationInputs&, const SimulationResult&)> on_simulated;
+  // The resource guard's second look at each plan before it is simulated (check_runs returns
+  // it); by default none.
+  PlanGuard plan_guard{};
 };
 
 // Runs every planner of the scenario, then the plan of `placement.file` if any (its report's

@@ -84,6 +84,8 @@ struct RunSettings {
   // Who simulates the runs the store does not hold: null, this process's `jobs` threads; else
   // e.g. the ranks of an MPI job (run/distributed_runs.hpp). Not with on_simulated.
   RunExecutor* executor = nullptr;
+  // The resource guard's second look at each plan (check_runs returns it), on every rank.
+  PlanGuard plan_guard{};
 };
 
 // The reports of every run in order (each run's planners in the scenario's order), with scaling
