@@ -186,13 +186,7 @@ double duplication_threshold(const Cluster& cluster, const CostMatrix& L, double
                              double sync_bytes, const CostParams& p) {
   const int n = L.num_gpus();
   if (n < 2 || !(sync_bytes > 0)) return std::numeric_limits<double>::infinity();
-  double sum = 0;
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (i != j) sum += L.row_s(i, j, row_bytes);
-    }
-  }
-  const double t_p2p = sum / (static_cast<double>(n) * (n - 1));
+  const double t_p2p = L.mean_remote_row_s(row_bytes);
   std::vector<int> all(static_cast<std::size_t>(n));
   std::iota(all.begin(), all.end(), 0);
   const double ring = 2.0 * (n - 1) / n;

@@ -10,28 +10,25 @@ namespace shardsim::oper {
 
 CostMatrix::CostMatrix(const Cluster& cluster, const CostParams& p)
     : n_(cluster.num_gpus()),
-      levels_(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_), 0),
+      levels_(cluster),
       hbm_Bps_(cluster.gpu().hbm_achievable_Bps),
       index_bytes_(p.index_bytes_per_lookup) {
-  // The levels, node by node (GPUs of one node share every level).
-  const int gpn = cluster.gpus_per_node();
-  const int nodes = cluster.num_nodes();
-  std::vector<int> node_level(static_cast<std::size_t>(nodes) * nodes);
-  for (int a = 0; a < nodes; ++a) {
-    for (int b = 0; b < nodes; ++b) {
-      node_level[static_cast<std::size_t>(a) * nodes + b] =
-          a == b ? 1 : cluster.level_between(a * gpn, b * gpn);
-    }
-  }
-  for (int i = 0; i < n_; ++i) {
-    for (int j = 0; j < n_; ++j) {
-      const int level =
-          i == j ? 0 : node_level[static_cast<std::size_t>(i / gpn) * nodes + j / gpn];
-      levels_[static_cast<std::size_t>(i) * n_ + j] = static_cast<std::uint8_t>(level);
-    }
-  }
   bw_Bps_.assign(static_cast<std::size_t>(cluster.num_levels()), 0.0);
   overhead_s_.assign(bw_Bps_.size(), 0.0);
+  // Pairs by level, node by node (the GPUs of two nodes share one level; of one node, level 1).
+  pairs_.assign(bw_Bps_.size(), 0.0);
+  const int gpn = cluster.gpus_per_node();
+  const double per_node_pair = static_cast<double>(gpn) * gpn;
+  for (int a = 0; a < cluster.num_nodes(); ++a) {
+    const std::uint8_t* row = levels_.row_of(a * gpn);
+    for (int b = 0; b < cluster.num_nodes(); ++b) {
+      if (a == b) {
+        pairs_[1] += static_cast<double>(gpn) * (gpn - 1);
+      } else {
+        pairs_[row[b]] += per_node_pair;
+      }
+    }
+  }
   for (int level = 1; level < cluster.num_levels(); ++level) {
     // one_sided_row_s(level, S) = S / bw + overhead: two queries give both terms.
     overhead_s_[level] = one_sided_row_s(cluster, level, 0.0, p);
@@ -39,6 +36,16 @@ CostMatrix::CostMatrix(const Cluster& cluster, const CostParams& p)
   }
   // Validates the HBM rate once (an InputError for a preset without one).
   (void)local_row_lookup_s(cluster.gpu(), 0.0, p);
+}
+
+double CostMatrix::mean_remote_row_s(double row_bytes) const {
+  double sum = 0, pairs = 0;
+  for (std::size_t l = 1; l < pairs_.size(); ++l) {
+    if (pairs_[l] == 0) continue;
+    sum += pairs_[l] * (row_bytes / bw_Bps_[l] + overhead_s_[l]);
+    pairs += pairs_[l];
+  }
+  return sum / pairs;
 }
 
 double CostMatrix::row_s(int i, int j, double row_bytes) const {

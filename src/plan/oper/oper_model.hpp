@@ -9,6 +9,7 @@
 
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/hw/cluster.hpp"
+#include "shardsim/hw/level_table.hpp"
 #include "shardsim/trace/row_range.hpp"
 
 namespace shardsim::oper {
@@ -23,17 +24,21 @@ class CostMatrix {
  public:
   CostMatrix(const Cluster& cluster, const CostParams& p);
   int num_gpus() const { return n_; }
-  int level(int i, int j) const { return levels_[static_cast<std::size_t>(i) * n_ + j]; }
+  int level(int i, int j) const { return levels_.level(i, j); }
   // Seconds for GPU i to obtain one row of `row_bytes` from GPU j (i == j: a local lookup).
   double row_s(int i, int j, double row_bytes) const;
+  // The mean of row_s(i, j, row_bytes) over the ordered pairs i != j (Eq. 4-5's t_P2P), from
+  // the pairs at each level: O(levels), not O(GPUs^2). NaN for one GPU.
+  double mean_remote_row_s(double row_bytes) const;
 
  private:
   int n_ = 0;
-  std::vector<std::uint8_t> levels_;  // [i * n + j]
+  LevelTable levels_;  // node by node: O(nodes^2), not O(GPUs^2)
   double hbm_Bps_ = 0;
   double index_bytes_ = 0;
-  // Per level >= 1: bandwidth (with efficiency) and per-row overhead.
-  std::vector<double> bw_Bps_, overhead_s_;
+  // Per level >= 1: bandwidth (with efficiency) and per-row overhead, and the ordered GPU pairs
+  // at that level.
+  std::vector<double> bw_Bps_, overhead_s_, pairs_;
 };
 
 // A rank range of one table, the unit OPER places (§4.1).

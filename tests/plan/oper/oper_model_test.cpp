@@ -39,6 +39,23 @@ TEST(OperCostMatrix, FromTopologyAndCostModel) {
   EXPECT_DOUBLE_EQ(M.row_s(0, 0, 16), kLocal);
 }
 
+TEST(OperCostMatrix, MeanRemoteRowIsTheMeanOverEveryPair) {
+  // 2 nodes x 2 GPUs: of the 12 ordered pairs 4 are in a node (kNear), 8 across (kFar).
+  const OperFixture f(2, 2, {{1}}, 1);
+  const CostMatrix L(f.cluster, f.cost);
+  EXPECT_NEAR(L.mean_remote_row_s(16), (4 * kNear + 8 * kFar) / 12, 1e-24);
+  // Against the pairs themselves on 3 nodes x 4 GPUs and another row size.
+  const OperFixture g(3, 4, {{1}}, 1);
+  const CostMatrix M(g.cluster, g.cost);
+  double sum = 0;
+  for (int i = 0; i < M.num_gpus(); ++i) {
+    for (int j = 0; j < M.num_gpus(); ++j) {
+      if (i != j) sum += M.row_s(i, j, 64);
+    }
+  }
+  EXPECT_NEAR(M.mean_remote_row_s(64), sum / (12.0 * 11), 1e-12 * sum / (12.0 * 11));
+}
+
 // Fig. 2: tables A, B, C of 4 rows each; per-GPU access counts A: 8 4 2 2, B: 6 6 2 2,
 // C: 4 4 4 4 (Fig. 2's own counts are in the figure, lost in the text copy). Footprint 16 B a
 // row (inference: no optimizer state).
