@@ -105,17 +105,20 @@ namespace {
 // T the shards that have bytes (docs/model.md, "Embedding kernel efficiency"). With neutral
 // parameters every η is exactly 1 and this is Σ bytes / hbm_achievable.
 template <typename BytesOf>
-double fused_kernel_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works, const CostParams& p,
-                      int launches, BytesOf bytes_of) {
+double fused_kernel_s(const GpuSpec& gpu, std::span<const EmbeddingWork> first,
+                      std::span<const EmbeddingWork> then, const CostParams& p, int launches,
+                      BytesOf bytes_of) {
   double bytes = 0;
   double effective_bytes = 0;
   std::size_t tables = 0;
-  for (const EmbeddingWork& w : works) {
-    const double b = bytes_of(w);
-    if (b <= 0) continue;
-    bytes += b;
-    effective_bytes += b / embedding_shard_efficiency(w, p);
-    ++tables;
+  for (const std::span<const EmbeddingWork> works : {first, then}) {
+    for (const EmbeddingWork& w : works) {
+      const double b = bytes_of(w);
+      if (b <= 0) continue;
+      bytes += b;
+      effective_bytes += b / embedding_shard_efficiency(w, p);
+      ++tables;
+    }
   }
   if (bytes <= 0) return 0;  // nothing to do: no kernel is launched
   return effective_bytes / (hbm_Bps(gpu) * embedding_fusion_efficiency(tables, p)) +
@@ -124,10 +127,15 @@ double fused_kernel_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works, 
 
 }  // namespace
 
+double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> first,
+                           std::span<const EmbeddingWork> then, const CostParams& p) {
+  return fused_kernel_s(gpu, first, then, p, p.kernels_per_embedding_op,
+                        [&](const EmbeddingWork& w) { return embedding_forward_bytes(w, p); });
+}
+
 double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
                            const CostParams& p) {
-  return fused_kernel_s(gpu, works, p, p.kernels_per_embedding_op,
-                        [&](const EmbeddingWork& w) { return embedding_forward_bytes(w, p); });
+  return embedding_forward_s(gpu, works, {}, p);
 }
 
 double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const CostParams& p) {
@@ -140,7 +148,7 @@ double embedding_backward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> w
   double key_rows = 0;
   for (const EmbeddingWork& w : works) key_rows += require_work(w.rows, "EmbeddingWork.rows");
   return fused_kernel_s(
-      gpu, works, p, p.kernels_per_embedding_backward,
+      gpu, works, {}, p, p.kernels_per_embedding_backward,
       [&](const EmbeddingWork& w) { return embedding_backward_bytes(w, optimizer, p, key_rows); });
 }
 

@@ -84,6 +84,8 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
   std::vector<double> latency_of_level;
   const Topology& topo = cluster.topology();
   const int rails = topo.rails();
+  std::vector<int> rail_of(rails > 1 ? un : 0);  // looked up once a GPU, not once a pair
+  for (std::size_t g = 0; g < rail_of.size(); ++g) rail_of[g] = topo.rail_of(static_cast<int>(g));
   for (int src = 0; src < n; ++src) {
     for (int dst = 0; dst < n; ++dst) {
       if (src == dst) continue;
@@ -114,7 +116,9 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
         out_out[src] += t;
       }
       // One route per level, and per same-rail / cross-rail pair on a rail-optimised fabric.
-      const bool cross = level >= 2 && rails > 1 && topo.rail_of(src) != topo.rail_of(dst);
+      const bool cross =
+          level >= 2 && rails > 1 &&
+          rail_of[static_cast<std::size_t>(src)] != rail_of[static_cast<std::size_t>(dst)];
       const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
       if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
       if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);

@@ -137,20 +137,20 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   out.bwd_works.resize(un);
   out.lookups_served.assign(un, 0.0);
 
-  // Each GPU's works: one pooling per table, at most one lookup and one update per shard it
-  // holds. Reserved up front: millions of shards at thousands of GPUs.
+  // Each GPU's works: at most one lookup and one update per shard it holds. Reserved up front:
+  // millions of shards at thousands of GPUs.
   std::vector<std::size_t> shards_on(un, 0);
   for (const Shard& sh : shards) ++shards_on[static_cast<std::size_t>(sh.gpu)];
   for (std::size_t g = 0; g < un; ++g) {
-    out.fwd_works[g].reserve(model.tables.size() + shards_on[g]);
+    out.fwd_works[g].reserve(shards_on[g]);
     if (training) out.bwd_works[g].reserve(shards_on[g]);
   }
-  // Every GPU pools all of its own bags (one per sample per table), wherever the rows came from.
-  for (int g = 0; g < n; ++g) {
-    for (const EmbeddingTable& t : model.tables) {
-      out.fwd_works[g].push_back(
-          EmbeddingWork{0, 0, batch, t.dim, model.table_precision, model.table_kernel});
-    }
+  // Every GPU pools all of its own bags (one per sample per table), wherever the rows came from:
+  // the same works on every GPU, first in its forward kernel.
+  out.pooling_works.reserve(model.tables.size());
+  for (const EmbeddingTable& t : model.tables) {
+    out.pooling_works.push_back(
+        EmbeddingWork{0, 0, batch, t.dim, model.table_precision, model.table_kernel});
   }
 
   // The backward's work of each (GPU, table, columns), an index into bwd_works[gpu]: several

@@ -171,7 +171,7 @@ void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic,
     s.lookups = traffic.lookups_served[g];
     s.input_bytes = 0;  // no indices travel: requesters fetch rows themselves
     s.output_bytes = traffic.get_bytes.sent_by(g);
-    s.fwd_compute_s = embedding_forward_s(spec, traffic.fwd_works[g], p);
+    s.fwd_compute_s = embedding_forward_s(spec, traffic.pooling_works, traffic.fwd_works[g], p);
     if (training) {
       s.bwd_compute_s = embedding_backward_s(spec, traffic.bwd_works[g], model.optimizer, p);
     }

@@ -284,9 +284,13 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
       return true;
     }
   };
-  std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>,
-           BlockGpus>
-      replicas;
+  using BlockKey =
+      std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>;
+  std::map<BlockKey, BlockGpus> replicas;
+  // The copies of a block usually follow each other (a block copied to every GPU: thousands of
+  // shards in a row): the last block's entry is reused without a search.
+  BlockKey last_key;
+  BlockGpus* last_block = nullptr;
   std::vector<int> space_of(tables.size(), -1);
   std::vector<std::size_t> first_shard_of(tables.size(), 0);
   for (std::size_t i = 0; i < plan.shards.size(); ++i) {
@@ -307,7 +311,12 @@ void validate_plan(const Plan& plan, const Cluster& cluster, const DlrmModel& mo
                       first_shard_of[sh.table], sh.row_space == RowSpace::rank ? "row id" : "rank"),
           "all shards of a table use one row space (row_space: rank or row_id)");
     }
-    BlockGpus& block = replicas[{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end}];
+    const BlockKey key{sh.table, sh.rows.begin, sh.rows.end, sh.cols.begin, sh.cols.end};
+    if (last_block == nullptr || key != last_key) {
+      last_block = &replicas[key];
+      last_key = key;
+    }
+    BlockGpus& block = *last_block;
     if (block.count == 0) blocks[sh.table][{sh.rows.begin, sh.rows.end}].emplace_back(sh.cols, i);
     if (!block.add(sh.gpu, n)) {
       report.shard(

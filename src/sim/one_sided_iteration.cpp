@@ -21,7 +21,8 @@ OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSided
   const GpuSpec& gpu = in.cluster.gpu();
   for (int g = 0; g < n; ++g) {
     // The all-in-one kernel (§5.2): launched once, local lookups and remote gets overlapped.
-    const double local_s = embedding_forward_s(gpu, traffic.fwd_works[g], in.cost);
+    const double local_s =
+        embedding_forward_s(gpu, traffic.pooling_works, traffic.fwd_works[g], in.cost);
     const double launch_s =
         local_s > 0 ? in.cost.kernels_per_embedding_op * gpu.kernel_launch_s : 0.0;
     out.lookup_fwd_s[g] =

@@ -47,6 +47,10 @@ double embedding_backward_bytes(const EmbeddingWork& work, OptimizerKind optimiz
 double embedding_forward_s(const GpuSpec& gpu, const EmbeddingWork& work, const CostParams& p);
 // Several shards served by ONE fused kernel (Neo §5.1 fuses all tables of a GPU): the bytes of
 // all shards, launches counted once. Zero total bytes => 0.
+// The same kernel over `first`'s works, then `then`'s (a prefix every GPU shares, then a GPU's
+// own), summed in that order.
+double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> first,
+                           std::span<const EmbeddingWork> then, const CostParams& p);
 double embedding_forward_s(const GpuSpec& gpu, std::span<const EmbeddingWork> works,
                            const CostParams& p);
 

@@ -66,9 +66,11 @@ struct OneSidedTraffic {
   // Backward (training): the gradients requester g returns to holder h, one per distinct row
   // its batch touched there (aggregated locally), each with its index.
   PairMatrix put_bytes, put_rows;
-  // Per GPU, the works of its fused kernels: forward, its own lookups of the rows it holds and
-  // the pooled outputs of its whole batch; backward, the update of the rows it holds with its own
+  // Per GPU, the works of its fused kernels: forward, the pooled outputs of its whole batch (one
+  // work a table, the same on every GPU: `pooling_works`, kept once) then its own lookups of the
+  // rows it holds (fwd_works[g]); backward, the update of the rows it holds with its own
   // lookups' gradients and the gradient rows it received.
+  std::vector<EmbeddingWork> pooling_works;
   std::vector<std::vector<EmbeddingWork>> fwd_works, bwd_works;
   // Per GPU, the lookups landing on rows it holds, from every requester (OPER Eq. 2's workload).
   std::vector<double> lookups_served;

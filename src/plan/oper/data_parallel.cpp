@@ -2,7 +2,6 @@
 #include "plan/oper/data_parallel.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -196,18 +195,27 @@ double duplication_threshold(const Cluster& cluster, const CostMatrix& L, double
 
 namespace {
 
-// The lowest value (infinity for none), with independent running minima so the loop vectorises
-// (a minimum is exact in any order).
-double lowest(std::span<const double> values) {
-  constexpr std::size_t kLanes = 8;
-  std::array<double, kLanes> m;
-  m.fill(std::numeric_limits<double>::infinity());
-  std::size_t i = 0;
-  for (; i + kLanes <= values.size(); i += kLanes) {
-    for (std::size_t k = 0; k < kLanes; ++k) m[k] = std::min(m[k], values[i + k]);
+// The lowest value, where it is (the first such), and the lowest of the others (infinity for
+// none): the lowest over every value but one's, in O(1) while the values stay as they are.
+struct LowestTwo {
+  double first = std::numeric_limits<double>::infinity();
+  std::size_t at = 0;
+  double second = std::numeric_limits<double>::infinity();
+  double without(std::size_t i) const { return i == at ? second : first; }
+};
+LowestTwo lowest_two(std::span<const double> values) {
+  LowestTwo out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (v < out.first) {
+      out.second = out.first;
+      out.first = v;
+      out.at = i;
+    } else if (v < out.second) {
+      out.second = v;
+    }
   }
-  for (; i < values.size(); ++i) m[0] = std::min(m[0], values[i]);
-  return *std::min_element(m.begin(), m.end());
+  return out;
 }
 
 }  // namespace
@@ -225,6 +233,9 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
   TrainingDataParallel out;
   // Decisions in sweep order; the output keeps the input order, hot prefixes cut off in place.
   std::vector<std::uint64_t> cut(partitions.size(), 0);  // duplicated prefix length
+  // The lowest available memory, kept up to date as duplications take it: most candidates at
+  // thousands of GPUs fit nowhere, and each is refused without a pass over the GPUs.
+  LowestTwo low = lowest_two(available);
   for (std::size_t p : sweep_order(partitions)) {
     const Partition& part = partitions[p];
     auto [it, fresh] = threshold_by_row.try_emplace(part.row_bytes, 0.0);
@@ -257,11 +268,12 @@ TrainingDataParallel training_data_parallel(const PlanningContext& ctx,
     // Fits on every GPU but the owner; then taken from each: passes over the GPUs on either
     // side of the owner that vectorise (41,562 duplications x 4096 GPUs at issue 21's scale).
     const auto o = static_cast<std::size_t>(owner[p]);
+    if (!(bytes < low.without(o))) continue;
     const std::span<double> before(available.data(), o);
     const std::span<double> after(available.data() + o + 1, available.size() - o - 1);
-    if (!(bytes < std::min(lowest(before), lowest(after)))) continue;
     for (double& a : before) a -= bytes;
     for (double& a : after) a -= bytes;
+    low = lowest_two(available);
     cut[p] = hot;
   }
   for (std::size_t p = 0; p < partitions.size(); ++p) {
