@@ -32,10 +32,10 @@ struct PlanGuard {
 PlanGuard check_runs(std::span<const Scenario> runs, const RunShape& shape,
                      const ResourceLimits& limits, const std::string& source);
 
-// Once `plan` exists for `scenario`: the run's
-// estimate with the plan's term from its own shape (plan_shape_of) in place of its planner's
-// bound, refused as check_runs refuses. Planners with a loose bound (hybrid, two_d) are counted
-// before planning by their plan's records alone and fully only here.
+// Once `plan` exists for `scenario`: the run's estimate with the plan's term from its own shape
+// (plan_shape_of) in place of its planner's bound, refused as check_runs refuses. Planners with
+// a loose bound (hybrid, torchrec, two_d) are counted before planning by their plan's records
+// alone, and fully only here. No limit in `guard`: no check.
 void check_plan(const Scenario& scenario, const Plan& plan, const PlanGuard& guard);
 
 // While the runs of a big sweep are loaded: refuses as soon as the scenarios loaded so far,
