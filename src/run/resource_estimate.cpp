@@ -415,9 +415,13 @@ ResourceEstimate estimate_memory(std::span<const Scenario> runs, const RunShape&
   if (shape.writes_chrome_trace) {
     e.items.push_back({runs_text + feet[largest].chrome_trace.front().what, trace_total});
   }
-  std::stable_sort(e.items.begin(), e.items.end(),
-                   [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
+  sort_largest_first(e.items);
   return e;
+}
+
+void sort_largest_first(std::vector<MemoryItem>& items) {
+  std::stable_sort(items.begin(), items.end(),
+                   [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
 }
 
 std::string human_bytes(double bytes) {

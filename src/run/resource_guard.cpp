@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "shardsim/core/log.hpp"
 
 namespace shardsim {
@@ -29,8 +27,7 @@ void check_plan(const Scenario& scenario, const Plan& plan, const PlanGuard& gua
   e.items = f.peak;
   e.items.push_back(
       {"the reports kept, the trace profiles and any other runs at once", guard.other_bytes});
-  std::stable_sort(e.items.begin(), e.items.end(),
-                   [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
+  sort_largest_first(e.items);
   log_debug("estimated memory with the plan of '{}' ({} shards): {} (limit {})", plan.planner,
             plan.shards.size(), human_bytes(e.total_bytes), human_bytes(guard.limit.bytes));
   check_memory(e, guard.limit, guard.source,

@@ -66,8 +66,7 @@ ResourceEstimate loading_estimate(const YamlDocumentCount& count) {
         t * kListedTableLoadBytes);
   }
   for (const MemoryItem& i : e.items) e.total_bytes += i.bytes;
-  std::stable_sort(e.items.begin(), e.items.end(),
-                   [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
+  sort_largest_first(e.items);
   return e;
 }
 

@@ -27,6 +27,8 @@ struct MemoryItem {
   std::string what;  // e.g. "communication matrices: 3 reports x 2 x 4096^2 x 8 B"
   double bytes = 0;
 };
+// Orders `items` largest first, equal ones as given (the order a refusal names them in).
+void sort_largest_first(std::vector<MemoryItem>& items);
 
 // What one run (one scenario: one sweep point and seed) needs, in three parts that combine
 // differently across runs: `kept` stays until the command ends (loaded scenario, reports),
