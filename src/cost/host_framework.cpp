@@ -35,7 +35,8 @@ std::vector<HostFramework> parse_frameworks() {
   std::vector<HostFramework> out;
   for (const std::string& name : root.keys()) {
     const YamlValue v = root.get(name);
-    v.expect_keys({"embedding_ops", "lookup_calls_forward", "lookup_calls_backward", "source"});
+    v.expect_keys({"embedding_ops", "lookup_calls_forward", "lookup_calls_backward",
+                   "collectives_return_to_host", "source"});
     HostFramework f;
     f.name = name;
     const std::string ops = v.get("embedding_ops").as_choice({"per_table", "per_group", "one"});
@@ -44,6 +45,7 @@ std::vector<HostFramework> parse_frameworks() {
                                            : EmbeddingOpGrouping::one;
     f.lookup_calls_forward = read_calls(v.get("lookup_calls_forward"));
     f.lookup_calls_backward = read_calls(v.get("lookup_calls_backward"));
+    f.collectives_return_to_host = v.get("collectives_return_to_host").as_bool();
     f.source = v.get("source").as_string();
     out.push_back(std::move(f));
   }

@@ -47,11 +47,16 @@ class Emitter {
 
   // This batch's input delivery to `g` (docs/model.md, "Data ingestion"): nothing of the batch
   // starts before it. Empty when the inputs are not modelled.
+  // With a host that dispatches in series with the GPU (PlanTraffic::host_step_serial), also
+  // the host's step of this iteration.
   std::vector<int> delivered(int g) const {
-    if (ingest_.empty()) return {};
-    return {ingest_[g]};
+    std::vector<int> deps;
+    if (!ingest_.empty()) deps.push_back(ingest_[g]);
+    if (!host_gate_.empty()) deps.push_back(host_gate_[g]);
+    return deps;
   }
   void set_delivery(std::vector<int> ingest) { ingest_ = std::move(ingest); }
+  void set_host_gate(std::vector<int> host) { host_gate_ = std::move(host); }
 
   int local(int g, Stream stream, Phase phase, double d, std::vector<int> deps) {
     Task t;
@@ -110,7 +115,8 @@ class Emitter {
   std::span<const double> factor_;
   const IterationTasks* previous_;
   IterationTasks& out_;
-  std::vector<int> ingest_;  // per GPU, this batch's input delivery; empty: not modelled
+  std::vector<int> ingest_;     // per GPU, this batch's input delivery; empty: not modelled
+  std::vector<int> host_gate_;  // per GPU, the host's step the GPU's work waits for; or empty
 };
 
 // Input AlltoAll of this batch: serial (after the previous iteration), or overlapped with the
@@ -333,20 +339,30 @@ IterationTasks emit_iteration(TaskGraph& graph, const SimulationInputs& in,
     }
     e.set_delivery(std::move(ingest));
   }
+  // The host's step (docs/model.md, "Host overhead"): it starts when the previous iteration has
+  // ended on this GPU (the host waits for it) and runs while the GPU works; the next iteration
+  // waits for it, so an iteration lasts at least the host's time. A host whose collectives
+  // return to it before what follows is dispatched (host_step_serial) runs before the GPU's
+  // work instead, which waits for it: the iteration lasts the host's time plus the GPU's.
+  const bool host_step = !traffic.host_step_s_by_gpu.empty();
+  std::vector<int> host(host_step ? n : 0, -1);
+  const auto emit_host = [&] {
+    for (int g = 0; g < n; ++g) {
+      host[g] =
+          e.local(g, Stream::host, Phase::host_step, traffic.host_step_s_by_gpu[g], e.barrier(g));
+    }
+  };
+  if (host_step && traffic.host_step_serial) {
+    emit_host();
+    e.set_host_gate(host);
+  }
   const Forward fw = forward(e, draw);
   out.interaction_fwd_by_gpu = fw.inter;
   std::array<int, kNumStreams> none{};
   none.fill(-1);
   out.last_by_gpu.assign(n, none);
-  // The host's step (docs/model.md, "Host overhead"): it starts when the previous iteration has
-  // ended on this GPU (the host waits for it) and runs while the GPU works; the next iteration
-  // waits for it, so an iteration lasts at least the host's time.
-  if (!traffic.host_step_s_by_gpu.empty()) {
-    for (int g = 0; g < n; ++g) {
-      e.set_last(
-          e.local(g, Stream::host, Phase::host_step, traffic.host_step_s_by_gpu[g], e.barrier(g)));
-    }
-  }
+  if (host_step && !traffic.host_step_serial) emit_host();
+  for (int id : host) e.set_last(id);
   if (in.workload.mode == Mode::training) {
     backward(e, fw, draw, peer_syncs, iteration);
   } else {

@@ -297,6 +297,9 @@ PlanTraffic plan_traffic(const SimulationInputs& in, const PlanAnalysis& a) {
     const std::vector<HostWork> work = host_work_by_gpu(in, a, dense_grad_bytes);
     t.host_step_s_by_gpu.resize(n);
     for (int g = 0; g < n; ++g) t.host_step_s_by_gpu[g] = host_step_s(work[g], in.cost);
+    // One GPU issues no collective, so nothing returns to its host mid-step.
+    t.host_step_serial = n > 1 && in.cost.host_launch_mode == HostLaunchMode::eager &&
+                         plan_host_framework(in.plan, in.cost).collectives_return_to_host;
   }
   return t;
 }

@@ -306,6 +306,23 @@ TEST(IterationFidelity, AnIterationLastsAtLeastTheHostsStep) {
   for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
 }
 
+TEST(IterationFidelity, AHostWhoseCollectivesReturnToItRunsInSeriesWithTheGpu) {
+  // configs/host/frameworks.yaml, tensorflow2 (collectives_return_to_host): on more than one GPU
+  // the GPU's work of an iteration waits for the host's step, so the two add up, whichever is
+  // the longer; the default profiles overlap them (the test above).
+  const SimulationOptions o = eq1_options("aggregated");
+  HandCase c;
+  c.cost.host_framework = "tensorflow2";
+  c.cost.host_eager_step_s = 10e-6;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, 10e-6 + c.eq1(), 1e-12);
+  c.cost.host_eager_step_s = 100e-6;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, 100e-6 + c.eq1(), 1e-12);
+  // The same profile with CUDA graphs replays the step: nothing is dispatched in series.
+  c.cost.host_launch_mode = HostLaunchMode::cuda_graphs;
+  c.cost.host_graph_iteration_s = 10e-6;
+  for (double t : iteration_times_s(c.run(o))) EXPECT_NEAR(t, c.eq1(), 1e-12 * c.eq1());
+}
+
 TEST(IterationFidelity, AnInputDeliverySlowerThanTheIterationSetsThePace) {
   // docs/model.md, "Data ingestion": each batch's inputs (236 B a sample here: 2 x 10 int64 ids,
   // 2 lengths, 16 dense features and the label; 241,664 B per GPU) cross the node's frontend

@@ -87,6 +87,19 @@ TEST(HostWork, PyTorchDispatchesOneEmbeddingBagPerShard) {
   EXPECT_EQ(w[0].peer_loop_calls, 2 * 2);  // one AlltoAll forward, one backward, per kind
 }
 
+TEST(HostWork, TensorFlow2DispatchesOneLookupPerTableAndOneAlltoAllEachWay) {
+  Case c;
+  c.cost.host_framework = "tensorflow2";
+  const std::vector<HostWork> w = c.work();
+  EXPECT_EQ(ops(w), (std::vector<int>{3, 3, 2, 2}));  // shards per GPU
+  EXPECT_EQ(w[0].peer_loop_calls, 2 * 2);             // one hvd.alltoall each way, per kind
+  // Only its collectives return to the host (Horovod's done callbacks).
+  EXPECT_TRUE(host_framework("tensorflow2").collectives_return_to_host);
+  for (const char* name : {"torchrec", "oper", "pytorch"}) {
+    EXPECT_FALSE(host_framework(name).collectives_return_to_host) << name;
+  }
+}
+
 TEST(HostWork, OperIssuesOneKernelAndNoLookupCalls) {
   Case c;
   c.cost.host_framework = "oper";

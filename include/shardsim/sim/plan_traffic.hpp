@@ -49,6 +49,9 @@ struct PlanTraffic {
   double input_delivery_s = 0;
   // The host's step on each GPU (docs/model.md, "Host overhead"); empty: not modelled.
   std::vector<double> host_step_s_by_gpu;
+  // Whether the GPU's work of an iteration waits for the host's step (HostFramework::
+  // collectives_return_to_host, on more than one GPU) instead of running beside it.
+  bool host_step_serial = false;
   CommTraffic comm;                       // what the reports show, per iteration
   std::vector<double> link_capacity_Bps;  // bandwidth x collective efficiency, per link
 };
