@@ -48,8 +48,8 @@ struct Field {
 
 // One row per CostParams field, in configs/cost/default.yaml order. The list passed to
 // expect_keys below must name the same keys (a test loads the default file, which has them all).
-const std::array<Field, 67>& fields() {
-  static const std::array<Field, 67> kFields = {{
+const std::array<Field, 68>& fields() {
+  static const std::array<Field, 68> kFields = {{
       {"repeat_lookup_hbm_fraction", &CostParams::repeat_lookup_hbm_fraction,
        Range::fraction_closed},
       {"index_bytes_per_lookup", &CostParams::index_bytes_per_lookup, Range::nonnegative},
@@ -134,6 +134,7 @@ const std::array<Field, 67>& fields() {
       {"host_launch_mode", &CostParams::host_launch_mode, Range::choice},
       {"host_framework", &CostParams::host_framework, Range::choice},
       {"host_eager_step_s", &CostParams::host_eager_step_s, Range::nonnegative},
+      {"host_eager_inference_step_s", &CostParams::host_eager_inference_step_s, Range::nonnegative},
       {"host_embedding_op_s", &CostParams::host_embedding_op_s, Range::nonnegative},
       {"host_collective_call_s", &CostParams::host_collective_call_s, Range::nonnegative},
       {"host_collective_peer_s", &CostParams::host_collective_peer_s, Range::nonnegative},
@@ -150,9 +151,10 @@ void check_keys(const YamlValue& node) {
   if (node.is_map() && node.has("host_eager_iteration_s")) {
     throw node.get("host_eager_iteration_s")
         .error("host_eager_iteration_s was replaced by a host model with several terms",
-               "host_eager_step_s is the framework's fixed step (2.57 ms), to which "
-               "host_embedding_op_s and host_collective_call_s add per op and call; set all "
-               "three to 0 to remove the host's step (docs/model.md, \"Host overhead\")");
+               "host_eager_step_s is the framework's fixed step (2.57 ms; in inference "
+               "host_eager_inference_step_s), to which host_embedding_op_s and "
+               "host_collective_call_s add per op and call; set all four to 0 to remove the "
+               "host's step (docs/model.md, \"Host overhead\")");
   }
   node.expect_keys({"file",
                     "repeat_lookup_hbm_fraction",
@@ -214,6 +216,7 @@ void check_keys(const YamlValue& node) {
                     "host_launch_mode",
                     "host_framework",
                     "host_eager_step_s",
+                    "host_eager_inference_step_s",
                     "host_embedding_op_s",
                     "host_collective_call_s",
                     "host_collective_peer_s",

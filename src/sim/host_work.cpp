@@ -69,6 +69,7 @@ std::vector<HostWork> host_work_by_gpu(const SimulationInputs& in, const PlanAna
   std::vector<HostWork> out(n);
   for (int g = 0; g < n; ++g) {
     HostWork& w = out[g];
+    w.forward_only = !training;
     w.embedding_ops = embedding_ops(fw.embedding_ops, shards[g], groups[g]);
     if (group_size[g] > 1) {  // a world of one distributes nothing (TorchRec skips the calls)
       w.peer_loop_calls = lookup_calls;

@@ -53,7 +53,7 @@ TEST(CostParams, DefaultFileNamesEveryFieldAndNothingElse) {
   const YamlValue root(parse_yaml(text, "default.yaml"), "default.yaml", "");
   const auto names = cost_param_names();
   EXPECT_EQ(root.keys(), names);  // same keys, same order
-  EXPECT_EQ(names.size(), 67u);
+  EXPECT_EQ(names.size(), 68u);
 }
 
 TEST(CostParams, EveryFieldNameIsAcceptedAsAnOverride) {

@@ -11,6 +11,7 @@ namespace {
 CostParams round_host() {
   CostParams p = default_cost_params();
   p.host_eager_step_s = 2e-3;
+  p.host_eager_inference_step_s = 0.5e-3;
   p.host_embedding_op_s = 100e-6;
   p.host_collective_call_s = 10e-6;
   p.host_collective_peer_s = 1e-6;
@@ -27,6 +28,9 @@ TEST(HostStepCost, EagerAddsOpsCallsAndPeersToTheFixedStep) {
   // 2 ms + 3 x 100 us + 7 x 10 us + 35 x 1 us
   EXPECT_NEAR(host_step_s(w, round_host()), 2e-3 + 300e-6 + 70e-6 + 35e-6, 1e-15);
   EXPECT_NEAR(host_step_s(HostWork{}, round_host()), 2e-3, 1e-15);
+  // Inference: the forward's fixed step, the same ops and calls.
+  w.forward_only = true;
+  EXPECT_NEAR(host_step_s(w, round_host()), 0.5e-3 + 300e-6 + 70e-6 + 35e-6, 1e-15);
 }
 
 TEST(HostStepCost, CudaGraphsReplayTheStepWhateverItIssues) {
@@ -42,6 +46,8 @@ TEST(HostStepCost, ModelledUnlessEveryTermIsZero) {
   CostParams p = round_host();
   EXPECT_TRUE(host_step_modelled(p));
   p.host_eager_step_s = p.host_embedding_op_s = p.host_collective_call_s = 0;
+  EXPECT_TRUE(host_step_modelled(p));  // the inference and per-peer terms remain
+  p.host_eager_inference_step_s = 0;
   EXPECT_TRUE(host_step_modelled(p));  // the per-peer term remains
   p.host_collective_peer_s = 0;
   EXPECT_FALSE(host_step_modelled(p));

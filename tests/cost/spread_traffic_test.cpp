@@ -62,7 +62,7 @@ void check(const Cluster& c, const std::vector<int>& group_of, int groups, std::
   }
   for (const bool reversed : {false, true}) {
     for (int rg = -1; rg < groups; ++rg) {
-      SCOPED_TRACE(testing::Message() << "reversed " << reversed << " group " << rg);
+      SCOPED_TRACE(::testing::Message() << "reversed " << reversed << " group " << rg);
       LevelTraffic spread(c);
       st.add_to(spread, 2048.0, reversed, rg);
       expect_equal(spread, by_pairs(c, group_of, spreads, 2048.0, reversed, rg), n);

@@ -176,7 +176,8 @@ TEST(ResourceEstimate, TaskGraphGrowsWithIterationsAndGpus) {
   // The host's step is a task only when it takes time.
   std::vector<std::string> lines = test::tiny_lines();
   lines.push_back(
-      "cost: {host_eager_step_s: 0, host_embedding_op_s: 0, host_collective_call_s: 0}");
+      "cost: {host_eager_step_s: 0, host_eager_inference_step_s: 0, host_embedding_op_s: 0, "
+      "host_collective_call_s: 0}");
   const Scenario no_host = load_scenario_text(test::join_lines(lines), "tiny.yaml");
   const std::string what = [&] {
     for (const MemoryItem& i : run_footprint(no_host).peak) {

@@ -125,7 +125,10 @@ TEST(HostWork, InferenceIssuesTheForwardCallsOnly) {
   for (const HostWork& h : c.work()) {
     EXPECT_EQ(h.peer_loop_calls, 2 * 4);
     EXPECT_EQ(h.single_calls, 0);  // no gradients to reduce
+    EXPECT_TRUE(h.forward_only);
   }
+  c.wl.mode = Mode::training;
+  for (const HostWork& h : c.work()) EXPECT_FALSE(h.forward_only);
 }
 
 TEST(HostWork, AGpuWithoutShardsDispatchesNoEmbeddingOp) {

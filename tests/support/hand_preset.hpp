@@ -42,6 +42,7 @@ inline CostParams hand_cost_params() {
   c.collective_model = CollectiveModelKind::ideal;
   // The hand calculations price the GPU's work only: no host step.
   c.host_eager_step_s = 0;
+  c.host_eager_inference_step_s = 0;
   c.host_embedding_op_s = 0;
   c.host_collective_call_s = 0;
   c.host_collective_peer_s = 0;

@@ -160,6 +160,10 @@ struct CostParams {
   // The first two are fitted to eager PyTorch steps on H100 machines (one EmbeddingBag vs 26);
   // the call cost is a GUESS; the per-peer cost is off (a mechanism without a sourced value).
   double host_eager_step_s = 2.57e-3;
+  // In inference the fixed step is the forward's, fitted to NVIDIA's DLRM inference latencies
+  // on a DGX A100 (tests/data/kernels/nvidia_dlrm_inference_latency.csv, CUDA graphs off):
+  // their host-bound mean, 0.435 ms, less one fused embedding op at host_embedding_op_s.
+  double host_eager_inference_step_s = 0.268e-3;
   double host_embedding_op_s = 167e-6;
   double host_collective_call_s = 20e-6;
   double host_collective_peer_s = 0;

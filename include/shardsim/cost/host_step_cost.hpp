@@ -15,11 +15,13 @@ struct HostWork {
   // ncclSend and one ncclRecv per peer: torch/csrc/cuda/nccl.cpp), and the sum of their peers.
   int peer_loop_calls = 0;
   std::int64_t peer_loop_peers = 0;
-  int single_calls = 0;  // one-call collectives (AllReduce buckets, replica syncs)
+  int single_calls = 0;       // one-call collectives (AllReduce buckets, replica syncs)
+  bool forward_only = false;  // inference: the fixed step is host_eager_inference_step_s
   bool operator==(const HostWork&) const = default;
 };
 
-// Eager: host_eager_step_s + embedding_ops · host_embedding_op_s
+// Eager: host_eager_step_s (inference: host_eager_inference_step_s)
+//        + embedding_ops · host_embedding_op_s
 //        + (peer_loop_calls + single_calls) · host_collective_call_s
 //        + peer_loop_peers · host_collective_peer_s.
 // CUDA graphs: host_graph_iteration_s (the captured step replays with one launch).
