@@ -20,9 +20,9 @@ struct HostFramework {
   EmbeddingOpGrouping embedding_ops = EmbeddingOpGrouping::per_group;
   int lookup_calls_forward = 0;   // collective calls per sharding kind with pooled lookups
   int lookup_calls_backward = 0;  // the same in the backward (training only)
-  // Each collective completes on the host before the operations after it are dispatched
-  // (Horovod: its background thread waits for the input's ready event, its done callback
-  // releases what follows), so the host's dispatch and the GPU's work do not overlap.
+  // On more than one GPU the host's step runs in series with the GPU's work, not beside it:
+  // what follows a collective is dispatched only once it has returned to the host. Set for
+  // tensorflow2 (Horovod), a GUESS inferred from its published steps (the profile says why).
   bool collectives_return_to_host = false;
   std::string source;
 };
