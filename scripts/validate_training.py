@@ -3,7 +3,8 @@
 
 Reads tests/data/training/points.csv (one published training throughput per line, with its
 source URL, the scenario that stands for its system and model, and the `--set` overrides of its
-precision), runs each distinct scenario once with `shardsim run --format json`, and prints a
+precision; --points tests/data/inference/points.csv holds inference throughputs in the same
+columns), runs each distinct scenario once with `shardsim run --format json`, and prints a
 markdown table of measured vs predicted samples per second with the error (predicted / measured
 - 1), the signed errors by framework, GPU, precision and GPU count (median and range), then the
 median and worst absolute error and the worst ratio. Nothing is fitted: every

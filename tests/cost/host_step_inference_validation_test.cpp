@@ -1,6 +1,6 @@
 // Inference's host step (docs/model.md, "Host overhead"; cost/host_step_cost.hpp) against the
-// inference latencies NVIDIA publishes for its PyTorch DLRM, one GPU, CUDA graphs off
-// (tests/data/kernels/nvidia_dlrm_inference_latency.csv: a DGX A100's and a DGX-1's tables). At
+// inference throughputs NVIDIA publishes for its PyTorch DLRM, one GPU, CUDA graphs off
+// (tests/data/inference/points.csv: a DGX A100's and a DGX-1's tables). At
 // batches up to 256 the latency does not grow with the batch: the host sets it. The A100's
 // points fit host_eager_inference_step_s (their mean, less the one fused embedding op); the
 // DGX-1's judge it.
@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "kernel_data.hpp"
 #include "shardsim/cost/cost_params.hpp"
 #include "shardsim/cost/host_step_cost.hpp"
 
@@ -21,37 +21,25 @@ namespace {
 
 constexpr double kHostBoundBatch = 256;  // up to here the published latency is flat
 
-struct Point {
-  std::string system, precision, cuda_graphs;
-  double batch = 0, latency_s = 0;
-};
-
-std::vector<Point> points() {
-  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) +
-                   "/tests/data/kernels/nvidia_dlrm_inference_latency.csv");
-  EXPECT_TRUE(in);
-  std::vector<Point> out;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-    EXPECT_EQ(f.size(), 6u) << line;
-    if (f.size() != 6) continue;
-    Point p{f[1], f[2], f[3], std::stod(f[4]), 0};
-    p.latency_s = p.batch / std::stod(f[5]);
-    out.push_back(p);
-  }
-  return out;
-}
-
+// The latencies (batch / throughput) of one system's eager points at the host-bound batches.
 std::vector<double> eager_host_bound(const std::string& system_prefix) {
+  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/tests/data/inference/points.csv");
+  EXPECT_TRUE(in) << "tests/data/inference/points.csv";
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("source_url,framework,system,gpus,model,batch_per_gpu,precision,"
+                       "measured_samples_per_s,scenario,set,notes",
+                       0),
+            0u);
   std::vector<double> out;
-  for (const Point& p : points()) {
-    if (p.system.rfind(system_prefix, 0) == 0 && p.cuda_graphs == "off" &&
-        p.batch <= kHostBoundBatch) {
-      out.push_back(p.latency_s);
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = test::csv_fields(line);  // the model column is quoted
+    EXPECT_EQ(f.size(), 11u) << line;
+    if (f.size() != 11) continue;
+    const double batch = std::stod(f[5]);
+    const bool eager = f[9].find("cost.host_launch_mode=eager") != std::string::npos;
+    if (f[2].find(system_prefix) != std::string::npos && eager && batch <= kHostBoundBatch) {
+      out.push_back(batch / std::stod(f[7]));
     }
   }
   return out;

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernel_data.hpp"
 #include "shardsim/cost/kernel_cost.hpp"
 #include "shardsim/hw/hardware_preset.hpp"
 
@@ -28,22 +29,6 @@ struct Gemm {
   bool held_out = false;
 };
 
-// One CSV line's fields; a field in double quotes may hold commas (the FP16 sheet's name).
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 std::vector<Gemm> deepbench_gemms() {
   std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) +
                    "/tests/data/kernels/deepbench_v100_gemm.csv");
@@ -55,7 +40,7 @@ std::vector<Gemm> deepbench_gemms() {
             "tflops");
   std::vector<Gemm> out;
   while (std::getline(in, line)) {
-    const std::vector<std::string> f = fields_of(line);
+    const std::vector<std::string> f = test::csv_fields(line);  // the FP16 sheet's name is quoted
     EXPECT_EQ(f.size(), 12u) << line;
     if (f.size() != 12 || f[4] == "Language Modelling") continue;
     Gemm g;

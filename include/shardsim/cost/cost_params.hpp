@@ -161,7 +161,7 @@ struct CostParams {
   // the call cost is a GUESS; the per-peer cost is off (a mechanism without a sourced value).
   double host_eager_step_s = 2.57e-3;
   // In inference the fixed step is the forward's, fitted to NVIDIA's DLRM inference latencies
-  // on a DGX A100 (tests/data/kernels/nvidia_dlrm_inference_latency.csv, CUDA graphs off):
+  // on a DGX A100 (tests/data/inference/points.csv, CUDA graphs off):
   // their host-bound mean, 0.435 ms, less one fused embedding op at host_embedding_op_s.
   double host_eager_inference_step_s = 0.268e-3;
   double host_embedding_op_s = 167e-6;
