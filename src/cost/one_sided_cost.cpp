@@ -65,10 +65,13 @@ double local_row_lookup_s(const GpuSpec& gpu, double row_bytes, const CostParams
   return (row_bytes + p.index_bytes_per_lookup) / hbm;
 }
 
-std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatrix& bytes,
-                                         const PairMatrix& rows, const CostParams& p) {
-  check_matrix(cluster, bytes, "byte");
-  check_matrix(cluster, rows, "row");
+namespace {
+
+// one_sided_transfer_s over the pairs whose entries `entry(src, dst, b, r)` gives: one pass for
+// the links' sums, one for the slowest sender. A template so that matrices without a dense part
+// (every uniform plan) read two vectors per pair, not PairMatrix::at's three parts.
+template <class Entry>
+std::vector<double> transfer_s(const Cluster& cluster, const CostParams& p, Entry entry) {
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const bool mesh = direct_mesh(cluster);
@@ -79,6 +82,8 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
   std::vector<double> latency(un, 0.0);
   double bw_up = 0, bw_out = 0;  // looked up lazily: a preset may lack a level nobody uses
   const LevelTable levels(cluster);
+  std::vector<std::uint32_t> node_of(un);
+  for (std::size_t g = 0; g < un; ++g) node_of[g] = levels.node_of(static_cast<int>(g));
   // Every route of one level crosses the same kinds of links and switches (hw/topology.hpp), so
   // it has the same latency: one route per level, not one per pair.
   std::vector<double> latency_of_level;
@@ -87,42 +92,43 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
   std::vector<int> rail_of(rails > 1 ? un : 0);  // looked up once a GPU, not once a pair
   for (std::size_t g = 0; g < rail_of.size(); ++g) rail_of[g] = topo.rail_of(static_cast<int>(g));
   for (int src = 0; src < n; ++src) {
+    const std::uint8_t* level_to = levels.row_of(src);
     for (int dst = 0; dst < n; ++dst) {
       if (src == dst) continue;
-      const double b = bytes.at(src, dst);
-      const double r = rows.at(src, dst);
+      double b = 0, r = 0;
+      entry(src, dst, b, r);
       if (!(b >= 0) || !std::isfinite(b) || !(r >= 0) || !std::isfinite(r)) {
         throw std::invalid_argument(
             fmt::format("one-sided transfer ({}, {}): bytes {} and rows {} must be finite and >= 0",
                         src, dst, b, r));
       }
       if (b <= 0 && r <= 0) continue;
-      const int level = levels.level(src, dst);
+      const auto udst = static_cast<std::size_t>(dst);
+      const auto usrc = static_cast<std::size_t>(src);
+      const int level = level_to[node_of[udst]];
       double& bw = level == 1 ? bw_up : bw_out;
       if (bw == 0) bw = one_sided_pair_Bps(cluster, level) * p.one_sided_bandwidth_efficiency;
       const double t = b / bw + r * overhead_s(level, p);
       if (level == 1) {
         if (mesh) {
-          in_up[dst] = std::max(in_up[dst], b / bw);
-          out_up[src] = std::max(out_up[src], b / bw);
-          in_up_rows[dst] += r;
-          out_up_rows[src] += r;
+          in_up[udst] = std::max(in_up[udst], b / bw);
+          out_up[usrc] = std::max(out_up[usrc], b / bw);
+          in_up_rows[udst] += r;
+          out_up_rows[usrc] += r;
         } else {
-          in_up[dst] += t;
-          out_up[src] += t;
+          in_up[udst] += t;
+          out_up[usrc] += t;
         }
       } else {
-        in_out[dst] += t;
-        out_out[src] += t;
+        in_out[udst] += t;
+        out_out[usrc] += t;
       }
       // One route per level, and per same-rail / cross-rail pair on a rail-optimised fabric.
-      const bool cross =
-          level >= 2 && rails > 1 &&
-          rail_of[static_cast<std::size_t>(src)] != rail_of[static_cast<std::size_t>(dst)];
+      const bool cross = level >= 2 && rails > 1 && rail_of[usrc] != rail_of[udst];
       const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
       if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
       if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);
-      latency[dst] = std::max(latency[dst], latency_of_level[lv]);
+      latency[udst] = std::max(latency[udst], latency_of_level[lv]);
     }
   }
   if (mesh) {
@@ -138,14 +144,39 @@ std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatri
   for (int src = 0; src < n; ++src) {
     const double sender = std::max(out_up[src], out_out[src]);
     for (int dst = 0; dst < n; ++dst) {
-      if (src == dst || (bytes.at(src, dst) <= 0 && rows.at(src, dst) <= 0)) continue;
-      done[dst] = std::max(done[dst], sender);
+      if (src == dst) continue;
+      double b = 0, r = 0;
+      entry(src, dst, b, r);
+      if (b <= 0 && r <= 0) continue;
+      done[static_cast<std::size_t>(dst)] = std::max(done[static_cast<std::size_t>(dst)], sender);
     }
   }
   for (std::size_t dst = 0; dst < un; ++dst) {
     done[dst] = done[dst] > 0 ? done[dst] + latency[dst] : 0.0;
   }
   return done;
+}
+
+}  // namespace
+
+std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatrix& bytes,
+                                         const PairMatrix& rows, const CostParams& p) {
+  check_matrix(cluster, bytes, "byte");
+  check_matrix(cluster, rows, "row");
+  if (bytes.has_dense_part() || rows.has_dense_part()) {
+    return transfer_s(cluster, p, [&](int src, int dst, double& b, double& r) {
+      b = bytes.at(src, dst);
+      r = rows.at(src, dst);
+    });
+  }
+  const double* tb = bytes.to_every_other().data();
+  const double* fb = bytes.from_every_other().data();
+  const double* tr = rows.to_every_other().data();
+  const double* fr = rows.from_every_other().data();
+  return transfer_s(cluster, p, [=](int src, int dst, double& b, double& r) {
+    b = 0.0 + tb[src] + fb[dst];  // PairMatrix::at's sum, bit for bit
+    r = 0.0 + tr[src] + fr[dst];
+  });
 }
 
 double overlapped_lookup_s(double local_s, double remote_s, const CostParams& p) {

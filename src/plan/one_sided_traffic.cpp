@@ -133,17 +133,17 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   out.get_rows = PairMatrix(n);
   out.put_bytes = PairMatrix(n);
   out.put_rows = PairMatrix(n);
-  out.fwd_works.resize(un);
-  out.bwd_works.resize(un);
+  out.fwd_works = WorkLists(n);
+  out.bwd_works = WorkLists(n);
   out.lookups_served.assign(un, 0.0);
 
   // Each GPU's works: at most one lookup and one update per shard it holds. Reserved up front:
   // millions of shards at thousands of GPUs.
   std::vector<std::size_t> shards_on(un, 0);
   for (const Shard& sh : shards) ++shards_on[static_cast<std::size_t>(sh.gpu)];
-  for (std::size_t g = 0; g < un; ++g) {
-    out.fwd_works[g].reserve(shards_on[g]);
-    if (training) out.bwd_works[g].reserve(shards_on[g]);
+  for (int g = 0; g < n; ++g) {
+    out.fwd_works.reserve(g, shards_on[static_cast<std::size_t>(g)]);
+    if (training) out.bwd_works.reserve(g, shards_on[static_cast<std::size_t>(g)]);
   }
   // Every GPU pools all of its own bags (one per sample per table), wherever the rows came from:
   // the same works on every GPU, first in its forward kernel.
@@ -171,7 +171,7 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
   }
   struct BwdWork {
     std::uint64_t cols_id = ~std::uint64_t{0};
-    std::size_t index = 0;   // into bwd_works[gpu]
+    std::size_t index = 0;   // into bwd_works' list of the GPU
     bool bags_read = false;  // its bags' gradients are counted
   };
   // When the pairs come in runs (every plan a planner makes), a GPU's work of the current pair
@@ -248,8 +248,8 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
       const int h = shards[set.shards[i]].gpu;
       const auto uh = static_cast<std::size_t>(h);
       if (own[i] > 0) {
-        out.fwd_works[uh].push_back(EmbeddingWork{own[i], own_distinct[i], 0, set.cols.size(),
-                                                  model.table_precision, model.table_kernel});
+        out.fwd_works.push(h, EmbeddingWork{own[i], own_distinct[i], 0, set.cols.size(),
+                                            model.table_precision, model.table_kernel});
       }
       const double updates = own[i] + received[i];
       if (training && updates > 0) {
@@ -258,11 +258,14 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
           work = &bwd_work_of.try_emplace(cols_id * un + uh).first->second;
         }
         if (work->cols_id != cols_id) {
-          *work = BwdWork{cols_id, out.bwd_works[uh].size(), false};
-          out.bwd_works[uh].push_back(
-              EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision, model.table_kernel});
+          *work = BwdWork{
+              cols_id,
+              out.bwd_works.push(h, EmbeddingWork{0, 0, 0, set.cols.size(), model.table_precision,
+                                                  model.table_kernel}),
+              false};
         }
-        EmbeddingWork& w = out.bwd_works[uh][work->index];
+        // A copy, written back: GPUs whose works are equal share one entry (plan/work_lists.hpp).
+        EmbeddingWork w = out.bwd_works.at(h, work->index);
         // Own lookups read their bags' gradients (one bag per sample, once per GPU, table and
         // columns); each received row is a gradient read once.
         if (own[i] > 0 && !work->bags_read) {
@@ -275,6 +278,7 @@ OneSidedTraffic one_sided_traffic(const Plan& plan, const ServingMap& serving,
         // would widen the keys only where they are a large share of the GPU's (an approximation).
         w.rows += static_cast<double>(set.rows.size());
         w.distinct_rows += std::min(distinct(served_table[i]), updates);
+        out.bwd_works.set(h, work->index, w);
       }
     }
   }

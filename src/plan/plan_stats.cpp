@@ -128,6 +128,7 @@ void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const
     works[shards[s].gpu].push_back(work[s]);
   }
   const GpuSpec& spec = cluster.gpu();
+  std::vector<EmbeddingWork> scratch;
   for (int g = 0; g < n; ++g) {
     GpuPlanStats& s = st.gpus[g];
     s.fwd_compute_s = embedding_forward_s(spec, works[g], p);
@@ -166,14 +167,17 @@ void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic,
   const bool training = workload.mode == Mode::training;
   const std::vector<double>& get_s = times.get_s;
   const GpuSpec& spec = cluster.gpu();
+  std::vector<EmbeddingWork> scratch;
   for (int g = 0; g < n; ++g) {
     GpuPlanStats& s = st.gpus[g];
     s.lookups = traffic.lookups_served[g];
     s.input_bytes = 0;  // no indices travel: requesters fetch rows themselves
     s.output_bytes = traffic.get_bytes.sent_by(g);
-    s.fwd_compute_s = embedding_forward_s(spec, traffic.pooling_works, traffic.fwd_works[g], p);
+    s.fwd_compute_s =
+        embedding_forward_s(spec, traffic.pooling_works, traffic.fwd_works.of(g, scratch), p);
     if (training) {
-      s.bwd_compute_s = embedding_backward_s(spec, traffic.bwd_works[g], model.optimizer, p);
+      s.bwd_compute_s =
+          embedding_backward_s(spec, traffic.bwd_works.of(g, scratch), model.optimizer, p);
     }
     s.fwd_comm_s = get_s[g];
     s.bwd_comm_s = training ? times.put_s[g] : 0.0;

@@ -19,10 +19,11 @@ OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSided
   out.update_bwd_s.assign(n, 0.0);
   out.lookups_served = traffic.lookups_served;
   const GpuSpec& gpu = in.cluster.gpu();
+  std::vector<EmbeddingWork> scratch;
   for (int g = 0; g < n; ++g) {
     // The all-in-one kernel (§5.2): launched once, local lookups and remote gets overlapped.
     const double local_s =
-        embedding_forward_s(gpu, traffic.pooling_works, traffic.fwd_works[g], in.cost);
+        embedding_forward_s(gpu, traffic.pooling_works, traffic.fwd_works.of(g, scratch), in.cost);
     const double launch_s =
         local_s > 0 ? in.cost.kernels_per_embedding_op * gpu.kernel_launch_s : 0.0;
     out.lookup_fwd_s[g] =
@@ -31,7 +32,7 @@ OneSidedIteration one_sided_iteration(const SimulationInputs& in, const OneSided
             : 0.0;
     if (training) {
       out.update_bwd_s[g] =
-          embedding_backward_s(gpu, traffic.bwd_works[g], in.model.optimizer, in.cost);
+          embedding_backward_s(gpu, traffic.bwd_works.of(g, scratch), in.model.optimizer, in.cost);
     }
   }
   if (training) {

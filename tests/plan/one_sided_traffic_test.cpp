@@ -44,20 +44,23 @@ TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
   const OneSidedTraffic whole = work(one_sided({rows_on(0, 1000, 0)}));
   const OneSidedTraffic cut =
       work(one_sided({rows_on(0, 10, 0), rows_on(10, 300, 0), rows_on(300, 1000, 0)}));
-  ASSERT_EQ(whole.bwd_works[0].size(), 1u);
-  ASSERT_EQ(cut.bwd_works[0].size(), 1u);
-  const EmbeddingWork& w = cut.bwd_works[0][0];
-  EXPECT_NEAR(w.lookups, whole.bwd_works[0][0].lookups, 1e-9);
-  EXPECT_NEAR(w.distinct_rows, whole.bwd_works[0][0].distinct_rows, 1e-9);
-  EXPECT_NEAR(w.pooled_outputs, whole.bwd_works[0][0].pooled_outputs, 1e-9);
+  ASSERT_EQ(whole.bwd_works.count(0), 1u);
+  ASSERT_EQ(cut.bwd_works.count(0), 1u);
+  const EmbeddingWork& w = cut.bwd_works.at(0, 0);
+  EXPECT_NEAR(w.lookups, whole.bwd_works.at(0, 0).lookups, 1e-9);
+  EXPECT_NEAR(w.distinct_rows, whole.bwd_works.at(0, 0).distinct_rows, 1e-9);
+  EXPECT_NEAR(w.pooled_outputs, whole.bwd_works.at(0, 0).pooled_outputs, 1e-9);
   // 256 bags + the distinct rows of GPU 1's 1024 lookups, returned as gradients.
   const double returned = 1000 * -std::expm1(1024 * std::log1p(-1e-3));
   EXPECT_NEAR(w.pooled_outputs, 256 + returned, 1e-6);
   EXPECT_NEAR(w.lookups, 1024 + returned, 1e-6);
   const GpuSpec& gpu = cluster.gpu();
-  EXPECT_NEAR(embedding_backward_s(gpu, cut.bwd_works[0], model.optimizer, cost),
-              embedding_backward_s(gpu, whole.bwd_works[0], model.optimizer, cost), 1e-15);
-  EXPECT_TRUE(cut.bwd_works[1].empty());  // GPU 1 holds nothing
+  std::vector<EmbeddingWork> scratch_cut, scratch_whole;
+  EXPECT_NEAR(
+      embedding_backward_s(gpu, cut.bwd_works.of(0, scratch_cut), model.optimizer, cost),
+      embedding_backward_s(gpu, whole.bwd_works.of(0, scratch_whole), model.optimizer, cost),
+      1e-15);
+  EXPECT_TRUE(cut.bwd_works.empty(1));  // GPU 1 holds nothing
 }
 
 TEST(OneSidedTraffic, ColumnsInterleavedWithRowsAreStillOneUpdateEach) {
@@ -85,11 +88,11 @@ TEST(OneSidedTraffic, ColumnsInterleavedWithRowsAreStillOneUpdateEach) {
       one_sided({block(0, 400, 0), block(400, 1000, 0), block(0, 400, 16), block(400, 1000, 16)}));
   const OneSidedTraffic interleaved = work(
       one_sided({block(0, 400, 0), block(0, 400, 16), block(400, 1000, 0), block(400, 1000, 16)}));
-  ASSERT_EQ(by_columns.bwd_works[0].size(), 2u);
-  ASSERT_EQ(interleaved.bwd_works[0].size(), 2u);
+  ASSERT_EQ(by_columns.bwd_works.count(0), 2u);
+  ASSERT_EQ(interleaved.bwd_works.count(0), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
-    const EmbeddingWork& a = by_columns.bwd_works[0][i];
-    const EmbeddingWork& b = interleaved.bwd_works[0][i];
+    const EmbeddingWork& a = by_columns.bwd_works.at(0, i);
+    const EmbeddingWork& b = interleaved.bwd_works.at(0, i);
     EXPECT_EQ(a.cols, 16u);
     EXPECT_EQ(b.cols, 16u);
     EXPECT_NEAR(a.lookups, b.lookups, 1e-9);
@@ -97,8 +100,8 @@ TEST(OneSidedTraffic, ColumnsInterleavedWithRowsAreStillOneUpdateEach) {
     EXPECT_NEAR(a.pooled_outputs, b.pooled_outputs, 1e-9);
     EXPECT_GT(a.pooled_outputs, 256);  // GPU 0's bags once, plus GPU 1's returned rows
   }
-  EXPECT_NEAR(by_columns.bwd_works[0][0].pooled_outputs, by_columns.bwd_works[0][1].pooled_outputs,
-              1e-9);
+  EXPECT_NEAR(by_columns.bwd_works.at(0, 0).pooled_outputs,
+              by_columns.bwd_works.at(0, 1).pooled_outputs, 1e-9);
 }
 
 TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
@@ -144,11 +147,11 @@ TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
       EXPECT_NEAR(a.put_rows.at(h, g), b.put_rows.at(h, g), 1e-9);
       EXPECT_NEAR(a.put_bytes.at(h, g), b.put_bytes.at(h, g), 1e-6);
     }
-    ASSERT_EQ(a.bwd_works[h].size(), b.bwd_works[h].size());
-    for (std::size_t i = 0; i < a.bwd_works[h].size(); ++i) {
-      EXPECT_NEAR(a.bwd_works[h][i].lookups, b.bwd_works[h][i].lookups, 1e-9);
-      EXPECT_NEAR(a.bwd_works[h][i].distinct_rows, b.bwd_works[h][i].distinct_rows, 1e-9);
-      EXPECT_NEAR(a.bwd_works[h][i].pooled_outputs, b.bwd_works[h][i].pooled_outputs, 1e-9);
+    ASSERT_EQ(a.bwd_works.count(h), b.bwd_works.count(h));
+    for (std::size_t i = 0; i < a.bwd_works.count(h); ++i) {
+      EXPECT_NEAR(a.bwd_works.at(h, i).lookups, b.bwd_works.at(h, i).lookups, 1e-9);
+      EXPECT_NEAR(a.bwd_works.at(h, i).distinct_rows, b.bwd_works.at(h, i).distinct_rows, 1e-9);
+      EXPECT_NEAR(a.bwd_works.at(h, i).pooled_outputs, b.bwd_works.at(h, i).pooled_outputs, 1e-9);
     }
   }
   EXPECT_GT(a.get_rows.at(3, 0), 0);  // GPU 0 fetches table 0's rows held by GPU 3

@@ -55,6 +55,11 @@ class PairMatrix {
     from_every_other_[static_cast<std::size_t>(dst)] += amount;
   }
 
+  // The broadcast and gather parts, per GPU (entry (src, dst) without a dense part is
+  // 0.0 + to_every_other()[src] + from_every_other()[dst], as at() sums it).
+  const std::vector<double>& to_every_other() const { return to_every_other_; }
+  const std::vector<double>& from_every_other() const { return from_every_other_; }
+
   // Sums entry by entry (the same numbers, bit for bit, as a dense matrix of the entries gives).
   double sent_by(int src) const {
     double s = 0;

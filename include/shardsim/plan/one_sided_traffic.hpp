@@ -17,6 +17,7 @@
 #include "shardsim/plan/plan.hpp"
 #include "shardsim/plan/plan_row_blocks.hpp"
 #include "shardsim/plan/serving.hpp"
+#include "shardsim/plan/work_lists.hpp"
 #include "shardsim/trace/trace_source.hpp"
 
 namespace shardsim {
@@ -68,10 +69,11 @@ struct OneSidedTraffic {
   PairMatrix put_bytes, put_rows;
   // Per GPU, the works of its fused kernels: forward, the pooled outputs of its whole batch (one
   // work a table, the same on every GPU: `pooling_works`, kept once) then its own lookups of the
-  // rows it holds (fwd_works[g]); backward, the update of the rows it holds with its own
-  // lookups' gradients and the gradient rows it received.
+  // rows it holds (fwd_works, GPU g's list); backward, the update of the rows it holds with its
+  // own lookups' gradients and the gradient rows it received. Equal works of several GPUs are
+  // stored once (plan/work_lists.hpp).
   std::vector<EmbeddingWork> pooling_works;
-  std::vector<std::vector<EmbeddingWork>> fwd_works, bwd_works;
+  WorkLists fwd_works, bwd_works;
   // Per GPU, the lookups landing on rows it holds, from every requester (OPER Eq. 2's workload).
   std::vector<double> lookups_served;
 };
