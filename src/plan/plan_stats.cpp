@@ -128,7 +128,6 @@ void pooled_costs(PlanStats& st, const Plan& plan, const Cluster& cluster, const
     works[shards[s].gpu].push_back(work[s]);
   }
   const GpuSpec& spec = cluster.gpu();
-  std::vector<EmbeddingWork> scratch;
   for (int g = 0; g < n; ++g) {
     GpuPlanStats& s = st.gpus[g];
     s.fwd_compute_s = embedding_forward_s(spec, works[g], p);
@@ -168,11 +167,14 @@ void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic,
   const std::vector<double>& get_s = times.get_s;
   const GpuSpec& spec = cluster.gpu();
   std::vector<EmbeddingWork> scratch;
+  const PairMatrix::Sums get = traffic.get_bytes.sums();  // O(GPUs) each, not O(GPUs²)
+  const PairMatrix::Sums put = traffic.put_bytes.sums();
   for (int g = 0; g < n; ++g) {
     GpuPlanStats& s = st.gpus[g];
+    const auto ug = static_cast<std::size_t>(g);
     s.lookups = traffic.lookups_served[g];
     s.input_bytes = 0;  // no indices travel: requesters fetch rows themselves
-    s.output_bytes = traffic.get_bytes.sent_by(g);
+    s.output_bytes = get.sent[ug];
     s.fwd_compute_s =
         embedding_forward_s(spec, traffic.pooling_works, traffic.fwd_works.of(g, scratch), p);
     if (training) {
@@ -181,8 +183,8 @@ void one_sided_stats(PlanStats& st, const OneSidedTraffic& traffic,
     }
     s.fwd_comm_s = get_s[g];
     s.bwd_comm_s = training ? times.put_s[g] : 0.0;
-    s.comm_sent_bytes = traffic.get_bytes.sent_by(g) + traffic.put_bytes.sent_by(g);
-    s.comm_received_bytes = traffic.get_bytes.received_by(g) + traffic.put_bytes.received_by(g);
+    s.comm_sent_bytes = get.sent[ug] + put.sent[ug];
+    s.comm_received_bytes = get.received[ug] + put.received[ug];
   }
   // No AlltoAll: alltoall_fwd_s and alltoall_bwd_s stay 0.
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace shardsim {
 namespace {
 
@@ -36,6 +38,47 @@ TEST(PairMatrix, FromADenseMatrix) {
   EXPECT_EQ(m.total(), dense.total());
   dense.at(1, 1) = 1;
   EXPECT_THROW(PairMatrix{dense}, std::invalid_argument);
+}
+
+// Property: without a dense part, sums() and total() (O(N)) equal the entry-by-entry sums to
+// rounding; with one, bit for bit.
+TEST(PairMatrix, SumsAgreeWithEntryByEntrySums) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> amount(0.0, 1e9);
+  for (int n : {1, 2, 3, 17, 200}) {
+    PairMatrix m(n);
+    for (int g = 0; g < n; ++g) {
+      if (rng() % 3 != 0) m.add_to_every_other(g, amount(rng));
+      if (rng() % 2 != 0) m.add_from_every_other(g, amount(rng) * 1e-6);
+    }
+    ASSERT_FALSE(m.has_dense_part());
+    const PairMatrix::Sums s = m.sums();
+    double total = 0;
+    for (int g = 0; g < n; ++g) {
+      EXPECT_NEAR(s.sent[g], m.sent_by(g), 1e-13 * m.sent_by(g)) << n << " " << g;
+      EXPECT_NEAR(s.received[g], m.received_by(g), 1e-13 * m.received_by(g)) << n << " " << g;
+      total += m.sent_by(g);
+    }
+    EXPECT_NEAR(m.total(), total, 1e-13 * total) << n;
+    m.add(0, n - 1, 5.0);  // a dense part: the entry-by-entry sums themselves
+    if (n > 1) {
+      const PairMatrix::Sums d = m.sums();
+      for (int g = 0; g < n; ++g) {
+        EXPECT_EQ(d.sent[g], m.sent_by(g));
+        EXPECT_EQ(d.received[g], m.received_by(g));
+      }
+    }
+  }
+}
+
+TEST(PairMatrix, SumsOfAHandMatrix) {
+  PairMatrix m(3);
+  m.add_to_every_other(0, 4);    // 0 -> 1, 2
+  m.add_from_every_other(2, 1);  // 0, 1 -> 2
+  const PairMatrix::Sums s = m.sums();
+  EXPECT_EQ(s.sent, (std::vector<double>{9, 1, 0}));
+  EXPECT_EQ(s.received, (std::vector<double>{0, 4, 6}));
+  EXPECT_EQ(m.total(), 10);
 }
 
 }  // namespace

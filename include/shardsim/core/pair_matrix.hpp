@@ -6,7 +6,8 @@
 //   - a gather part: every other GPU sends the same amount to `dst` (add_from_every_other).
 // At thousands of GPUs the patterns of uniform traffic (a block on one GPU fetched by every
 // other, its gradients put back) are the last two, and a dense 4096 x 4096 matrix of doubles is
-// 134 MB to allocate and zero for each of them. The diagonal is always 0.
+// 134 MB to allocate and zero for each of them; sums over them take O(N), not O(N²). The diagonal
+// is always 0.
 #include <cstddef>
 #include <stdexcept>
 #include <utility>
@@ -60,6 +61,18 @@ class PairMatrix {
   const std::vector<double>& to_every_other() const { return to_every_other_; }
   const std::vector<double>& from_every_other() const { return from_every_other_; }
 
+  // Every GPU's sent_by and received_by at once. With a dense part, entry by entry (the same
+  // numbers as sent_by and received_by, bit for bit); without one, in O(N) from the broadcast and
+  // gather parts: sent[src] = (n - 1) to[src] + the sum of from[j] over j != src (prefix and
+  // suffix sums, no cancellation), received likewise. Those equal the entry-by-entry sums up to
+  // rounding (a few ulps), not bit for bit.
+  struct Sums {
+    std::vector<double> sent, received;
+  };
+  Sums sums() const;
+  // The sum of every entry: O(N) without a dense part (the same rounding caveat as sums()).
+  double total() const;
+
   // Sums entry by entry (the same numbers, bit for bit, as a dense matrix of the entries gives).
   double sent_by(int src) const {
     double s = 0;
@@ -69,13 +82,6 @@ class PairMatrix {
   double received_by(int dst) const {
     double s = 0;
     for (int i = 0; i < n_; ++i) s += at(i, dst);
-    return s;
-  }
-  double total() const {
-    double s = 0;
-    for (int i = 0; i < n_; ++i) {
-      for (int j = 0; j < n_; ++j) s += at(i, j);
-    }
     return s;
   }
 
