@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "cost/checks.hpp"
@@ -157,25 +158,266 @@ std::vector<double> transfer_s(const Cluster& cluster, const CostParams& p, Entr
   return done;
 }
 
+// one_sided_transfer_s of matrices without a dense part: entry (s, d) is to[s] + from[d], so a
+// pair carries traffic exactly when s sends to every other GPU (`sends`) or d receives from
+// every other (`gathers`). Pairs inside a scale-up domain are visited one by one (the same
+// arithmetic as transfer_s, in the same order); the sums through the NIC come from per-domain
+// sums (prefix and suffix, no cancellation), and each GPU's farthest route and slowest sender
+// from per-level and top-two summaries: O(GPUs x domain GPUs + nodes^2), not O(GPUs^2). The
+// NIC sums equal the pair loop's to rounding. nullopt where this does not apply (more than 64
+// rails); the caller then walks the pairs.
+std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
+                                                         const PairMatrix& bytes,
+                                                         const PairMatrix& rows,
+                                                         const CostParams& p) {
+  const int n = cluster.num_gpus();
+  const auto un = static_cast<std::size_t>(n);
+  const Topology& topo = cluster.topology();
+  const int rails = topo.rails();
+  if (rails > 64) return std::nullopt;
+  const std::vector<double>& tb = bytes.to_every_other();
+  const std::vector<double>& fb = bytes.from_every_other();
+  const std::vector<double>& tr = rows.to_every_other();
+  const std::vector<double>& fr = rows.from_every_other();
+  auto valid = [](double v) { return v >= 0 && std::isfinite(v); };
+  for (int g = 0; g < n && n > 1; ++g) {
+    const auto ug = static_cast<std::size_t>(g);
+    if (!valid(tb[ug]) || !valid(tr[ug]) || !valid(fb[ug]) || !valid(fr[ug])) {
+      const int other = g == 0 ? 1 : 0;
+      const bool from_g = !valid(tb[ug]) || !valid(tr[ug]);
+      const int src = from_g ? g : other, dst = from_g ? other : g;
+      throw std::invalid_argument(
+          fmt::format("one-sided transfer ({}, {}): bytes {} and rows {} must be finite and >= 0",
+                      src, dst, bytes.at(src, dst), rows.at(src, dst)));
+    }
+  }
+  const bool mesh = direct_mesh(cluster);
+  const LevelTable levels(cluster);
+  std::vector<std::uint8_t> sends(un), gathers(un);
+  for (std::size_t g = 0; g < un; ++g) {
+    sends[g] = tb[g] > 0 || tr[g] > 0;
+    gathers[g] = fb[g] > 0 || fr[g] > 0;
+  }
+  // Nodes, and scale-up domains (nodes at level 1 of each other), each with its GPUs.
+  std::size_t nodes = 0;
+  std::vector<std::uint32_t> node_of(un);
+  for (std::size_t g = 0; g < un; ++g) {
+    node_of[g] = levels.node_of(static_cast<int>(g));
+    nodes = std::max<std::size_t>(nodes, node_of[g] + 1);
+  }
+  std::vector<std::vector<int>> node_gpus(nodes);
+  for (std::size_t g = 0; g < un; ++g) node_gpus[node_of[g]].push_back(static_cast<int>(g));
+  std::vector<int> first_gpu_of_node(nodes, -1);
+  for (std::size_t a = 0; a < nodes; ++a) {
+    if (!node_gpus[a].empty()) first_gpu_of_node[a] = node_gpus[a].front();
+  }
+  std::vector<std::uint32_t> domain_of_node(nodes, 0);
+  std::size_t domains = 0;
+  {
+    std::vector<bool> seen(nodes, false);
+    for (std::size_t a = 0; a < nodes; ++a) {
+      if (seen[a] || node_gpus[a].empty()) continue;
+      const std::uint8_t* row = levels.row_of(first_gpu_of_node[a]);
+      for (std::size_t b = a; b < nodes; ++b) {
+        if (!seen[b] && (b == a || row[b] == 1)) {
+          seen[b] = true;
+          domain_of_node[b] = static_cast<std::uint32_t>(domains);
+        }
+      }
+      ++domains;
+    }
+  }
+  std::vector<std::vector<int>> domain_gpus(domains);
+  for (std::size_t g = 0; g < un; ++g) domain_gpus[domain_of_node[node_of[g]]].push_back(int(g));
+
+  std::vector<double> in_up(un, 0.0), in_out(un, 0.0), out_up(un, 0.0), out_out(un, 0.0);
+  std::vector<double> in_up_rows(un, 0.0), out_up_rows(un, 0.0);
+  std::vector<double> latency(un, 0.0);
+  double bw_up = 0, bw_out = 0;  // looked up lazily: a preset may lack a level nobody uses
+  std::vector<double> latency_of_level;
+  auto route_latency = [&](int level, bool cross, int src, int dst) {
+    const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
+    if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
+    if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);
+    return latency_of_level[lv];
+  };
+
+  // Inside each domain, pair by pair, destinations outermost: each sum still runs in ascending
+  // order of the other end, as in transfer_s.
+  for (const std::vector<int>& members : domain_gpus) {
+    for (int dst : members) {
+      const auto udst = static_cast<std::size_t>(dst);
+      for (int src : members) {
+        if (src == dst) continue;
+        const auto usrc = static_cast<std::size_t>(src);
+        if (!sends[usrc] && !gathers[udst]) continue;
+        const double b = 0.0 + tb[usrc] + fb[udst];  // PairMatrix::at's sum, bit for bit
+        const double r = 0.0 + tr[usrc] + fr[udst];
+        if (bw_up == 0) bw_up = one_sided_pair_Bps(cluster, 1) * p.one_sided_bandwidth_efficiency;
+        const double t = b / bw_up + r * overhead_s(1, p);
+        if (mesh) {
+          in_up[udst] = std::max(in_up[udst], b / bw_up);
+          out_up[usrc] = std::max(out_up[usrc], b / bw_up);
+          in_up_rows[udst] += r;
+          out_up_rows[usrc] += r;
+        } else {
+          in_up[udst] += t;
+          out_up[usrc] += t;
+        }
+        latency[udst] = std::max(latency[udst], route_latency(1, false, src, dst));
+      }
+    }
+  }
+  if (mesh) {
+    for (std::size_t g = 0; g < un; ++g) {
+      in_up[g] = std::max(in_up[g], in_up_rows[g] * p.one_sided_scale_up_overhead_s);
+      out_up[g] = std::max(out_up[g], out_up_rows[g] * p.one_sided_scale_up_overhead_s);
+    }
+  }
+
+  // Through the NIC: per domain, the sums of each part and the GPU count; a GPU's pairs outside
+  // its domain are the other domains' (prefix + suffix).
+  if (domains > 1) {
+    struct Part {
+      double tb = 0, tr = 0, fb = 0, fr = 0, gpus = 0;
+      Part& operator+=(const Part& o) {
+        tb += o.tb, tr += o.tr, fb += o.fb, fr += o.fr, gpus += o.gpus;
+        return *this;
+      }
+    };
+    std::vector<Part> of_domain(domains);
+    for (std::size_t g = 0; g < un; ++g) {
+      Part& d = of_domain[domain_of_node[node_of[g]]];
+      d.tb += tb[g], d.tr += tr[g], d.fb += fb[g], d.fr += fr[g], d.gpus += 1;
+    }
+    std::vector<Part> outside(domains);
+    Part acc;
+    for (std::size_t d = 0; d < domains; ++d) {
+      outside[d] = acc;
+      acc += of_domain[d];
+    }
+    acc = Part{};
+    for (std::size_t d = domains; d-- > 0;) {
+      outside[d] += acc;
+      acc += of_domain[d];
+    }
+    const double ovh = overhead_s(2, p);
+    for (std::size_t g = 0; g < un; ++g) {
+      const Part& o = outside[domain_of_node[node_of[g]]];
+      // Received: every sender outside, plus (if g gathers) its own part from each GPU outside.
+      // Sent: to every gatherer outside, plus (if g sends) its part to each GPU outside.
+      const double received_b = o.tb + (gathers[g] ? o.gpus * fb[g] : 0.0);
+      const double received_r = o.tr + (gathers[g] ? o.gpus * fr[g] : 0.0);
+      const double sent_b = o.fb + (sends[g] ? o.gpus * tb[g] : 0.0);
+      const double sent_r = o.fr + (sends[g] ? o.gpus * tr[g] : 0.0);
+      if ((received_b > 0 || received_r > 0 || sent_b > 0 || sent_r > 0) && bw_out == 0) {
+        bw_out = one_sided_pair_Bps(cluster, 2) * p.one_sided_bandwidth_efficiency;
+      }
+      if (received_b > 0 || received_r > 0) in_out[g] = received_b / bw_out + received_r * ovh;
+      if (sent_b > 0 || sent_r > 0) out_out[g] = sent_b / bw_out + sent_r * ovh;
+    }
+    // The farthest route: per destination node and level, the rails of all GPUs and of the
+    // senders at that level.
+    std::vector<std::uint64_t> all_rails(nodes, 0), sender_rails(nodes, 0);
+    for (std::size_t g = 0; g < un; ++g) {
+      const std::uint64_t bit = std::uint64_t{1} << (rails > 1 ? topo.rail_of(int(g)) : 0);
+      all_rails[node_of[g]] |= bit;
+      if (sends[g]) sender_rails[node_of[g]] |= bit;
+    }
+    const int num_levels = cluster.num_levels();
+    std::vector<std::uint64_t> all_at(static_cast<std::size_t>(num_levels));
+    std::vector<std::uint64_t> senders_at(static_cast<std::size_t>(num_levels));
+    for (std::size_t dn = 0; dn < nodes; ++dn) {
+      if (node_gpus[dn].empty()) continue;
+      std::fill(all_at.begin(), all_at.end(), 0);
+      std::fill(senders_at.begin(), senders_at.end(), 0);
+      for (std::size_t sn = 0; sn < nodes; ++sn) {
+        if (node_gpus[sn].empty()) continue;
+        const int level = levels.row_of(first_gpu_of_node[sn])[dn];
+        if (level < 2) continue;
+        all_at[static_cast<std::size_t>(level)] |= all_rails[sn];
+        senders_at[static_cast<std::size_t>(level)] |= sender_rails[sn];
+      }
+      for (int level = 2; level < num_levels; ++level) {
+        const auto ul = static_cast<std::size_t>(level);
+        if (all_at[ul] == 0) continue;
+        for (const int dst : node_gpus[dn]) {
+          const auto g = static_cast<std::size_t>(dst);
+          const std::uint64_t mask = gathers[g] ? all_at[ul] : senders_at[ul];
+          if (mask == 0) continue;
+          const int rail = rails > 1 ? topo.rail_of(int(g)) : 0;
+          const std::uint64_t own = std::uint64_t{1} << rail;
+          for (const bool cross : {false, true}) {
+            if (cross ? (rails <= 1 || (mask & ~own) == 0) : (mask & own) == 0) continue;
+            // A source GPU of this level and rail class, for the route (one per class).
+            const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
+            double lat = lv < latency_of_level.size() ? latency_of_level[lv] : -1.0;
+            if (lat < 0) {
+              for (std::size_t s = 0; s < un && lat < 0; ++s) {
+                if (levels.level(int(s), int(g)) != level) continue;
+                if (!gathers[g] && !sends[s]) continue;
+                const bool is_cross = rails > 1 && topo.rail_of(int(s)) != rail;
+                if (is_cross == cross) lat = route_latency(level, cross, int(s), int(g));
+              }
+            }
+            latency[g] = std::max(latency[g], lat);
+          }
+        }
+      }
+    }
+  }
+
+  // The slowest sender of each GPU: the largest over every other GPU if it gathers, else over
+  // the other senders (top two of each, so a GPU never counts itself).
+  std::vector<double> sender(un);
+  for (std::size_t g = 0; g < un; ++g) sender[g] = std::max(out_up[g], out_out[g]);
+  struct TopTwo {
+    double first = 0, second = 0;
+    std::size_t at = ~std::size_t{0};
+    bool any = false, two = false;
+    void add(double v, std::size_t g) {
+      if (!any || v > first) {
+        if (any) second = first, two = true;
+        first = v, at = g, any = true;
+      } else if (!two || v > second) {
+        second = v, two = true;
+      }
+    }
+    // The largest of those other than g (nullopt if none).
+    std::optional<double> without(std::size_t g) const {
+      if (!any) return std::nullopt;
+      if (at != g) return first;
+      return two ? std::optional<double>(second) : std::nullopt;
+    }
+  };
+  TopTwo everyone, senders;
+  for (std::size_t g = 0; g < un; ++g) {
+    everyone.add(sender[g], g);
+    if (sends[g]) senders.add(sender[g], g);
+  }
+  std::vector<double> done(un, 0.0);
+  for (std::size_t g = 0; g < un; ++g) {
+    done[g] = std::max(in_up[g], in_out[g]);
+    if (const auto slowest = (gathers[g] ? everyone : senders).without(g)) {
+      done[g] = std::max(done[g], *slowest);
+    }
+    done[g] = done[g] > 0 ? done[g] + latency[g] : 0.0;
+  }
+  return done;
+}
+
 }  // namespace
 
 std::vector<double> one_sided_transfer_s(const Cluster& cluster, const PairMatrix& bytes,
                                          const PairMatrix& rows, const CostParams& p) {
   check_matrix(cluster, bytes, "byte");
   check_matrix(cluster, rows, "row");
-  if (bytes.has_dense_part() || rows.has_dense_part()) {
-    return transfer_s(cluster, p, [&](int src, int dst, double& b, double& r) {
-      b = bytes.at(src, dst);
-      r = rows.at(src, dst);
-    });
+  if (!bytes.has_dense_part() && !rows.has_dense_part()) {
+    if (auto done = structured_transfer_s(cluster, bytes, rows, p)) return *std::move(done);
   }
-  const double* tb = bytes.to_every_other().data();
-  const double* fb = bytes.from_every_other().data();
-  const double* tr = rows.to_every_other().data();
-  const double* fr = rows.from_every_other().data();
-  return transfer_s(cluster, p, [=](int src, int dst, double& b, double& r) {
-    b = 0.0 + tb[src] + fb[dst];  // PairMatrix::at's sum, bit for bit
-    r = 0.0 + tr[src] + fr[dst];
+  return transfer_s(cluster, p, [&](int src, int dst, double& b, double& r) {
+    b = bytes.at(src, dst);
+    r = rows.at(src, dst);
   });
 }
 
