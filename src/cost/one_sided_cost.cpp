@@ -199,37 +199,15 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
     gathers[g] = fb[g] > 0 || fr[g] > 0;
   }
   // Nodes, and scale-up domains (nodes at level 1 of each other), each with its GPUs.
-  std::size_t nodes = 0;
-  std::vector<std::uint32_t> node_of(un);
+  const std::size_t nodes = levels.num_nodes();
+  const std::vector<std::vector<int>>& node_gpus = levels.node_gpus();
+  const std::vector<std::vector<int>>& domain_gpus = levels.domain_gpus();
+  const std::size_t domains = domain_gpus.size();
+  std::vector<std::uint32_t> node_of(un), domain_of(un);
   for (std::size_t g = 0; g < un; ++g) {
     node_of[g] = levels.node_of(static_cast<int>(g));
-    nodes = std::max<std::size_t>(nodes, node_of[g] + 1);
+    domain_of[g] = levels.domain_of_node(node_of[g]);
   }
-  std::vector<std::vector<int>> node_gpus(nodes);
-  for (std::size_t g = 0; g < un; ++g) node_gpus[node_of[g]].push_back(static_cast<int>(g));
-  std::vector<int> first_gpu_of_node(nodes, -1);
-  for (std::size_t a = 0; a < nodes; ++a) {
-    if (!node_gpus[a].empty()) first_gpu_of_node[a] = node_gpus[a].front();
-  }
-  std::vector<std::uint32_t> domain_of_node(nodes, 0);
-  std::size_t domains = 0;
-  {
-    std::vector<bool> seen(nodes, false);
-    for (std::size_t a = 0; a < nodes; ++a) {
-      if (seen[a] || node_gpus[a].empty()) continue;
-      const std::uint8_t* row = levels.row_of(first_gpu_of_node[a]);
-      for (std::size_t b = a; b < nodes; ++b) {
-        if (!seen[b] && (b == a || row[b] == 1)) {
-          seen[b] = true;
-          domain_of_node[b] = static_cast<std::uint32_t>(domains);
-        }
-      }
-      ++domains;
-    }
-  }
-  std::vector<std::vector<int>> domain_gpus(domains);
-  for (std::size_t g = 0; g < un; ++g) domain_gpus[domain_of_node[node_of[g]]].push_back(int(g));
-
   std::vector<double> in_up(un, 0.0), in_out(un, 0.0), out_up(un, 0.0), out_out(un, 0.0);
   std::vector<double> in_up_rows(un, 0.0), out_up_rows(un, 0.0);
   std::vector<double> latency(un, 0.0);
@@ -287,7 +265,7 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
     };
     std::vector<Part> of_domain(domains);
     for (std::size_t g = 0; g < un; ++g) {
-      Part& d = of_domain[domain_of_node[node_of[g]]];
+      Part& d = of_domain[domain_of[g]];
       d.tb += tb[g], d.tr += tr[g], d.fb += fb[g], d.fr += fr[g], d.gpus += 1;
     }
     std::vector<Part> outside(domains);
@@ -303,7 +281,7 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
     }
     const double ovh = overhead_s(2, p);
     for (std::size_t g = 0; g < un; ++g) {
-      const Part& o = outside[domain_of_node[node_of[g]]];
+      const Part& o = outside[domain_of[g]];
       // Received: every sender outside, plus (if g gathers) its own part from each GPU outside.
       // Sent: to every gatherer outside, plus (if g sends) its part to each GPU outside.
       const double received_b = o.tb + (gathers[g] ? o.gpus * fb[g] : 0.0);
@@ -333,7 +311,7 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
       std::fill(senders_at.begin(), senders_at.end(), 0);
       for (std::size_t sn = 0; sn < nodes; ++sn) {
         if (node_gpus[sn].empty()) continue;
-        const int level = levels.row_of(first_gpu_of_node[sn])[dn];
+        const int level = levels.row_of(node_gpus[sn].front())[dn];
         if (level < 2) continue;
         all_at[static_cast<std::size_t>(level)] |= all_rails[sn];
         senders_at[static_cast<std::size_t>(level)] |= sender_rails[sn];

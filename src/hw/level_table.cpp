@@ -35,6 +35,22 @@ LevelTable::LevelTable(const Cluster& cluster)
       table_[a * nodes_ + b] = static_cast<std::uint8_t>(level);
     }
   }
+  node_gpus_.resize(nodes_);
+  for (int g = 0; g < cluster.num_gpus(); ++g) node_gpus_[gpu_node_[std::size_t(g)]].push_back(g);
+  node_domain_.assign(nodes_, 0);
+  std::vector<std::uint32_t> dense_id;  // by the cluster's domain id
+  for (std::size_t node = 0; node < nodes_; ++node) {
+    const auto d = static_cast<std::size_t>(domain[node]);
+    if (d >= dense_id.size()) dense_id.resize(d + 1, ~std::uint32_t{0});
+    if (dense_id[d] == ~std::uint32_t{0}) {
+      dense_id[d] = static_cast<std::uint32_t>(domain_gpus_.size());
+      domain_gpus_.emplace_back();
+    }
+    node_domain_[node] = dense_id[d];
+  }
+  for (int g = 0; g < cluster.num_gpus(); ++g) {
+    domain_gpus_[node_domain_[gpu_node_[std::size_t(g)]]].push_back(g);
+  }
 }
 
 }  // namespace shardsim

@@ -15,6 +15,7 @@
 #include "shardsim/hw/level_table.hpp"
 #include "shardsim/sim/network_model.hpp"
 #include "sim/host_work.hpp"
+#include "sim/pair_traffic.hpp"
 
 namespace shardsim {
 
@@ -144,28 +145,14 @@ GroupTraffic pooled_traffic(const SimulationInputs& in, const PlanAnalysis& a,
 // sharing (docs/model.md, "One-sided gets").
 void one_sided_comm(const SimulationInputs& in, const OneSidedTraffic& expected,
                     const LevelTable& levels, const MatrixUnits& units, CommTraffic& comm) {
-  const int n = in.cluster.num_gpus();
   comm.fwd = LevelTraffic(in.cluster);
   comm.bwd = LevelTraffic(in.cluster);
   if (units.count > 0) {
     comm.fwd_matrix = ByteMatrix(units.count);
     comm.bwd_matrix = ByteMatrix(units.count);
   }
-  for (int a = 0; a < n; ++a) {
-    for (int b = 0; b < n; ++b) {
-      if (a == b) continue;
-      const double get = expected.get_bytes.at(a, b);
-      const double put = expected.put_bytes.at(a, b);
-      if (get > 0) comm.fwd.add(a, b, levels.level(a, b), get);
-      if (put > 0) comm.bwd.add(a, b, levels.level(a, b), put);
-      if (units.count > 0) {
-        const int ua = units.unit_of[static_cast<std::size_t>(a)];
-        const int ub = units.unit_of[static_cast<std::size_t>(b)];
-        comm.fwd_matrix.at(ua, ub) += get;
-        comm.bwd_matrix.at(ua, ub) += put;
-      }
-    }
-  }
+  add_pair_traffic(expected.get_bytes, levels, units, comm.fwd, comm.fwd_matrix);
+  add_pair_traffic(expected.put_bytes, levels, units, comm.bwd, comm.bwd_matrix);
 }
 
 // The AlltoAlls of every group: pooled embeddings, or nothing for one-sided plans (whose

@@ -24,11 +24,19 @@ class LevelTable {
     return table_.data() + std::size_t{gpu_node_[static_cast<std::size_t>(src_gpu)]} * nodes_;
   }
   std::uint32_t node_of(int gpu) const { return gpu_node_[static_cast<std::size_t>(gpu)]; }
+  std::size_t num_nodes() const { return nodes_; }
+  // The GPUs of each node, and of each scale-up domain (nodes at level 1 of each other), in
+  // ascending order; domains numbered 0, 1, ... by their first node.
+  const std::vector<std::vector<int>>& node_gpus() const { return node_gpus_; }
+  const std::vector<std::vector<int>>& domain_gpus() const { return domain_gpus_; }
+  std::uint32_t domain_of_node(std::uint32_t node) const { return node_domain_[node]; }
 
  private:
   std::size_t nodes_;
   std::vector<std::uint32_t> gpu_node_;
   std::vector<std::uint8_t> table_;  // [src node * nodes + dst node]
+  std::vector<std::vector<int>> node_gpus_, domain_gpus_;
+  std::vector<std::uint32_t> node_domain_;
 };
 
 }  // namespace shardsim
