@@ -68,6 +68,77 @@ double local_row_lookup_s(const GpuSpec& gpu, double row_bytes, const CostParams
 
 namespace {
 
+// What both walks below accumulate per GPU and level class (scale-up, through the NIC): link
+// time in and out, for a direct mesh's scale-up pairs the largest pair and the sum of rows, and
+// the farthest route's latency.
+struct LinkTimes {
+  explicit LinkTimes(std::size_t n)
+      : in_up(n, 0.0),
+        in_out(n, 0.0),
+        out_up(n, 0.0),
+        out_out(n, 0.0),
+        in_up_rows(n, 0.0),
+        out_up_rows(n, 0.0),
+        latency(n, 0.0) {}
+  std::vector<double> in_up, in_out, out_up, out_out, in_up_rows, out_up_rows, latency;
+
+  // A scale-up pair: `b` bytes and `r` rows from src to dst at `bw` bytes/s.
+  void add_scale_up(std::size_t src, std::size_t dst, double b, double r, double bw, bool mesh,
+                    const CostParams& p) {
+    if (mesh) {
+      in_up[dst] = std::max(in_up[dst], b / bw);
+      out_up[src] = std::max(out_up[src], b / bw);
+      in_up_rows[dst] += r;
+      out_up_rows[src] += r;
+    } else {
+      const double t = b / bw + r * overhead_s(1, p);
+      in_up[dst] += t;
+      out_up[src] += t;
+    }
+  }
+  // On a mesh each peer has its own links; the overheads still add up at the GPU.
+  void fold_mesh_rows(const CostParams& p) {
+    for (std::size_t g = 0; g < in_up.size(); ++g) {
+      in_up[g] = std::max(in_up[g], in_up_rows[g] * p.one_sided_scale_up_overhead_s);
+      out_up[g] = std::max(out_up[g], out_up_rows[g] * p.one_sided_scale_up_overhead_s);
+    }
+  }
+  double sender_s(std::size_t g) const { return std::max(out_up[g], out_out[g]); }
+  double receiver_s(std::size_t g) const { return std::max(in_up[g], in_out[g]); }
+  // From the start of the phase until GPU g has received everything: its links, or its slowest
+  // sender, then the farthest route (0 for a GPU that receives nothing).
+  double done_s(std::size_t g, double slowest_sender_s) const {
+    const double d = std::max(receiver_s(g), slowest_sender_s);
+    return d > 0 ? d + latency[g] : 0.0;
+  }
+};
+
+// Every route of one level crosses the same kinds of links and switches (hw/topology.hpp), so
+// it has the same latency: one route per level (and per same-rail / cross-rail pair on a
+// rail-optimised fabric), not one per pair, found from the first pair that needs it.
+class RouteLatencies {
+ public:
+  explicit RouteLatencies(const Cluster& cluster) : cluster_(cluster) {}
+  bool known(int level, bool cross) const {
+    const std::size_t lv = index(level, cross);
+    return lv < of_.size() && of_[lv] >= 0;
+  }
+  double known_of(int level, bool cross) const { return of_[index(level, cross)]; }
+  double of(int level, bool cross, int src, int dst) {
+    const std::size_t lv = index(level, cross);
+    if (lv >= of_.size()) of_.resize(lv + 1, -1.0);
+    if (of_[lv] < 0) of_[lv] = route_latency_s(cluster_, src, dst);
+    return of_[lv];
+  }
+
+ private:
+  static std::size_t index(int level, bool cross) {
+    return static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
+  }
+  const Cluster& cluster_;
+  std::vector<double> of_;
+};
+
 // one_sided_transfer_s over the pairs whose entries `entry(src, dst, b, r)` gives: one pass for
 // the links' sums, one for the slowest sender. A template so that matrices without a dense part
 // (every uniform plan) read two vectors per pair, not PairMatrix::at's three parts.
@@ -76,18 +147,12 @@ std::vector<double> transfer_s(const Cluster& cluster, const CostParams& p, Entr
   const int n = cluster.num_gpus();
   const auto un = static_cast<std::size_t>(n);
   const bool mesh = direct_mesh(cluster);
-  // Per GPU and level class (0: scale-up, 1: through the NIC): link time in and out; for a
-  // mesh's scale-up class also the largest single pair and the sum of overheads.
-  std::vector<double> in_up(un, 0.0), in_out(un, 0.0), out_up(un, 0.0), out_out(un, 0.0);
-  std::vector<double> in_up_rows(un, 0.0), out_up_rows(un, 0.0);
-  std::vector<double> latency(un, 0.0);
+  LinkTimes links(un);
   double bw_up = 0, bw_out = 0;  // looked up lazily: a preset may lack a level nobody uses
   const LevelTable levels(cluster);
   std::vector<std::uint32_t> node_of(un);
   for (std::size_t g = 0; g < un; ++g) node_of[g] = levels.node_of(static_cast<int>(g));
-  // Every route of one level crosses the same kinds of links and switches (hw/topology.hpp), so
-  // it has the same latency: one route per level, not one per pair.
-  std::vector<double> latency_of_level;
+  RouteLatencies routes(cluster);
   const Topology& topo = cluster.topology();
   const int rails = topo.rails();
   std::vector<int> rail_of(rails > 1 ? un : 0);  // looked up once a GPU, not once a pair
@@ -109,52 +174,33 @@ std::vector<double> transfer_s(const Cluster& cluster, const CostParams& p, Entr
       const int level = level_to[node_of[udst]];
       double& bw = level == 1 ? bw_up : bw_out;
       if (bw == 0) bw = one_sided_pair_Bps(cluster, level) * p.one_sided_bandwidth_efficiency;
-      const double t = b / bw + r * overhead_s(level, p);
       if (level == 1) {
-        if (mesh) {
-          in_up[udst] = std::max(in_up[udst], b / bw);
-          out_up[usrc] = std::max(out_up[usrc], b / bw);
-          in_up_rows[udst] += r;
-          out_up_rows[usrc] += r;
-        } else {
-          in_up[udst] += t;
-          out_up[usrc] += t;
-        }
+        links.add_scale_up(usrc, udst, b, r, bw, mesh, p);
       } else {
-        in_out[udst] += t;
-        out_out[usrc] += t;
+        const double t = b / bw + r * overhead_s(level, p);
+        links.in_out[udst] += t;
+        links.out_out[usrc] += t;
       }
-      // One route per level, and per same-rail / cross-rail pair on a rail-optimised fabric.
       const bool cross = level >= 2 && rails > 1 && rail_of[usrc] != rail_of[udst];
-      const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
-      if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
-      if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);
-      latency[udst] = std::max(latency[udst], latency_of_level[lv]);
+      links.latency[udst] = std::max(links.latency[udst], routes.of(level, cross, src, dst));
     }
   }
-  if (mesh) {
-    // Each peer has its own links; the overheads still add up at the GPU.
-    for (std::size_t g = 0; g < un; ++g) {
-      in_up[g] = std::max(in_up[g], in_up_rows[g] * p.one_sided_scale_up_overhead_s);
-      out_up[g] = std::max(out_up[g], out_up_rows[g] * p.one_sided_scale_up_overhead_s);
-    }
-  }
+  if (mesh) links.fold_mesh_rows(p);
   // The slowest sender of each GPU, row by row (the matrices are row-major).
-  std::vector<double> done(un, 0.0);
-  for (std::size_t dst = 0; dst < un; ++dst) done[dst] = std::max(in_up[dst], in_out[dst]);
+  std::vector<double> slowest(un, 0.0);
   for (int src = 0; src < n; ++src) {
-    const double sender = std::max(out_up[src], out_out[src]);
+    const double sender = links.sender_s(static_cast<std::size_t>(src));
     for (int dst = 0; dst < n; ++dst) {
       if (src == dst) continue;
       double b = 0, r = 0;
       entry(src, dst, b, r);
       if (b <= 0 && r <= 0) continue;
-      done[static_cast<std::size_t>(dst)] = std::max(done[static_cast<std::size_t>(dst)], sender);
+      slowest[static_cast<std::size_t>(dst)] =
+          std::max(slowest[static_cast<std::size_t>(dst)], sender);
     }
   }
-  for (std::size_t dst = 0; dst < un; ++dst) {
-    done[dst] = done[dst] > 0 ? done[dst] + latency[dst] : 0.0;
-  }
+  std::vector<double> done(un);
+  for (std::size_t dst = 0; dst < un; ++dst) done[dst] = links.done_s(dst, slowest[dst]);
   return done;
 }
 
@@ -208,17 +254,9 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
     node_of[g] = levels.node_of(static_cast<int>(g));
     domain_of[g] = levels.domain_of_node(node_of[g]);
   }
-  std::vector<double> in_up(un, 0.0), in_out(un, 0.0), out_up(un, 0.0), out_out(un, 0.0);
-  std::vector<double> in_up_rows(un, 0.0), out_up_rows(un, 0.0);
-  std::vector<double> latency(un, 0.0);
+  LinkTimes links(un);
   double bw_up = 0, bw_out = 0;  // looked up lazily: a preset may lack a level nobody uses
-  std::vector<double> latency_of_level;
-  auto route_latency = [&](int level, bool cross, int src, int dst) {
-    const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
-    if (lv >= latency_of_level.size()) latency_of_level.resize(lv + 1, -1.0);
-    if (latency_of_level[lv] < 0) latency_of_level[lv] = route_latency_s(cluster, src, dst);
-    return latency_of_level[lv];
-  };
+  RouteLatencies routes(cluster);
 
   // Inside each domain, pair by pair, destinations outermost: each sum still runs in ascending
   // order of the other end, as in transfer_s.
@@ -232,26 +270,12 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
         const double b = 0.0 + tb[usrc] + fb[udst];  // PairMatrix::at's sum, bit for bit
         const double r = 0.0 + tr[usrc] + fr[udst];
         if (bw_up == 0) bw_up = one_sided_pair_Bps(cluster, 1) * p.one_sided_bandwidth_efficiency;
-        const double t = b / bw_up + r * overhead_s(1, p);
-        if (mesh) {
-          in_up[udst] = std::max(in_up[udst], b / bw_up);
-          out_up[usrc] = std::max(out_up[usrc], b / bw_up);
-          in_up_rows[udst] += r;
-          out_up_rows[usrc] += r;
-        } else {
-          in_up[udst] += t;
-          out_up[usrc] += t;
-        }
-        latency[udst] = std::max(latency[udst], route_latency(1, false, src, dst));
+        links.add_scale_up(usrc, udst, b, r, bw_up, mesh, p);
+        links.latency[udst] = std::max(links.latency[udst], routes.of(1, false, src, dst));
       }
     }
   }
-  if (mesh) {
-    for (std::size_t g = 0; g < un; ++g) {
-      in_up[g] = std::max(in_up[g], in_up_rows[g] * p.one_sided_scale_up_overhead_s);
-      out_up[g] = std::max(out_up[g], out_up_rows[g] * p.one_sided_scale_up_overhead_s);
-    }
-  }
+  if (mesh) links.fold_mesh_rows(p);
 
   // Through the NIC: per domain, the sums of each part and the GPU count; a GPU's pairs outside
   // its domain are the other domains' (prefix + suffix).
@@ -291,8 +315,10 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
       if ((received_b > 0 || received_r > 0 || sent_b > 0 || sent_r > 0) && bw_out == 0) {
         bw_out = one_sided_pair_Bps(cluster, 2) * p.one_sided_bandwidth_efficiency;
       }
-      if (received_b > 0 || received_r > 0) in_out[g] = received_b / bw_out + received_r * ovh;
-      if (sent_b > 0 || sent_r > 0) out_out[g] = sent_b / bw_out + sent_r * ovh;
+      if (received_b > 0 || received_r > 0) {
+        links.in_out[g] = received_b / bw_out + received_r * ovh;
+      }
+      if (sent_b > 0 || sent_r > 0) links.out_out[g] = sent_b / bw_out + sent_r * ovh;
     }
     // The farthest route: per destination node and level, the rails of all GPUs and of the
     // senders at that level.
@@ -328,17 +354,15 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
           for (const bool cross : {false, true}) {
             if (cross ? (rails <= 1 || (mask & ~own) == 0) : (mask & own) == 0) continue;
             // A source GPU of this level and rail class, for the route (one per class).
-            const auto lv = static_cast<std::size_t>(2 * level + (cross ? 1 : 0));
-            double lat = lv < latency_of_level.size() ? latency_of_level[lv] : -1.0;
-            if (lat < 0) {
-              for (std::size_t s = 0; s < un && lat < 0; ++s) {
-                if (levels.level(int(s), int(g)) != level) continue;
-                if (!gathers[g] && !sends[s]) continue;
-                const bool is_cross = rails > 1 && topo.rail_of(int(s)) != rail;
-                if (is_cross == cross) lat = route_latency(level, cross, int(s), int(g));
-              }
+            for (std::size_t s = 0; s < un && !routes.known(level, cross); ++s) {
+              if (levels.level(int(s), int(g)) != level) continue;
+              if (!gathers[g] && !sends[s]) continue;
+              const bool is_cross = rails > 1 && topo.rail_of(int(s)) != rail;
+              if (is_cross == cross) routes.of(level, cross, int(s), int(g));
             }
-            latency[g] = std::max(latency[g], lat);
+            if (routes.known(level, cross)) {
+              links.latency[g] = std::max(links.latency[g], routes.known_of(level, cross));
+            }
           }
         }
       }
@@ -347,8 +371,6 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
 
   // The slowest sender of each GPU: the largest over every other GPU if it gathers, else over
   // the other senders (top two of each, so a GPU never counts itself).
-  std::vector<double> sender(un);
-  for (std::size_t g = 0; g < un; ++g) sender[g] = std::max(out_up[g], out_out[g]);
   struct TopTwo {
     double first = 0, second = 0;
     std::size_t at = ~std::size_t{0};
@@ -370,16 +392,12 @@ std::optional<std::vector<double>> structured_transfer_s(const Cluster& cluster,
   };
   TopTwo everyone, senders;
   for (std::size_t g = 0; g < un; ++g) {
-    everyone.add(sender[g], g);
-    if (sends[g]) senders.add(sender[g], g);
+    everyone.add(links.sender_s(g), g);
+    if (sends[g]) senders.add(links.sender_s(g), g);
   }
-  std::vector<double> done(un, 0.0);
+  std::vector<double> done(un);
   for (std::size_t g = 0; g < un; ++g) {
-    done[g] = std::max(in_up[g], in_out[g]);
-    if (const auto slowest = (gathers[g] ? everyone : senders).without(g)) {
-      done[g] = std::max(done[g], *slowest);
-    }
-    done[g] = done[g] > 0 ? done[g] + latency[g] : 0.0;
+    done[g] = links.done_s(g, (gathers[g] ? everyone : senders).without(g).value_or(0.0));
   }
   return done;
 }
