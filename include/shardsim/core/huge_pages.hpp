@@ -3,7 +3,7 @@
 // A run at 16,384 GPUs holds gigabytes in a few large arrays; on 4 KB pages it spends a third of
 // its time in page faults and TLB misses. glibc backs its heap with huge pages when its tunable
 // glibc.malloc.hugetlb is 1, but reads tunables only as a process starts: the command-line tool
-// restarts itself once with it (app/main.cpp).
+// and the benchmarks restart themselves once with it (app/main.cpp, bench/main.cpp).
 
 #include <optional>
 #include <string>
@@ -17,5 +17,11 @@ namespace shardsim {
 // `tunables` the current GLIBC_TUNABLES (null when unset). A tunables string that already names
 // glibc.malloc.hugetlb, whatever its value, is the user's choice and is kept (0 opts out).
 std::optional<std::string> huge_page_tunables(std::string_view thp_enabled, const char* tunables);
+
+// Restarts the process (execv of /proc/self/exe with `argv`) once with the tunable above, first
+// thing in main(), before anything is read or written. Returns, doing nothing, when no restart
+// would help, when it fails (the run goes on as it is), or in sanitizer builds, whose allocator
+// is their own.
+void restart_with_huge_pages(char** argv);
 
 }  // namespace shardsim
