@@ -108,9 +108,20 @@ void LoadTracker::add(int gpu, double cost) {
     return;
   }
   auto& l = load_[static_cast<std::size_t>(gpu)];
-  order_.erase({l, gpu});
+  const double before = l;
   l += cost;
-  order_.emplace(l, gpu);
+  reorder(gpu, before, l);
+}
+
+void LoadTracker::reorder(int gpu, double old_load, double new_load) {
+  // The GPU's own node, moved: no allocation (millions of adds in `oper` at 16,384 GPUs).
+  auto node = order_.extract({old_load, gpu});
+  if (node.empty()) {  // never: order_ holds every GPU at its load (the old erase's no-op)
+    order_.emplace(new_load, gpu);
+    return;
+  }
+  node.value() = {new_load, gpu};
+  order_.insert(std::move(node));
 }
 
 void LoadTracker::add(int gpu, double cost, double beside) {
@@ -126,9 +137,9 @@ void LoadTracker::add(int gpu, double cost, double beside) {
   own_[i] += cost;
   beside_[i] += beside;
   auto& l = load_[i];
-  order_.erase({l, gpu});
+  const double before = l;
   l = std::max(own_[i], beside_[i]);
-  order_.emplace(l, gpu);
+  reorder(gpu, before, l);
 }
 
 int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes) const {

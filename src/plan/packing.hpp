@@ -109,6 +109,8 @@ class LoadTracker {
                            std::span<const int> gpus = {}) const;
 
  private:
+  void reorder(int gpu, double old_load, double new_load);  // moves the GPU in order_
+
   std::vector<double> load_;
   std::vector<double> own_, beside_;  // the two sums, once add(gpu, cost, beside) was used
   std::set<std::pair<double, int>> order_;

@@ -1,9 +1,13 @@
 #include "shardsim/plan/serving.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <tuple>
+
+#include <fmt/format.h>
 
 namespace shardsim {
 
@@ -55,17 +59,17 @@ void serve_set(const Plan& plan, const Cluster& cluster, std::size_t k, bool ove
     return;
   }
   auto& served = map.served_by[k];
-  served.assign(n, set.shards.front());
+  served.assign(n, static_cast<std::uint32_t>(set.shards.front()));
   for (std::size_t s : set.shards) holder[plan.shards[s].gpu] = static_cast<int>(s);
   for (int gpu = 0; gpu < n; ++gpu) {
     if (holder[gpu] >= 0) {
-      served[gpu] = static_cast<std::size_t>(holder[gpu]);
+      served[gpu] = static_cast<std::uint32_t>(holder[gpu]);
       continue;
     }
     // The nearest replica in this GPU's group; with none there, the nearest anywhere.
     const auto& mine = in_group[static_cast<std::size_t>(map.group_of[gpu])];
-    served[gpu] =
-        nearest_replica(plan, cluster, gpu, mine.empty() ? set.shards : mine, set.shards.front());
+    served[gpu] = static_cast<std::uint32_t>(
+        nearest_replica(plan, cluster, gpu, mine.empty() ? set.shards : mine, set.shards.front()));
   }
   for (std::size_t s : set.shards) holder[plan.shards[s].gpu] = -1;
 }
@@ -150,13 +154,28 @@ ServingMap build_serving_map(const Plan& plan, const Cluster& cluster) {
     }
   }
 
+  if (plan.shards.size() > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error(
+        fmt::format("the plan has {} shards; at most 2^32 - 1 can be simulated (served_by's "
+                    "32-bit indices, plan/serving.hpp)",
+                    plan.shards.size()));
+  }
   // Group shards into replica sets by (table, rows, space, cols), in first-appearance order.
+  // Replicas of a block usually come one after another (a block copied to every GPU of 16,384
+  // is 16,384 shards in a row): the previous shard's set is tried before the map.
   std::map<SetKey, std::size_t> index;
+  SetKey last_key{};
+  std::size_t last_set = 0;
   for (std::size_t s = 0; s < plan.shards.size(); ++s) {
     const Shard& sh = plan.shards[s];
-    auto [it, inserted] = index.try_emplace(set_key(sh), map.sets.size());
-    if (inserted) map.sets.push_back(ReplicaSet{sh.table, sh.rows, sh.row_space, sh.cols, {}});
-    map.sets[it->second].shards.push_back(s);
+    const SetKey key = set_key(sh);
+    if (s == 0 || key != last_key) {
+      auto [it, inserted] = index.try_emplace(key, map.sets.size());
+      if (inserted) map.sets.push_back(ReplicaSet{sh.table, sh.rows, sh.row_space, sh.cols, {}});
+      last_key = key;
+      last_set = it->second;
+    }
+    map.sets[last_set].shards.push_back(s);
   }
   map.served_by.resize(map.sets.size());
   map.by_group.resize(map.sets.size());
@@ -174,7 +193,7 @@ ServingMap build_serving_map(const Plan& plan, const Cluster& cluster) {
   for (const FetchOverride& o : plan.fetch_overrides) {
     const std::size_t k = index.at(set_key(plan.shards.at(o.shard)));
     if (map.served_by[k].empty()) continue;  // single replica: nothing to override
-    map.served_by[k].at(o.requesting_gpu) = o.shard;
+    map.served_by[k].at(o.requesting_gpu) = static_cast<std::uint32_t>(o.shard);
   }
   find_host_slices(plan, cluster, map);
   return map;

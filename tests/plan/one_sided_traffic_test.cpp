@@ -158,5 +158,39 @@ TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
   EXPECT_EQ(a.get_rows.at(1, 0), 0);  // ... and serves itself from its copy of table 1
 }
 
+TEST(OneSidedTraffic, ABlockOnEveryGpuIsOneWorkInEachDirection) {
+  // One table copied whole to all 8 GPUs: every GPU looks it up and updates it the same, so its
+  // forward and backward works are one pool entry each, and each GPU's lists read them back.
+  const Cluster cluster(testing::hand_preset(4), 2);
+  const DlrmModel model = testing::hand_model(1, 1000, 32, 4);
+  Workload wl;
+  wl.batch_per_gpu = 256;
+  wl.mode = Mode::training;
+  const testing::UniformTrace trace({1000}, {4});
+  const CostParams cost = testing::hand_cost_params();
+  Plan plan = one_sided({});
+  for (int g = 0; g < 8; ++g) {
+    plan.shards.push_back(
+        Shard{0, {0, 1000}, RowSpace::rank, {0, 32}, g, g, ShardKind::fine_grained, {}});
+  }
+  const ServingMap serving = build_serving_map(plan, cluster);
+  const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
+  const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
+  const OneSidedTraffic t =
+      one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups, cost);
+  EXPECT_EQ(t.fwd_works.pool_size(), 1u);
+  EXPECT_EQ(t.bwd_works.pool_size(), 1u);
+  for (int g = 0; g < 8; ++g) {
+    ASSERT_EQ(t.fwd_works.count(g), 1u);
+    ASSERT_EQ(t.bwd_works.count(g), 1u);
+    EXPECT_DOUBLE_EQ(t.fwd_works.at(g, 0).lookups, 256.0 * 4);  // its own batch's lookups
+    const EmbeddingWork& w = t.bwd_works.at(g, 0);
+    EXPECT_DOUBLE_EQ(w.lookups, 256.0 * 4);     // its own updates; no gradient is received
+    EXPECT_DOUBLE_EQ(w.pooled_outputs, 256.0);  // its bags' gradients, once
+    EXPECT_DOUBLE_EQ(w.rows, 1000.0);
+    EXPECT_EQ(t.get_rows.at(g, (g + 1) % 8), 0);
+  }
+}
+
 }  // namespace
 }  // namespace shardsim

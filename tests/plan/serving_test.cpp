@@ -154,5 +154,26 @@ TEST(Serving, TheTableRowWisePeersCountTheEnginesTransfers) {
   EXPECT_DOUBLE_EQ(table_row_wise_peers(c).off_domain, 2);
 }
 
+TEST(Serving, InterleavedReplicasStillFormOneSetEach) {
+  // Replicas of two blocks, alternating (A on 0, B on 0, A on 1, B on 1, then A on 2): two sets in
+  // first-appearance order, each with its shards in plan order, each GPU served by its own copy.
+  const Cluster c(testing::hand_preset(4), 1);
+  Plan p;
+  p.planner = "test";
+  const auto block = [](std::uint64_t begin, int gpu, int replica) {
+    return Shard{
+        0, {begin, begin + 1000}, RowSpace::row_id, {0, 16}, gpu, replica, ShardKind::row_wise, {}};
+  };
+  p.shards = {block(0, 0, 0), block(1000, 0, 0), block(0, 1, 1), block(1000, 1, 1), block(0, 2, 2)};
+  const ServingMap s = build_serving_map(p, c);
+  ASSERT_EQ(s.sets.size(), 2u);
+  EXPECT_EQ(s.sets[0].rows.begin, 0u);
+  EXPECT_EQ(s.sets[0].shards, (std::vector<std::size_t>{0, 2, 4}));
+  EXPECT_EQ(s.sets[1].shards, (std::vector<std::size_t>{1, 3}));
+  for (int g = 0; g < 3; ++g) EXPECT_EQ(p.shards[s.server(0, g)].gpu, g);
+  EXPECT_EQ(p.shards[s.server(1, 1)].gpu, 1);
+  EXPECT_EQ(p.shards[s.server(1, 0)].gpu, 0);
+}
+
 }  // namespace
 }  // namespace shardsim
