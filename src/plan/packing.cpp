@@ -99,7 +99,20 @@ void MemoryBudget::fail(const std::string& what, double bytes,
 }
 
 LoadTracker::LoadTracker(int num_gpus) : load_(static_cast<std::size_t>(num_gpus), 0.0) {
-  for (int g = 0; g < num_gpus; ++g) order_.emplace(0.0, g);
+  while (leaves_ < load_.size()) leaves_ *= 2;
+  winner_.assign(2 * leaves_, -1);
+  for (int g = 0; g < num_gpus; ++g) winner_[leaves_ + static_cast<std::size_t>(g)] = g;
+  for (std::size_t i = leaves_ - 1; i >= 1; --i) {
+    const int a = winner_[2 * i], b = winner_[2 * i + 1];
+    winner_[i] = before(b, a) ? b : a;
+  }
+}
+
+void LoadTracker::replay(int gpu) {
+  for (std::size_t i = (leaves_ + static_cast<std::size_t>(gpu)) / 2; i >= 1; i /= 2) {
+    const int a = winner_[2 * i], b = winner_[2 * i + 1];
+    winner_[i] = before(b, a) ? b : a;
+  }
 }
 
 void LoadTracker::add(int gpu, double cost) {
@@ -107,21 +120,8 @@ void LoadTracker::add(int gpu, double cost) {
     add(gpu, cost, 0.0);
     return;
   }
-  auto& l = load_[static_cast<std::size_t>(gpu)];
-  const double before = l;
-  l += cost;
-  reorder(gpu, before, l);
-}
-
-void LoadTracker::reorder(int gpu, double old_load, double new_load) {
-  // The GPU's own node, moved: no allocation (millions of adds in `oper` at 16,384 GPUs).
-  auto node = order_.extract({old_load, gpu});
-  if (node.empty()) {  // never: order_ holds every GPU at its load (the old erase's no-op)
-    order_.emplace(new_load, gpu);
-    return;
-  }
-  node.value() = {new_load, gpu};
-  order_.insert(std::move(node));
+  load_[static_cast<std::size_t>(gpu)] += cost;
+  replay(gpu);
 }
 
 void LoadTracker::add(int gpu, double cost, double beside) {
@@ -136,17 +136,36 @@ void LoadTracker::add(int gpu, double cost, double beside) {
   const auto i = static_cast<std::size_t>(gpu);
   own_[i] += cost;
   beside_[i] += beside;
-  auto& l = load_[i];
-  const double before = l;
-  l = std::max(own_[i], beside_[i]);
-  reorder(gpu, before, l);
+  load_[i] = std::max(own_[i], beside_[i]);
+  replay(gpu);
+}
+
+template <typename Fits>
+int LoadTracker::least_fitting(Fits&& fits) const {
+  const int top = winner_[1];
+  if (top < 0 || fits(top)) return top;
+  // Depth first, the child with the earlier winner first; a subtree whose winner is not before
+  // the best fitting GPU found so far holds none before it and is skipped.
+  int best = -1;
+  std::vector<std::size_t> stack{1};
+  while (!stack.empty()) {
+    const std::size_t i = stack.back();
+    stack.pop_back();
+    const int w = winner_[i];
+    if (w < 0 || (best >= 0 && !before(w, best))) continue;
+    if (i >= leaves_) {
+      if (fits(w)) best = w;
+      continue;
+    }
+    const bool left_first = !before(winner_[2 * i + 1], winner_[2 * i]);
+    stack.push_back(left_first ? 2 * i + 1 : 2 * i);
+    stack.push_back(left_first ? 2 * i : 2 * i + 1);
+  }
+  return best;
 }
 
 int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes) const {
-  for (const auto& [load, gpu] : order_) {
-    if (budget.fits(gpu, bytes)) return gpu;
-  }
-  return -1;
+  return least_fitting([&](int gpu) { return budget.fits(gpu, bytes); });
 }
 
 int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes,
@@ -162,10 +181,7 @@ int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes,
 int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, const Shard& shard,
                                       double served_gpus, std::span<const int> gpus) const {
   if (gpus.empty()) {
-    for (const auto& [load, gpu] : order_) {
-      if (budget.fits_on(gpu, shard, served_gpus)) return gpu;
-    }
-    return -1;
+    return least_fitting([&](int gpu) { return budget.fits_on(gpu, shard, served_gpus); });
   }
   int best = -1;
   for (int g : gpus) {

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "plan/packing.hpp"
@@ -188,6 +190,58 @@ TEST(PackWithReplicaSync, WantsOneSyncTimePerItem) {
       pack_with_replica_sync(pack_items_with_costs(f, {1, 1, 1, 1}), three, false, budget, p),
       std::invalid_argument);
   EXPECT_TRUE(p.shards.empty());
+}
+
+// The tournament tree against a plain sorted set of (load, id): 3 hosts x 4 GPUs (12, not a power
+// of two), random integer costs (ties, zeros, undos) in one or two loads, GPUs filled at random.
+// After every step the least-loaded GPU with room is the first of the set's order that has it.
+TEST(LoadTracker, MatchesASortedOrderUnderRandomLoadsAndFullGpus) {
+  const PlanFixture f(testing::hand_preset(4), 3,
+                      model_of(std::vector<testing::TableSpec>(4, testing::TableSpec{1000, 8, 1})));
+  const PlanningContext ctx = f.ctx();
+  std::mt19937 rng(7);
+  for (const bool two_loads : {false, true}) {
+    MemoryBudget budget(ctx, 0);
+    const int n = 12;
+    LoadTracker loads(n);
+    std::vector<double> own(n, 0.0), beside(n, 0.0), expect(n, 0.0);
+    const double room = budget.free_bytes(0);
+    for (int step = 0; step < 2000; ++step) {
+      const int g = static_cast<int>(rng() % n);
+      const double cost = static_cast<double>(static_cast<int>(rng() % 7) - 2);
+      const double second = two_loads ? static_cast<double>(rng() % 5) : 0.0;
+      loads.add(g, cost, second);
+      own[g] += cost;
+      beside[g] += second;
+      expect[g] = two_loads ? std::max(own[g], beside[g]) : own[g];
+      if (rng() % 50 == 0) budget.add(static_cast<int>(rng() % n), room / 3);
+      std::set<std::pair<double, int>> order;
+      for (int k = 0; k < n; ++k) order.emplace(expect[k], k);
+      for (const double bytes : {0.0, room / 2}) {
+        int want = -1;
+        for (const auto& [load, k] : order) {
+          if (budget.fits(k, bytes)) {
+            want = k;
+            break;
+          }
+        }
+        ASSERT_EQ(loads.least_loaded_fitting(budget, bytes), want) << step << " " << bytes;
+      }
+      for (int k = 0; k < n; ++k) ASSERT_EQ(loads.load(k), expect[k]);
+    }
+  }
+}
+
+TEST(LoadTracker, OneGpuAndNone) {
+  const PlanFixture f = two_gpu_fixture();
+  const PlanningContext ctx = f.ctx();
+  const MemoryBudget budget(ctx, 0);
+  LoadTracker one(1);
+  one.add(0, 3);
+  EXPECT_EQ(one.least_loaded_fitting(budget, 0.0), 0);
+  EXPECT_EQ(one.least_loaded_fitting(budget, 1e30), -1);
+  const LoadTracker none(0);
+  EXPECT_EQ(none.least_loaded_fitting(budget, 0.0), -1);
 }
 
 }  // namespace
