@@ -419,8 +419,8 @@ tables:
                                 "p.yaml", f.model, f.cluster);
   ASSERT_EQ(p.shards.size(), 4u);
   EXPECT_EQ(p.shards[0].storage.kind, StorageKind::uvm);
-  EXPECT_EQ(p.shards[1].storage, (ShardStorage{StorageKind::uvm_caching, 0.25, CachePolicy::lfu}));
-  EXPECT_EQ(p.shards[2].storage, (ShardStorage{StorageKind::uvm_caching, 0.5, CachePolicy::lru}));
+  EXPECT_EQ(p.shards[1].storage, (ShardStorage{StorageKind::uvm_caching, CachePolicy::lfu, 0.25}));
+  EXPECT_EQ(p.shards[2].storage, (ShardStorage{StorageKind::uvm_caching, CachePolicy::lru, 0.5}));
   EXPECT_EQ(p.shards[3].storage, p.shards[2].storage);
   for (PlanFormat format : {PlanFormat::yaml, PlanFormat::json}) {
     std::ostringstream out;

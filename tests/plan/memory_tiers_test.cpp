@@ -41,7 +41,7 @@ DlrmModel tables(std::vector<std::uint64_t> rows, std::uint32_t dim, double pool
 
 Shard cached(std::uint64_t rows, std::uint32_t dim, double fraction, CachePolicy policy) {
   Shard s = whole_table_shard(0, rows, dim);
-  s.storage = ShardStorage{StorageKind::uvm_caching, fraction, policy};
+  s.storage = ShardStorage{StorageKind::uvm_caching, policy, fraction};
   return s;
 }
 
@@ -65,7 +65,7 @@ TEST(MemoryTiers, PlanMemorySplitsHbmAndHost) {
   p.shards = {whole_table_shard(0, 1000, 16), whole_table_shard(1, 1000, 16),
               whole_table_shard(2, 1000, 16)};
   p.shards[1].storage.kind = StorageKind::uvm;
-  p.shards[2].storage = ShardStorage{StorageKind::uvm_caching, 0.2, CachePolicy::lru};
+  p.shards[2].storage = ShardStorage{StorageKind::uvm_caching, CachePolicy::lru, 0.2};
   p.shards[2].gpu = 1;
   validate_plan(p, c, m, "test");
   const std::vector<GpuMemory> mem = plan_memory(p, c, m, w);
@@ -195,7 +195,7 @@ TEST(MemoryTiers, HostTrafficOfUvmAndLruCacheUnderUniformAccess) {
   Plan p;
   p.shards = {whole_table_shard(0, rows, 16), whole_table_shard(1, rows, 16)};
   p.shards[0].storage.kind = StorageKind::uvm;
-  p.shards[1].storage = ShardStorage{StorageKind::uvm_caching, 0.3, CachePolicy::lru};
+  p.shards[1].storage = ShardStorage{StorageKind::uvm_caching, CachePolicy::lru, 0.3};
   const std::vector<double> served = {2, 2};  // both serve two GPUs' batches: 2000 lookups
   const HostTierTraffic h = host_tier_traffic(p, served, m, w, trace, cost);
   ASSERT_EQ(h.shards.size(), 2u);
