@@ -144,7 +144,10 @@ TraceSectionWriter::TraceSectionWriter(int fd, std::string path, std::uint64_t o
   s_->rows = rows;
   s_->samples = samples;
   s_->lookups = lookups;
-  s_->buffer.reserve(8 * kTraceChunkEntries);
+  // A chunk of rows, or the whole section when it is smaller: a trace of many small tables
+  // (77,515 tables of 8 samples, found by fuzzing) would otherwise take a 1 MB buffer each.
+  s_->buffer.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
+      8 * kTraceChunkEntries, trace_section_bytes(name, samples, lookups))));
   std::byte head[detail::kSectionHeaderBytes] = {};
   detail::put_u64(head + detail::kSectionRows, rows);
   detail::put_u64(head + detail::kSectionLookups, lookups);
