@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
 #include <stdexcept>
 #include <tuple>
 
@@ -144,24 +145,26 @@ template <typename Fits>
 int LoadTracker::least_fitting(Fits&& fits) const {
   const int top = winner_[1];
   if (top < 0 || fits(top)) return top;
-  // Depth first, the child with the earlier winner first; a subtree whose winner is not before
-  // the best fitting GPU found so far holds none before it and is skipped.
-  int best = -1;
-  std::vector<std::size_t> stack{1};
-  while (!stack.empty()) {
-    const std::size_t i = stack.back();
-    stack.pop_back();
-    const int w = winner_[i];
-    if (w < 0 || (best >= 0 && !before(w, best))) continue;
+  // The GPUs in (load, id) order, lazily, as a sorted set walks them: best first over disjoint
+  // subtrees, each ranked by its winner (a node's winner is also one child's, so the frontier's
+  // winners are distinct). O(k log N) for the k GPUs before the one returned.
+  const auto later = [this](std::size_t a, std::size_t b) {
+    return before(winner_[b], winner_[a]);
+  };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> frontier(later);
+  frontier.push(1);
+  while (!frontier.empty()) {
+    const std::size_t i = frontier.top();
+    frontier.pop();
     if (i >= leaves_) {
-      if (fits(w)) best = w;
+      if (fits(winner_[i])) return winner_[i];
       continue;
     }
-    const bool left_first = !before(winner_[2 * i + 1], winner_[2 * i]);
-    stack.push_back(left_first ? 2 * i + 1 : 2 * i);
-    stack.push_back(left_first ? 2 * i : 2 * i + 1);
+    for (const std::size_t child : {2 * i, 2 * i + 1}) {
+      if (winner_[child] >= 0) frontier.push(child);
+    }
   }
-  return best;
+  return -1;
 }
 
 int LoadTracker::least_loaded_fitting(const MemoryBudget& budget, double bytes) const {

@@ -90,8 +90,8 @@ class MemoryBudget {
 // ordered by (load, id) in a tournament tree: the least-loaded GPU is the root's winner, a load
 // change replays its leaf's path in O(log N) without allocating (millions of changes in `oper`
 // at 16,384 GPUs), and the least-loaded GPU that still fits is the root's when it has room
-// (otherwise a search that skips every subtree whose best is not below the best fitting GPU
-// found so far: O(N) in the worst case, when most GPUs are full).
+// (otherwise the GPUs are walked in order, best first down the tree: O(k log N) for the k GPUs
+// without room ahead of it; O(N log N) in the worst case, when most GPUs are full).
 class LoadTracker {
  public:
   explicit LoadTracker(int num_gpus);
