@@ -103,17 +103,16 @@ LoadTracker::LoadTracker(int num_gpus) : load_(static_cast<std::size_t>(num_gpus
   while (leaves_ < load_.size()) leaves_ *= 2;
   winner_.assign(2 * leaves_, -1);
   for (int g = 0; g < num_gpus; ++g) winner_[leaves_ + static_cast<std::size_t>(g)] = g;
-  for (std::size_t i = leaves_ - 1; i >= 1; --i) {
-    const int a = winner_[2 * i], b = winner_[2 * i + 1];
-    winner_[i] = before(b, a) ? b : a;
-  }
+  for (std::size_t i = leaves_ - 1; i >= 1; --i) settle(i);
+}
+
+void LoadTracker::settle(std::size_t node) {
+  const int a = winner_[2 * node], b = winner_[2 * node + 1];
+  winner_[node] = before(b, a) ? b : a;
 }
 
 void LoadTracker::replay(int gpu) {
-  for (std::size_t i = (leaves_ + static_cast<std::size_t>(gpu)) / 2; i >= 1; i /= 2) {
-    const int a = winner_[2 * i], b = winner_[2 * i + 1];
-    winner_[i] = before(b, a) ? b : a;
-  }
+  for (std::size_t i = (leaves_ + static_cast<std::size_t>(gpu)) / 2; i >= 1; i /= 2) settle(i);
 }
 
 void LoadTracker::add(int gpu, double cost) {

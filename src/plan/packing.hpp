@@ -9,7 +9,6 @@
 // check_fits.
 #include <functional>
 #include <map>
-#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -119,7 +118,8 @@ class LoadTracker {
     const double la = load_[static_cast<std::size_t>(a)], lb = load_[static_cast<std::size_t>(b)];
     return la < lb || (la == lb && a < b);
   }
-  void replay(int gpu);  // the winners on the path from gpu's leaf to the root
+  void settle(std::size_t node);  // its winner, from its two children's
+  void replay(int gpu);           // the winners on the path from gpu's leaf to the root
   // The first GPU in (load, id) order for which fits(gpu) holds, or -1.
   template <typename Fits>
   int least_fitting(Fits&& fits) const;

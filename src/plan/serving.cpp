@@ -157,7 +157,8 @@ ServingMap build_serving_map(const Plan& plan, const Cluster& cluster) {
   if (plan.shards.size() > std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error(
         fmt::format("the plan has {} shards; at most 2^32 - 1 can be simulated (served_by's "
-                    "32-bit indices, plan/serving.hpp)",
+                    "32-bit indices, plan/serving.hpp); try fewer GPUs (cluster.nodes) or a "
+                    "planner that copies fewer blocks",
                     plan.shards.size()));
   }
   // Group shards into replica sets by (table, rows, space, cols), in first-appearance order.

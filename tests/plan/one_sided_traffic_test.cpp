@@ -24,22 +24,35 @@ Shard rows_on(std::uint64_t begin, std::uint64_t end, int gpu) {
   return Shard{0, {begin, end}, RowSpace::rank, {0, 32}, gpu, 0, ShardKind::fine_grained, {}};
 }
 
+// The hand cases' workload: 256 samples a GPU, training.
+Workload training_batch() {
+  Workload wl;
+  wl.batch_per_gpu = 256;
+  wl.mode = Mode::training;
+  return wl;
+}
+
+// The traffic of `plan` from the expected lookups, through the serving map and row blocks as the
+// analysis builds them.
+OneSidedTraffic expected_traffic(const Plan& plan, const Cluster& cluster, const DlrmModel& model,
+                                 const Workload& wl, const TraceSource& trace) {
+  const ServingMap serving = build_serving_map(plan, cluster);
+  const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
+  const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
+  return one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups,
+                           testing::hand_cost_params());
+}
+
 TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
   // 2 GPUs, one table of 1000 rows held by GPU 0: whole, or cut into three ranges. GPU 0 serves
   // its own 256 x 4 lookups and GPU 1's; the update reads GPU 0's 256 bags once and each of the
   // rows GPU 1 sends back once, whatever the cut.
   const Cluster cluster(testing::hand_preset(2), 1);
   const DlrmModel model = testing::hand_model(1, 1000, 32, 4);
-  Workload wl;
-  wl.batch_per_gpu = 256;
-  wl.mode = Mode::training;
+  const Workload wl = training_batch();
   const testing::UniformTrace trace({1000}, {4});
-  const CostParams cost = testing::hand_cost_params();
   const auto work = [&](const Plan& plan) {
-    const ServingMap serving = build_serving_map(plan, cluster);
-    const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
-    const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
-    return one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups, cost);
+    return expected_traffic(plan, cluster, model, wl, trace);
   };
   const OneSidedTraffic whole = work(one_sided({rows_on(0, 1000, 0)}));
   const OneSidedTraffic cut =
@@ -55,6 +68,7 @@ TEST(OneSidedTraffic, AGpusShardsOfOneTableAreOneUpdate) {
   EXPECT_NEAR(w.pooled_outputs, 256 + returned, 1e-6);
   EXPECT_NEAR(w.lookups, 1024 + returned, 1e-6);
   const GpuSpec& gpu = cluster.gpu();
+  const CostParams cost = testing::hand_cost_params();
   std::vector<EmbeddingWork> scratch_cut, scratch_whole;
   EXPECT_NEAR(
       embedding_backward_s(gpu, cut.bwd_works.of(0, scratch_cut), model.optimizer, cost),
@@ -69,20 +83,14 @@ TEST(OneSidedTraffic, ColumnsInterleavedWithRowsAreStillOneUpdateEach) {
   // kernel has one table per column half with the same work.
   const Cluster cluster(testing::hand_preset(2), 1);
   const DlrmModel model = testing::hand_model(1, 1000, 32, 4);
-  Workload wl;
-  wl.batch_per_gpu = 256;
-  wl.mode = Mode::training;
+  const Workload wl = training_batch();
   const testing::UniformTrace trace({1000}, {4});
-  const CostParams cost = testing::hand_cost_params();
   const auto block = [](std::uint64_t begin, std::uint64_t end, std::uint32_t col) {
     return Shard{0, {begin, end}, RowSpace::rank, {col, col + 16}, 0, 0, ShardKind::fine_grained,
                  {}};
   };
   const auto work = [&](const Plan& plan) {
-    const ServingMap serving = build_serving_map(plan, cluster);
-    const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
-    const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
-    return one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups, cost);
+    return expected_traffic(plan, cluster, model, wl, trace);
   };
   const OneSidedTraffic by_columns = work(
       one_sided({block(0, 400, 0), block(400, 1000, 0), block(0, 400, 16), block(400, 1000, 16)}));
@@ -110,9 +118,7 @@ TEST(OneSidedTraffic, UniformLookupsGiveWhatEveryGpusOwnRowGives) {
   // (uniform) and from the same values spelled out per GPU.
   const Cluster cluster(testing::hand_preset(2), 2);
   const DlrmModel model = testing::hand_model(2, 1000, 32, 4);
-  Workload wl;
-  wl.batch_per_gpu = 256;
-  wl.mode = Mode::training;
+  const Workload wl = training_batch();
   const testing::UniformTrace trace({1000, 1000}, {4, 4});
   const CostParams cost = testing::hand_cost_params();
   Plan plan = one_sided({rows_on(0, 300, 0), rows_on(300, 1000, 3)});
@@ -163,21 +169,14 @@ TEST(OneSidedTraffic, ABlockOnEveryGpuIsOneWorkInEachDirection) {
   // forward and backward works are one pool entry each, and each GPU's lists read them back.
   const Cluster cluster(testing::hand_preset(4), 2);
   const DlrmModel model = testing::hand_model(1, 1000, 32, 4);
-  Workload wl;
-  wl.batch_per_gpu = 256;
-  wl.mode = Mode::training;
+  const Workload wl = training_batch();
   const testing::UniformTrace trace({1000}, {4});
-  const CostParams cost = testing::hand_cost_params();
   Plan plan = one_sided({});
   for (int g = 0; g < 8; ++g) {
     plan.shards.push_back(
         Shard{0, {0, 1000}, RowSpace::rank, {0, 32}, g, g, ShardKind::fine_grained, {}});
   }
-  const ServingMap serving = build_serving_map(plan, cluster);
-  const PlanRowBlocks blocks = plan_row_blocks(serving, model.tables.size());
-  const IterationLookups lookups = expected_lookups(serving, blocks, cluster, model, wl, trace);
-  const OneSidedTraffic t =
-      one_sided_traffic(plan, serving, cluster, model, wl, trace, lookups, cost);
+  const OneSidedTraffic t = expected_traffic(plan, cluster, model, wl, trace);
   EXPECT_EQ(t.fwd_works.pool_size(), 1u);
   EXPECT_EQ(t.bwd_works.pool_size(), 1u);
   for (int g = 0; g < 8; ++g) {
